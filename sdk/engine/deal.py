@@ -1,0 +1,50 @@
+"""The seeded deal (RULES.md §2, Decision: reproducibility).
+
+The procedure is written down so any implementation, in any language, deals the same hands:
+
+* The PRNG is SplitMix64 (Steele, Lea & Flood 2014) seeded with the game seed (an integer taken
+  modulo 2**64). One stream serves the whole game; deals draw from it in round order.
+* A deal of an n-card deck (the table's deck in its canonical order, `TableRules.deck`) is one
+  Fisher–Yates shuffle: for i from n-1 down to 1, draw x and swap positions i and x mod (i+1).
+  Then one more draw x orients the cards: the card at position k is turned over when bit k of x
+  is set.
+* Seat s receives positions [s*h, (s+1)*h), left to right, where h is the hand size.
+* 3–5 players deal a fresh shuffle at every round. 2 players shuffle once: round 0 deals positions
+  [0, 22) and round 1 positions [22, 44) of the same shuffle.
+"""
+
+from __future__ import annotations
+
+from .cards import Card, TableRules
+
+_MASK = (1 << 64) - 1
+
+
+class SplitMix64:
+    """A tiny, well-known 64-bit generator; chosen because it is easy to port exactly."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int) -> None:
+        self._state = seed & _MASK
+
+    def next(self) -> int:
+        self._state = z = (self._state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+
+def shuffled_deck(rules: TableRules, rng: SplitMix64) -> list[Card]:
+    """The table's deck shuffled in order and orientation, as the module docstring specifies."""
+    deck = list(rules.deck)
+    for i in range(len(deck) - 1, 0, -1):
+        j = rng.next() % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    bits = rng.next()
+    return [Card(c.bottom, c.top) if bits >> k & 1 else c for k, c in enumerate(deck)]
+
+
+def deal_hands(cards: list[Card], players: int, hand_size: int) -> list[tuple[Card, ...]]:
+    """Seat s gets cards [s*h, (s+1)*h) of `cards`."""
+    return [tuple(cards[s * hand_size : (s + 1) * hand_size]) for s in range(players)]

@@ -1,0 +1,344 @@
+"""The state of one game of SCOUT and the only code that changes it (RULES.md §2–§8).
+
+`Game` is pure: no I/O, no clocks. It is created from (players, seed), lists the legal actions of
+whoever must decide, applies an action or raises `IllegalAction` with the reason, and builds each
+seat's observation. The referee holds the authoritative copy; bots use the same class to plan.
+
+>>> game = Game(players=3, seed=7)
+>>> game.phase
+<Phase.FLIP: 'flip'>
+>>> for seat in range(3):
+...     game.apply(seat, Flip(False))
+>>> game.phase, game.to_move
+(<Phase.PLAY: 'play'>, 0)
+>>> game.apply(1, game.legal_actions()[0])
+Traceback (most recent call last):
+...
+sdk.engine.errors.IllegalAction: it is seat 0's turn, not seat 1's
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
+from .cards import Card, Seat, TableRules, table_rules
+from .deal import SplitMix64, deal_hands, shuffled_deck
+from .errors import IllegalAction
+from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
+from .sets import SetKey, hand_sets, set_key
+
+
+class Phase(Enum):
+    """FLIP: seats make their blind hand-flip decision; PLAY: turns; OVER: the game has ended."""
+
+    FLIP = "flip"
+    PLAY = "play"
+    OVER = "over"
+
+
+class Game:
+    """One game from deal to final standing.
+
+    Hands are lists of `Card` in left-to-right order. The active set is `active` (possibly empty
+    once scouted away) with `owner`; `owner is None` means nobody has shown yet this round.
+    """
+
+    __slots__ = (
+        "rules", "seed", "round", "phase", "to_move", "hands", "active", "owner", "captured",
+        "chips", "scout_show", "flips", "revealed_flips", "round_actions", "results", "totals", "deals", "log",
+        "events", "_rng", "_stock", "_active_key",
+    )
+
+    def __init__(self, players: int, seed: int) -> None:
+        self.rules: TableRules = table_rules(players)
+        self.seed = seed
+        self._rng = SplitMix64(seed)
+        self._stock: list[Card] = []
+        self.round = -1
+        self.totals = [0] * players
+        self.results: list[RoundResult] = []
+        self.deals: list[tuple[tuple[Card, ...], ...]] = []
+        self.log: list[tuple[int, Seat, Action]] = []
+        """Every accepted play action as (round, seat, action); flips are kept in `flips`."""
+        self.events: list[Event] = []
+        self.revealed_flips: list[tuple[bool, ...]] = []
+        """Each started round's flip decisions, once all seats have made them."""
+        self._start_round()
+
+    # -- reading the state -------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def awaiting(self) -> tuple[Seat, ...]:
+        """The seats whose decision the game waits for: all undecided seats during FLIP."""
+        if self.phase is Phase.FLIP:
+            return tuple(s for s, f in enumerate(self.flips) if f is None)
+        if self.phase is Phase.PLAY:
+            return (self.to_move,)
+        return ()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The final standing, once the game is over."""
+        if self.phase is not Phase.OVER:
+            return None
+        return Outcome(tuple(self.totals), competition_ranks(self.totals))
+
+    @property
+    def active_key(self) -> SetKey | None:
+        """Strength of the active set; None when there is none or it was scouted empty."""
+        return self._active_key
+
+    def hand_tops(self, seat: Seat) -> tuple[int, ...]:
+        return tuple([c[0] for c in self.hands[seat]])
+
+    # -- legal actions -------------------------------------------------------------------------
+
+    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
+        """Everything `seat` (default: the player to move) may do now; empty if not its turn.
+
+        Order is stable: shows by start then length, then scouts, then scout & shows.
+        """
+        if self.phase is Phase.FLIP:
+            if seat is None:
+                seat = self.to_move
+            return list(FLIPS) if self.flips[seat] is None else []
+        if self.phase is Phase.OVER or (seat is not None and seat != self.to_move):
+            return []
+        p = self.to_move
+        hand = self.hands[p]
+        tops = tuple([c[0] for c in hand])
+        key = self._active_key
+        if key is None:
+            actions: list[Action] = [show for _, show in hand_sets(tops)]
+        else:
+            actions = [show for k, show in hand_sets(tops) if k > key]
+        if self.active and (not self.rules.two_player or self.chips[p]):
+            scouts = SCOUTS[len(hand)][len(self.active) == 1]
+            actions += scouts
+            if self.scout_show[p]:
+                actions += self._scout_shows(tops, scouts)
+        return actions
+
+    def _scout_shows(self, tops: tuple[int, ...], scouts: tuple[Scout, ...]) -> list[Action]:
+        active = self.active
+        rest_key = (set_key([c[0] for c in active[1:]]), set_key([c[0] for c in active[:-1]]))
+        out: list[Action] = []
+        for scout in scouts:
+            card = active[-1] if scout.end else active[0]
+            value = card[1] if scout.flip else card[0]
+            pos = scout.position
+            key = rest_key[scout.end]
+            sets = hand_sets(tops[:pos] + (value,) + tops[pos:])
+            if key is None:
+                out += [ScoutShow(scout, show) for _, show in sets]
+            else:
+                out += [ScoutShow(scout, show) for k, show in sets if k > key]
+        return out
+
+    # -- applying actions ------------------------------------------------------------------------
+
+    def apply(self, seat: Seat, action: Action) -> None:
+        """Apply `seat`'s action, or raise `IllegalAction` with the reason and change nothing."""
+        if self.phase is Phase.OVER:
+            raise IllegalAction("the game is over")
+        if not 0 <= seat < self.rules.players:
+            raise IllegalAction(f"there is no seat {seat} at a {self.rules.players}-player table")
+        kind = type(action)
+        if self.phase is Phase.FLIP:
+            if kind is not Flip:
+                raise IllegalAction("the round has not started: decide whether to flip your hand first")
+            self._flip(seat, action.flip)  # type: ignore[union-attr]
+            return
+        if kind is Flip:
+            raise IllegalAction("hands can only be flipped before the round's first turn")
+        if seat != self.to_move:
+            raise IllegalAction(f"it is seat {self.to_move}'s turn, not seat {seat}'s")
+        if kind is Show:
+            self._show(seat, action)  # type: ignore[arg-type]
+        elif kind is Scout:
+            self._scout(seat, action)  # type: ignore[arg-type]
+        elif kind is ScoutShow:
+            self._scout_show(seat, action)  # type: ignore[arg-type]
+        else:
+            raise IllegalAction(f"{action!r} is not a SCOUT action")
+
+    def _flip(self, seat: Seat, flip: bool) -> None:
+        if self.flips[seat] is not None:
+            raise IllegalAction(f"seat {seat} has already decided whether to flip this round")
+        self.flips[seat] = flip
+        if flip:
+            self.hands[seat] = [Card(c[1], c[0]) for c in self.hands[seat]]
+        if None in self.flips:
+            self.to_move = self.flips.index(None)
+        else:
+            revealed: tuple[bool, ...] = tuple(self.flips)  # type: ignore[arg-type]
+            self.revealed_flips.append(revealed)
+            self.events.append(FlipsRevealed(self.round, revealed))
+            self.phase = Phase.PLAY
+            self.to_move = self.round % self.rules.players
+
+    def _check_show(self, hand: list[Card], show: Show, beat: SetKey | None) -> SetKey:
+        start, length = show.start, show.length
+        if length < 1 or start < 0 or start + length > len(hand):
+            raise IllegalAction(
+                f"cards {start}..{start + length - 1} are not in your hand of {len(hand)} cards"
+            )
+        key = set_key([c[0] for c in hand[start : start + length]])
+        if key is None:
+            raise IllegalAction(
+                f"cards {start}..{start + length - 1} are neither a group nor a sequence"
+            )
+        if beat is not None and not key > beat:
+            raise IllegalAction("the set shown is not stronger than the active set")
+        return key
+
+    def _check_scout(self, seat: Seat, scout: Scout) -> None:
+        if not self.active:
+            what = "there is no active set" if self.owner is None else "the active set is empty"
+            raise IllegalAction(f"cannot scout: {what}")
+        if self.rules.two_player and not self.chips[seat]:
+            raise IllegalAction("cannot scout: you have no scout chip left")
+        if scout.end not in (End.LEFT, End.RIGHT):
+            raise IllegalAction(f"scout end must be LEFT or RIGHT, not {scout.end!r}")
+        if not 0 <= scout.position <= len(self.hands[seat]):
+            raise IllegalAction(
+                f"insert position {scout.position} is outside 0..{len(self.hands[seat])}"
+            )
+
+    def _take_scouted(self, seat: Seat, scout: Scout) -> Scouted:
+        """Move the scouted card into the hand and pay the chip; validation is done already."""
+        card = self.active.pop(-1 if scout.end and len(self.active) > 1 else 0)
+        if scout.flip:
+            card = Card(card[1], card[0])
+        self.hands[seat].insert(scout.position, card)
+        if self.rules.two_player:
+            self.chips[seat] -= 1
+        else:
+            self.chips[self.owner] += 1  # type: ignore[index]
+        self._active_key = set_key([c[0] for c in self.active]) if self.active else None
+        return Scouted(seat, scout.end, scout.flip, card, scout.position)
+
+    def _put_shown(self, seat: Seat, show: Show, key: SetKey) -> Shown:
+        hand = self.hands[seat]
+        cards = hand[show.start : show.start + show.length]
+        del hand[show.start : show.start + show.length]
+        self.captured[seat] += self.active
+        self.active = cards
+        self.owner = seat
+        self._active_key = key
+        return Shown(seat, show.start, tuple(cards))
+
+    def _show(self, seat: Seat, show: Show) -> None:
+        key = self._check_show(self.hands[seat], show, self._active_key)
+        self.events.append(self._put_shown(seat, show, key))
+        self._after_action(seat, show, shown=True)
+
+    def _scout(self, seat: Seat, scout: Scout) -> None:
+        self._check_scout(seat, scout)
+        self.events.append(self._take_scouted(seat, scout))
+        self._after_action(seat, scout, shown=False)
+
+    def _scout_show(self, seat: Seat, action: ScoutShow) -> None:
+        if not self.rules.scout_and_show:
+            raise IllegalAction("Scout & Show is not played with 2 players")
+        if not self.scout_show[seat]:
+            raise IllegalAction("you have already used your Scout & Show chip this round")
+        if not self.active:
+            raise IllegalAction("scout & show needs a non-empty active set")
+        scout = action.scout
+        self._check_scout(seat, scout)
+        active = self.active
+        card = active[-1] if scout.end and len(active) > 1 else active[0]
+        if scout.flip:
+            card = Card(card[1], card[0])
+        hand_after = list(self.hands[seat])
+        hand_after.insert(scout.position, card)
+        rest = active[:-1] if scout.end and len(active) > 1 else active[1:]
+        key = self._check_show(hand_after, action.show, set_key([c[0] for c in rest]))
+        self.scout_show[seat] = False
+        scouted = self._take_scouted(seat, scout)
+        self.events.append(ScoutedAndShown(scouted, self._put_shown(seat, action.show, key)))
+        self._after_action(seat, action, shown=True)
+
+    def _after_action(self, seat: Seat, action: Action, shown: bool) -> None:
+        self.log.append((self.round, seat, action))
+        self.round_actions += 1
+        n = self.rules.players
+        if shown and not self.hands[seat]:
+            self._end_round(EndReason.EMPTY_HAND)
+            return
+        if self.rules.two_player:
+            mover = seat if not shown else 1 - seat
+            if self._cannot_answer(mover):
+                self._end_round(EndReason.CANNOT_ANSWER)
+                return
+        else:
+            mover = (seat + 1) % n
+            if not shown and mover == self.owner:
+                self._end_round(EndReason.BACK_TO_OWNER)
+                return
+        if self.round_actions >= ROUND_ACTION_CAP:
+            self._end_round(EndReason.ACTION_CAP)
+            return
+        self.to_move = mover
+
+    def _cannot_answer(self, seat: Seat) -> bool:
+        """2 players, §6.2: a non-empty set of the opponent's, no chip, and nothing stronger."""
+        if not self.active or self.chips[seat]:
+            return False
+        key = self._active_key
+        tops = tuple([c[0] for c in self.hands[seat]])
+        return all(not k > key for k, _ in hand_sets(tops))  # type: ignore[operator]
+
+    # -- rounds --------------------------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        rules = self.rules
+        n = rules.players
+        self.round += 1
+        if rules.two_player:
+            if self.round == 0:
+                self._stock = shuffled_deck(rules, self._rng)
+            cards = self._stock[self.round * 2 * rules.hand_size :]
+        else:
+            cards = shuffled_deck(rules, self._rng)
+        dealt = deal_hands(cards, n, rules.hand_size)
+        self.deals.append(tuple(dealt))
+        self.hands = [list(h) for h in dealt]
+        self.active: list[Card] = []
+        self.owner: Seat | None = None
+        self._active_key: SetKey | None = None
+        self.captured: list[list[Card]] = [[] for _ in range(n)]
+        self.chips = [rules.start_chips] * n
+        self.scout_show = [rules.scout_and_show] * n
+        self.flips: list[bool | None] = [None] * n
+        self.round_actions = 0
+        self.phase = Phase.FLIP
+        self.to_move = 0
+        self.events.append(RoundStarted(self.round, self.round % n, rules.hand_size))
+
+    def _end_round(self, reason: EndReason) -> None:
+        exempt = self.owner if reason in (EndReason.BACK_TO_OWNER, EndReason.CANNOT_ANSWER) else None
+        sizes = tuple(len(h) for h in self.hands)
+        scores = tuple(
+            len(self.captured[s]) + self.chips[s] - (0 if s == exempt else sizes[s])
+            for s in range(self.rules.players)
+        )
+        for s, points in enumerate(scores):
+            self.totals[s] += points
+        self.results.append(RoundResult(self.round, reason, scores, sizes, exempt))
+        self.events.append(RoundEnded(self.round, reason, scores, sizes))
+        if self.round + 1 < self.rules.rounds:
+            self._start_round()
+        else:
+            self.phase = Phase.OVER
