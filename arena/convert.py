@@ -1,0 +1,227 @@
+"""The arena side of the wire: protocol and result values to and from protobuf messages.
+
+The only arena module that reads or builds `_pb2` messages. Cards and actions use the SDK's codecs
+(`sdk.wire.convert`), so a bot and the arena cannot disagree on them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sdk.engine import Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from sdk.protocol import (
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
+    GameOver, GameStarted, Hello, PublicEvent, Welcome,
+)
+from sdk.wire import arena_pb2 as arena_pb
+from sdk.wire import bot_session_pb2 as session_pb
+from sdk.wire import game_pb2 as game_pb
+from sdk.wire.convert import (
+    END_REASON_TO_PB, END_TO_PB, ERROR_TO_PB, KIND_TO_PB, PHASE_TO_PB, WireError, action_from_pb,
+    action_to_pb, fill_cards,
+)
+
+if TYPE_CHECKING:
+    from .referee import Limits
+    from .results import GameResult
+
+__all__ = [
+    "SERVICE_NAMES", "WireError", "arena_message_to_pb", "bot_message_from_pb", "play_request_from_pb",
+    "play_response_to_pb", "register_request_name", "register_response_to_pb",
+]
+
+SERVICE_NAMES = (
+    session_pb.DESCRIPTOR.services_by_name["BotSession"].full_name,
+    arena_pb.DESCRIPTOR.services_by_name["Arena"].full_name,
+)
+"""The full names of the arena's own services, for health checking and reflection."""
+
+# ---- bot -> arena ---------------------------------------------------------------------------------
+
+
+def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
+    """Decode a bot's message; WireError names what is missing or malformed."""
+    kind = msg.WhichOneof("kind")
+    if kind == "decision":
+        d = msg.decision
+        if not d.HasField("action"):
+            raise WireError(f"the Decision for request {d.request_id} has no action")
+        return Decision(d.game_id, d.request_id, action_from_pb(d.action))
+    if kind == "hello":
+        h = msg.hello
+        return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions)
+    raise WireError("a BotMessage must set hello or decision")
+
+
+# ---- arena -> bot ---------------------------------------------------------------------------------
+
+
+def _observation_to_pb(obs: Observation) -> game_pb.Observation:
+    t = obs.table
+    msg = game_pb.Observation(seat=obs.seat)
+    fill_cards(msg.hand, obs.hand)
+    table = msg.table
+    table.players = t.players
+    table.round = t.round
+    table.rounds = t.rounds
+    table.first_player = t.first_player
+    table.phase = PHASE_TO_PB[t.phase]
+    if t.to_move is not None:
+        table.to_move = t.to_move
+    fill_cards(table.active_set, t.active_set)
+    if t.active_owner is not None:
+        table.active_owner = t.active_owner
+    table.round_actions = t.round_actions
+    add = table.seats.add
+    for p in t.seats:
+        view = add(
+            seat=p.seat, hand_size=p.hand_size, captured=p.captured, scout_chips=p.scout_chips,
+            has_scout_show=p.has_scout_show, round_scores=p.round_scores, total=p.total,
+        )
+        if p.flipped is not None:
+            view.flipped = p.flipped
+    return msg
+
+
+def _scouted_to_pb(e: Scouted) -> game_pb.Scouted:
+    return game_pb.Scouted(
+        seat=e.seat, end=END_TO_PB[e.end], flip=e.flip, card=game_pb.Card(top=e.card.top, bottom=e.card.bottom),
+        position=e.position,
+    )
+
+
+def _shown_to_pb(e: Shown) -> game_pb.Shown:
+    msg = game_pb.Shown(seat=e.seat, start=e.start)
+    fill_cards(msg.cards, e.cards)
+    return msg
+
+
+def event_to_pb(event: Event) -> game_pb.Event:
+    if type(event) is Shown:
+        return game_pb.Event(shown=_shown_to_pb(event))
+    if type(event) is Scouted:
+        return game_pb.Event(scouted=_scouted_to_pb(event))
+    if type(event) is ScoutedAndShown:
+        pair = game_pb.ScoutedAndShown(scouted=_scouted_to_pb(event.scouted), shown=_shown_to_pb(event.shown))
+        return game_pb.Event(scouted_and_shown=pair)
+    if type(event) is RoundStarted:
+        return game_pb.Event(
+            round_started=game_pb.RoundStarted(round=event.round, first_player=event.first_player, hand_size=event.hand_size)
+        )
+    if type(event) is FlipsRevealed:
+        return game_pb.Event(flips_revealed=game_pb.FlipsRevealed(round=event.round, flips=event.flips))
+    if type(event) is RoundEnded:
+        return game_pb.Event(
+            round_ended=game_pb.RoundEnded(
+                round=event.round, reason=END_REASON_TO_PB[event.reason], scores=event.scores,
+                hand_sizes=event.hand_sizes,
+            )
+        )
+    raise TypeError(f"{event!r} is not a public event")
+
+
+def _decision_request(r: DecisionRequest, legal_actions: bool) -> session_pb.ArenaMessage:
+    msg = session_pb.DecisionRequest(
+        game_id=r.game_id, request_id=r.request_id, kind=KIND_TO_PB[r.kind],
+        observation=_observation_to_pb(r.observation), time_left_ms=r.time_left_ms, time_bank_ms=r.time_bank_ms,
+    )
+    if legal_actions:
+        msg.legal_actions.extend([action_to_pb(a) for a in r.observation.legal_actions])
+    return session_pb.ArenaMessage(decision_request=msg)
+
+
+def _public_event(e: PublicEvent, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        public_event=session_pb.PublicEvent(game_id=e.game_id, seq=e.seq, event=event_to_pb(e.event))
+    )
+
+
+def _accepted(a: ActionAccepted, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(action_accepted=session_pb.ActionAccepted(game_id=a.game_id, request_id=a.request_id))
+
+
+def _rejected(r: ActionRejected, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        action_rejected=session_pb.ActionRejected(
+            game_id=r.game_id, request_id=r.request_id, reason=r.reason, attempts_left=r.attempts_left
+        )
+    )
+
+
+def _game_started(g: GameStarted, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        game_started=session_pb.GameStarted(
+            game_id=g.game_id, seat=g.seat, players=g.players, move_limit_ms=g.move_limit_ms,
+            time_bank_ms=g.time_bank_ms,
+        )
+    )
+
+
+def _game_over(g: GameOver, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        game_over=session_pb.GameOver(
+            game_id=g.game_id, totals=g.totals, ranks=g.ranks,
+            forfeits=[session_pb.Forfeit(seat=seat, reason=reason) for seat, reason in g.forfeits],
+            round_end_reasons=[END_REASON_TO_PB[r] for r in g.round_end_reasons],
+        )
+    )
+
+
+def _welcome(w: Welcome, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        welcome=session_pb.Welcome(session_id=w.session_id, bot_name=w.bot_name, capacity=w.capacity)
+    )
+
+
+def _error(e: ArenaError, _: bool) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        error=session_pb.Error(code=ERROR_TO_PB[e.code], message=e.message, game_id=e.game_id, request_id=e.request_id)
+    )
+
+
+_ENCODERS: dict[type, Callable[[Any, bool], session_pb.ArenaMessage]] = {
+    DecisionRequest: _decision_request, PublicEvent: _public_event, ActionAccepted: _accepted,
+    ActionRejected: _rejected, GameStarted: _game_started, GameOver: _game_over, Welcome: _welcome,
+    ArenaError: _error,
+}
+
+
+def arena_message_to_pb(msg: ArenaMessage, legal_actions: bool) -> session_pb.ArenaMessage:
+    """Encode one message for a bot; `legal_actions` says whether its Hello asked for them."""
+    return _ENCODERS[type(msg)](msg, legal_actions)
+
+
+# ---- the operator service -------------------------------------------------------------------------
+
+
+def register_request_name(req: arena_pb.RegisterBotRequest) -> str:
+    return req.name
+
+
+def register_response_to_pb(name: str, token: str) -> arena_pb.RegisterBotResponse:
+    return arena_pb.RegisterBotResponse(name=name, token=token)
+
+
+def play_request_from_pb(req: arena_pb.PlayGameRequest, defaults: Limits) -> tuple[tuple[str, ...], int, Limits]:
+    """(bots in seat order, seed, limits); a ValueError explains a limit out of range."""
+    overrides = {
+        name: getattr(req, field)
+        for field, name in (("move_limit_ms", "move_ms"), ("time_bank_ms", "time_bank_ms"), ("grace_ms", "grace_ms"))
+        if req.HasField(field)
+    }
+    return tuple(req.bots), req.seed, dataclasses.replace(defaults, **overrides)
+
+
+def play_response_to_pb(game_id: str, result: GameResult) -> arena_pb.PlayGameResponse:
+    msg = arena_pb.PlayGameResponse(
+        game_id=game_id,
+        round_end_reasons=[END_REASON_TO_PB[r.reason] for r in result.record.results],
+        record_json=result.record.to_json(),
+    )
+    for s in result.seats:
+        seat = msg.seats.add(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
+        if s.forfeit is not None:
+            seat.forfeit = s.forfeit
+    return msg

@@ -1,0 +1,145 @@
+"""The bot session's conversation as plain values (docs/protocol.md explains the order).
+
+Both sides speak in these types: the arena's referee builds them, the SDK's runner reads them, and
+one conversion module per side (`sdk.wire.convert`, `arena.convert`) maps them to and from the
+protobuf messages of proto/scout/arena/v1/bot_session.proto, field for field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeAlias
+
+from .engine import Action, EndReason, Event, Observation, Seat
+
+
+class DecisionKind(Enum):
+    """What a DecisionRequest asks for."""
+
+    FLIP = "flip"
+    ACTION = "action"
+
+
+class ErrorCode(Enum):
+    """Why the arena refused a bot's message; the message itself changed nothing."""
+
+    MALFORMED = "malformed"
+    PROTOCOL = "protocol"
+    UNKNOWN_GAME = "unknown game"
+    NOT_YOUR_REQUEST = "not your request"
+    STALE_REQUEST = "stale request"
+    SEAT_FORFEITED = "seat forfeited"
+    SUPERSEDED = "superseded"
+
+
+# ---- bot -> arena ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Opens a session: who the program is and how many games it plays at once."""
+
+    bot_name: str
+    bot_version: str
+    capacity: int
+    want_legal_actions: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The answer to one DecisionRequest."""
+
+    game_id: str
+    request_id: int
+    action: Action
+
+
+BotMessage: TypeAlias = Hello | Decision
+
+
+# ---- arena -> bot ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The arena accepted the Hello; `bot_name` is the name the token is registered under."""
+
+    session_id: str
+    bot_name: str
+    capacity: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """The bot holds `seat` in a game; sent again for each running game after a reconnect."""
+
+    game_id: str
+    seat: Seat
+    players: tuple[str, ...]
+    move_limit_ms: int
+    time_bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """The seat must decide. On the wire the observation carries no history (the bot keeps it
+    from the PublicEvents) and its legal actions only if the Hello asked for them."""
+
+    game_id: str
+    request_id: int
+    kind: DecisionKind
+    observation: Observation
+    time_left_ms: int
+    time_bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class ActionAccepted:
+    game_id: str
+    request_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRejected:
+    """The answer was illegal and nothing changed; the same request may be answered again."""
+
+    game_id: str
+    request_id: int
+    reason: str
+    attempts_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """Event number `seq` of the game's public history."""
+
+    game_id: str
+    seq: int
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The final standing; `forfeits` lists (seat, reason) for the seats the referee took over."""
+
+    game_id: str
+    totals: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[tuple[Seat, str], ...]
+    round_end_reasons: tuple[EndReason, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaError:
+    """An in-band refusal: `code` says why, `message` says what to do about it."""
+
+    code: ErrorCode
+    message: str
+    game_id: str = ""
+    request_id: int = 0
+
+
+ArenaMessage: TypeAlias = (
+    Welcome | GameStarted | DecisionRequest | ActionAccepted | ActionRejected | PublicEvent | GameOver | ArenaError
+)

@@ -1,0 +1,233 @@
+"""The SDK side of the wire: protobuf messages to and from engine and protocol values.
+
+This is the only SDK module that reads or builds `_pb2` messages. The arena's own conversion
+(`arena.convert`) reuses the card and action codecs below, so both sides agree on them by
+construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from ..engine import (
+    Action, Card, End, EndReason, Event, Flip, FlipsRevealed, Observation, Phase, PlayerView,
+    PublicView, RoundEnded, RoundStarted, Scout, Scouted, ScoutedAndShown, ScoutShow, Show, Shown,
+)
+from ..protocol import (
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
+    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+)
+from . import arena_pb2 as arena_pb
+from . import bot_session_pb2 as session_pb
+from . import game_pb2 as game_pb
+
+
+class WireError(ValueError):
+    """A message that does not decode into a valid value; the text says which field is wrong."""
+
+
+END_TO_PB = {End.LEFT: game_pb.END_LEFT, End.RIGHT: game_pb.END_RIGHT}
+END_FROM_PB = {v: k for k, v in END_TO_PB.items()}
+PHASE_TO_PB = {Phase.FLIP: game_pb.PHASE_FLIP, Phase.PLAY: game_pb.PHASE_PLAY, Phase.OVER: game_pb.PHASE_OVER}
+PHASE_FROM_PB = {v: k for k, v in PHASE_TO_PB.items()}
+END_REASON_TO_PB = {
+    EndReason.EMPTY_HAND: game_pb.END_REASON_EMPTY_HAND,
+    EndReason.BACK_TO_OWNER: game_pb.END_REASON_BACK_TO_OWNER,
+    EndReason.CANNOT_ANSWER: game_pb.END_REASON_CANNOT_ANSWER,
+    EndReason.ACTION_CAP: game_pb.END_REASON_ACTION_CAP,
+}
+END_REASON_FROM_PB = {v: k for k, v in END_REASON_TO_PB.items()}
+KIND_TO_PB = {DecisionKind.FLIP: session_pb.DECISION_KIND_FLIP, DecisionKind.ACTION: session_pb.DECISION_KIND_ACTION}
+KIND_FROM_PB = {v: k for k, v in KIND_TO_PB.items()}
+ERROR_TO_PB = {
+    ErrorCode.MALFORMED: session_pb.ERROR_CODE_MALFORMED,
+    ErrorCode.PROTOCOL: session_pb.ERROR_CODE_PROTOCOL,
+    ErrorCode.UNKNOWN_GAME: session_pb.ERROR_CODE_UNKNOWN_GAME,
+    ErrorCode.NOT_YOUR_REQUEST: session_pb.ERROR_CODE_NOT_YOUR_REQUEST,
+    ErrorCode.STALE_REQUEST: session_pb.ERROR_CODE_STALE_REQUEST,
+    ErrorCode.SEAT_FORFEITED: session_pb.ERROR_CODE_SEAT_FORFEITED,
+    ErrorCode.SUPERSEDED: session_pb.ERROR_CODE_SUPERSEDED,
+}
+ERROR_FROM_PB = {v: k for k, v in ERROR_TO_PB.items()}
+
+
+# ---- cards and actions (shared with the arena) -------------------------------------------------
+
+
+def cards_from_pb(cards: Iterable[game_pb.Card]) -> tuple[Card, ...]:
+    return tuple([Card(c.top, c.bottom) for c in cards])
+
+
+def fill_cards(field: RepeatedCompositeFieldContainer[game_pb.Card], cards: Iterable[Card]) -> None:
+    """Append `cards` to a repeated Card field."""
+    add = field.add
+    for top, bottom in cards:
+        add(top=top, bottom=bottom)
+
+
+def _scout_to_pb(scout: Scout) -> game_pb.Scout:
+    return game_pb.Scout(end=END_TO_PB[scout.end], flip=scout.flip, position=scout.position)
+
+
+def action_to_pb(action: Action) -> game_pb.Action:
+    if type(action) is Show:
+        return game_pb.Action(show=game_pb.Show(start=action.start, length=action.length))
+    if type(action) is Scout:
+        return game_pb.Action(scout=_scout_to_pb(action))
+    if type(action) is ScoutShow:
+        show = game_pb.Show(start=action.show.start, length=action.show.length)
+        return game_pb.Action(scout_show=game_pb.ScoutShow(scout=_scout_to_pb(action.scout), show=show))
+    if type(action) is Flip:
+        return game_pb.Action(flip=game_pb.Flip(flip=action.flip))
+    raise TypeError(f"{action!r} is not a SCOUT action")
+
+
+def _scout_from_pb(scout: game_pb.Scout) -> Scout:
+    end = END_FROM_PB.get(scout.end)
+    if end is None:
+        raise WireError("scout end must be END_LEFT or END_RIGHT")
+    return Scout(end, scout.flip, scout.position)
+
+
+def action_from_pb(action: game_pb.Action) -> Action:
+    """Raise WireError for an action with no kind or an unspecified scout end."""
+    kind = action.WhichOneof("kind")
+    if kind == "show":
+        return Show(action.show.start, action.show.length)
+    if kind == "scout":
+        return _scout_from_pb(action.scout)
+    if kind == "scout_show":
+        pair = action.scout_show
+        if not pair.HasField("scout") or not pair.HasField("show"):
+            raise WireError("a scout_show action needs both its scout and its show")
+        return ScoutShow(_scout_from_pb(pair.scout), Show(pair.show.start, pair.show.length))
+    if kind == "flip":
+        return Flip(action.flip.flip)
+    raise WireError("the action has none of flip, show, scout, scout_show set")
+
+
+# ---- what the arena sends ------------------------------------------------------------------------
+
+
+def _observation_from_pb(msg: game_pb.Observation, legal: tuple[Action, ...]) -> Observation:
+    t = msg.table
+    seats = tuple(
+        PlayerView(
+            seat=p.seat,
+            hand_size=p.hand_size,
+            captured=p.captured,
+            scout_chips=p.scout_chips,
+            has_scout_show=p.has_scout_show,
+            flipped=p.flipped if p.HasField("flipped") else None,
+            round_scores=tuple(p.round_scores),
+            total=p.total,
+        )
+        for p in t.seats
+    )
+    table = PublicView(
+        players=t.players,
+        round=t.round,
+        rounds=t.rounds,
+        first_player=t.first_player,
+        phase=PHASE_FROM_PB[t.phase],
+        to_move=t.to_move if t.HasField("to_move") else None,
+        active_set=cards_from_pb(t.active_set),
+        active_owner=t.active_owner if t.HasField("active_owner") else None,
+        seats=seats,
+        round_actions=t.round_actions,
+        history=(),
+    )
+    return Observation(seat=msg.seat, hand=cards_from_pb(msg.hand), legal_actions=legal, table=table)
+
+
+def _scouted_from_pb(msg: game_pb.Scouted) -> Scouted:
+    return Scouted(msg.seat, END_FROM_PB[msg.end], msg.flip, Card(msg.card.top, msg.card.bottom), msg.position)
+
+
+def _shown_from_pb(msg: game_pb.Shown) -> Shown:
+    return Shown(msg.seat, msg.start, cards_from_pb(msg.cards))
+
+
+def event_from_pb(msg: game_pb.Event) -> Event:
+    kind = msg.WhichOneof("kind")
+    if kind == "shown":
+        return _shown_from_pb(msg.shown)
+    if kind == "scouted":
+        return _scouted_from_pb(msg.scouted)
+    if kind == "scouted_and_shown":
+        return ScoutedAndShown(_scouted_from_pb(msg.scouted_and_shown.scouted), _shown_from_pb(msg.scouted_and_shown.shown))
+    if kind == "round_started":
+        e = msg.round_started
+        return RoundStarted(e.round, e.first_player, e.hand_size)
+    if kind == "flips_revealed":
+        return FlipsRevealed(msg.flips_revealed.round, tuple(msg.flips_revealed.flips))
+    if kind == "round_ended":
+        e = msg.round_ended
+        return RoundEnded(e.round, END_REASON_FROM_PB[e.reason], tuple(e.scores), tuple(e.hand_sizes))
+    raise WireError(f"unknown event kind {kind!r}")
+
+
+def arena_message_from_pb(msg: session_pb.ArenaMessage) -> ArenaMessage:
+    """Decode one message of the arena's stream; WireError for a kind this SDK does not know."""
+    kind = msg.WhichOneof("kind")
+    if kind == "public_event":
+        e = msg.public_event
+        return PublicEvent(e.game_id, e.seq, event_from_pb(e.event))
+    if kind == "decision_request":
+        r = msg.decision_request
+        legal = tuple([action_from_pb(a) for a in r.legal_actions])
+        return DecisionRequest(
+            r.game_id, r.request_id, KIND_FROM_PB[r.kind], _observation_from_pb(r.observation, legal),
+            r.time_left_ms, r.time_bank_ms,
+        )
+    if kind == "action_accepted":
+        return ActionAccepted(msg.action_accepted.game_id, msg.action_accepted.request_id)
+    if kind == "action_rejected":
+        r = msg.action_rejected
+        return ActionRejected(r.game_id, r.request_id, r.reason, r.attempts_left)
+    if kind == "game_started":
+        g = msg.game_started
+        return GameStarted(g.game_id, g.seat, tuple(g.players), g.move_limit_ms, g.time_bank_ms)
+    if kind == "game_over":
+        g = msg.game_over
+        return GameOver(
+            g.game_id, tuple(g.totals), tuple(g.ranks), tuple((f.seat, f.reason) for f in g.forfeits),
+            tuple(END_REASON_FROM_PB[r] for r in g.round_end_reasons),
+        )
+    if kind == "welcome":
+        w = msg.welcome
+        return Welcome(w.session_id, w.bot_name, w.capacity)
+    if kind == "error":
+        e = msg.error
+        return ArenaError(ERROR_FROM_PB.get(e.code, ErrorCode.PROTOCOL), e.message, e.game_id, e.request_id)
+    raise WireError(f"unknown arena message kind {kind!r}")
+
+
+# ---- what the bot sends ----------------------------------------------------------------------------
+
+
+def hello_to_pb(hello: Hello) -> session_pb.BotMessage:
+    return session_pb.BotMessage(
+        hello=session_pb.Hello(
+            bot_name=hello.bot_name, bot_version=hello.bot_version, capacity=hello.capacity,
+            want_legal_actions=hello.want_legal_actions,
+        )
+    )
+
+
+def decision_to_pb(decision: Decision) -> session_pb.BotMessage:
+    return session_pb.BotMessage(
+        decision=session_pb.Decision(
+            game_id=decision.game_id, request_id=decision.request_id, action=action_to_pb(decision.action)
+        )
+    )
+
+
+def register_request_to_pb(name: str) -> arena_pb.RegisterBotRequest:
+    return arena_pb.RegisterBotRequest(name=name)
+
+
+def registered_token(reply: arena_pb.RegisterBotResponse) -> str:
+    return reply.token

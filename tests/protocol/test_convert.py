@@ -1,0 +1,145 @@
+"""Both sides of the wire agree: arena encoding then SDK decoding (and the reverse) is lossless."""
+
+import dataclasses
+import random
+
+import pytest
+
+from arena import convert as arena_convert
+from sdk.engine import (
+    FLIPS, Action, End, EndReason, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, observe,
+)
+from sdk.protocol import (
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
+    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+)
+from sdk.wire import bot_session_pb2 as session_pb
+from sdk.wire import convert as sdk_convert
+
+
+def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage:
+    data = arena_convert.arena_message_to_pb(msg, legal_actions).SerializeToString()
+    return sdk_convert.arena_message_from_pb(session_pb.ArenaMessage.FromString(data))
+
+
+def bot_over_the_wire(msg: Hello | Decision) -> object:
+    pb = sdk_convert.hello_to_pb(msg) if isinstance(msg, Hello) else sdk_convert.decision_to_pb(msg)
+    return arena_convert.bot_message_from_pb(session_pb.BotMessage.FromString(pb.SerializeToString()))
+
+
+def without_history(obs: Observation, legal: bool = True) -> Observation:
+    table = dataclasses.replace(obs.table, history=())
+    return dataclasses.replace(obs, table=table, legal_actions=obs.legal_actions if legal else ())
+
+
+def random_games(players: int, count: int):
+    """Yield every intermediate state of `count` random games."""
+    for seed in range(count):
+        game, rng = Game(players, seed), random.Random(seed)
+        yield game
+        while not game.is_over:
+            seat = game.awaiting[0]
+            actions = game.legal_actions(seat)
+            game.apply(seat, actions[rng.randrange(len(actions))])
+            yield game
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_observations_events_and_requests_round_trip(players: int) -> None:
+    kinds_seen: set[str] = set()
+    sent_events = 0
+    for game in random_games(players, 2):
+        if not game.events or len(game.events) < sent_events:
+            sent_events = 0
+        for seq in range(sent_events, len(game.events)):
+            event = PublicEvent("g", seq, game.events[seq])
+            assert over_the_wire(event) == event
+            kinds_seen.add(type(game.events[seq]).__name__)
+        sent_events = len(game.events)
+        for seat in {*game.awaiting[:1], (game.round + sent_events) % players}:
+            obs = observe(game, seat)
+            kind = DecisionKind.FLIP if game.phase is Phase.FLIP else DecisionKind.ACTION
+            request = DecisionRequest("g", 7, kind, obs, 1500, 300)
+            assert over_the_wire(request) == dataclasses.replace(request, observation=without_history(obs))
+            assert over_the_wire(request, legal_actions=False) == dataclasses.replace(
+                request, observation=without_history(obs, legal=False)
+            )
+    expected = {"RoundStarted", "FlipsRevealed", "Shown", "Scouted", "RoundEnded"}
+    if players > 2:
+        expected.add("ScoutedAndShown")
+    assert expected <= kinds_seen
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        Welcome("s1", "alice", 4),
+        GameStarted("g", 2, ("a", "b", "c"), 2000, 500),
+        ActionAccepted("g", 3),
+        ActionRejected("g", 3, "the set shown is not stronger than the active set", 4),
+        GameOver("g", (5, -2, 7), (2, 3, 1), ((1, "timeout: no legal answer"),), tuple(EndReason)[:3]),
+        *(ArenaError(code, f"because {code.value}", "g", 9) for code in ErrorCode),
+    ],
+)
+def test_session_messages_round_trip(msg: ArenaMessage) -> None:
+    assert over_the_wire(msg) == msg
+
+
+ACTIONS: list[Action] = [
+    *FLIPS,
+    Show(0, 1),
+    Show(3, 4),
+    Scout(End.LEFT, False, 0),
+    Scout(End.RIGHT, True, 11),
+    ScoutShow(Scout(End.RIGHT, False, 2), Show(1, 3)),
+]
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_decisions_round_trip(action: Action) -> None:
+    decision = Decision("game-1", 2**40, action)
+    assert bot_over_the_wire(decision) == decision
+
+
+def test_hello_round_trips() -> None:
+    hello = Hello("RandomBot", "1.2", 8, True)
+    assert bot_over_the_wire(hello) == hello
+
+
+@pytest.mark.parametrize(
+    "pb, reason",
+    [
+        (session_pb.BotMessage(), "a BotMessage must set hello or decision"),
+        (session_pb.BotMessage(decision=session_pb.Decision(game_id="g", request_id=4)), "the Decision for request 4 has no action"),
+        (
+            session_pb.BotMessage(decision=session_pb.Decision(game_id="g", request_id=4, action={})),
+            "the action has none of flip, show, scout, scout_show set",
+        ),
+        (
+            session_pb.BotMessage(decision=session_pb.Decision(action={"scout": {"position": 1}})),
+            "scout end must be END_LEFT or END_RIGHT",
+        ),
+        (
+            session_pb.BotMessage(decision=session_pb.Decision(action={"scout_show": {"show": {"length": 1}}})),
+            "a scout_show action needs both its scout and its show",
+        ),
+    ],
+)
+def test_malformed_bot_messages_name_the_problem(pb: session_pb.BotMessage, reason: str) -> None:
+    with pytest.raises(sdk_convert.WireError, match=f"^{reason}$"):
+        arena_convert.bot_message_from_pb(pb)
+
+
+def test_every_enum_member_has_a_wire_value() -> None:
+    assert set(sdk_convert.END_TO_PB) == set(End)
+    assert set(sdk_convert.PHASE_TO_PB) == set(Phase)
+    assert set(sdk_convert.END_REASON_TO_PB) == set(EndReason)
+    assert set(sdk_convert.ERROR_TO_PB) == set(ErrorCode)
+    assert set(sdk_convert.KIND_TO_PB) == set(DecisionKind)
+
+
+def test_flip_requests_offer_both_choices_on_the_wire() -> None:
+    obs = observe(Game(3, 1), 0)
+    received = over_the_wire(DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0))
+    assert isinstance(received, DecisionRequest)
+    assert received.observation.legal_actions == (Flip(False), Flip(True))
