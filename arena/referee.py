@@ -1,0 +1,326 @@
+"""The referee: runs one game between connected bots, with the rules engine as the authority.
+
+Each seat is sent only `observe(game, seat)`; every request has a deadline; an illegal answer is
+rejected with the engine's reason and may be retried until the deadline, up to
+`Limits.max_invalid` times. A seat is forfeited when
+
+* its request times out ("timeout ..."): the move limit plus whatever is left of its time bank;
+* it gives `max_invalid` illegal answers to one request ("invalid answers ...");
+* its bot stays disconnected longer than the grace period ("disconnected ...").
+
+The game then goes on with the fallback policy playing that seat (`fallback_action`: keep the
+hand at a flip, otherwise the first legal action in the engine's order), and the seat ranks last
+(`arena.results.final_ranks`). Time spent disconnected is not thinking time: a request's clock
+stops while its bot is away and the grace clock runs instead; the request is re-sent with the
+time it had left when the bot is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
+from sdk.protocol import (
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
+    ErrorCode, GameOver, GameStarted, PublicEvent,
+)
+
+from .results import GameResult, SeatResult, final_ranks
+from .sessions import SessionHub
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The clocks of one game. A ValueError names a value out of range."""
+
+    move_ms: int = 2000
+    """Time to answer one request before the time bank is drawn on."""
+    time_bank_ms: int = 0
+    """Extra time per seat for the whole game, spent by moves that run over `move_ms`."""
+    grace_ms: int = 5000
+    """How long a disconnected bot may take to come back before its seats are forfeited."""
+    max_invalid: int = 5
+    """Illegal answers to one request that forfeit the seat."""
+
+    def __post_init__(self) -> None:
+        for name, low, high in (
+            ("move_ms", 10, 600_000), ("time_bank_ms", 0, 3_600_000), ("grace_ms", 0, 600_000), ("max_invalid", 1, 100),
+        ):
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ValueError(f"{name} must be within {low}..{high}, not {value}")
+
+
+def fallback_action(game: Game, seat: Seat) -> Action:
+    """What the referee plays for a forfeited seat: keep the hand, then the first legal action."""
+    if game.phase is Phase.FLIP:
+        return Flip(False)
+    return game.legal_actions(seat)[0]
+
+
+class _Wake(Enum):
+    """Why a waiting request woke up; the request's own fields say what happened."""
+
+    EXPIRED = "expired"
+    CHANGED = "changed"
+
+
+class _Seat:
+    __slots__ = ("index", "bot", "bank_ms", "forfeit")
+
+    def __init__(self, index: Seat, bot: str, bank_ms: int) -> None:
+        self.index = index
+        self.bot = bot
+        self.bank_ms = bank_ms
+        self.forfeit: str | None = None
+
+
+class _Request:
+    """One decision the game waits for, with its thinking clock."""
+
+    __slots__ = ("id", "seat", "kind", "used", "started", "invalid", "answered", "closed", "last_reason", "waiter")
+
+    def __init__(self, request_id: int, seat: _Seat, kind: DecisionKind) -> None:
+        self.id = request_id
+        self.seat = seat
+        self.kind = kind
+        self.used = 0.0
+        """Thinking seconds spent while the bot was connected, up to `started`."""
+        self.started: float | None = None
+        """Loop time the clock last started; None while the bot is away."""
+        self.invalid = 0
+        self.answered = False
+        self.closed = False
+        """Answered or expired: later answers are stale."""
+        self.last_reason = ""
+        self.waiter: asyncio.Future[_Wake] | None = None
+
+    def wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(_Wake.CHANGED)
+
+    def expire(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.closed = True
+            self.waiter.set_result(_Wake.EXPIRED)
+
+
+class _Table:
+    """One running game: the engine, the seats, the pending requests; implements sessions.Table."""
+
+    def __init__(
+        self, game_id: str, game: Game, bots: Sequence[str], limits: Limits, hub: SessionHub,
+        on_answer: Callable[[float], None] | None,
+    ) -> None:
+        self.game_id = game_id
+        self.game = game
+        self.limits = limits
+        self.hub = hub
+        self.seats = [_Seat(i, bot, limits.time_bank_ms) for i, bot in enumerate(bots)]
+        self.bots = tuple(dict.fromkeys(bots))
+        self.requests: dict[int, _Request] = {}
+        self.next_request = 1
+        self.sent_events = 0
+        self.on_answer = on_answer
+        self.loop = asyncio.get_running_loop()
+
+    # -- sending -------------------------------------------------------------------------------
+
+    def _send(self, bot: str, msg: ArenaMessage) -> None:
+        conn = self.hub.get(bot)
+        if conn is not None:
+            conn.send(msg)
+
+    def _game_started(self, seat: _Seat) -> GameStarted:
+        players = tuple(s.bot for s in self.seats)
+        return GameStarted(self.game_id, seat.index, players, self.limits.move_ms, seat.bank_ms)
+
+    def _send_request(self, req: _Request) -> None:
+        used = req.used if req.started is None else req.used + self.loop.time() - req.started
+        left = self.limits.move_ms + req.seat.bank_ms - used * 1000
+        bank = min(req.seat.bank_ms, left)
+        obs = observe(self.game, req.seat.index)
+        self._send(
+            req.seat.bot,
+            DecisionRequest(self.game_id, req.id, req.kind, obs, int(left), int(bank)),
+        )
+
+    def _broadcast_events(self) -> None:
+        events = self.game.events
+        while self.sent_events < len(events):
+            msg = PublicEvent(self.game_id, self.sent_events, events[self.sent_events])
+            for bot in self.bots:
+                self._send(bot, msg)
+            self.sent_events += 1
+
+    # -- the hub's calls -----------------------------------------------------------------------
+
+    def resync(self, bot: str) -> None:
+        for seat in self.seats:
+            if seat.bot == bot:
+                self._send(bot, self._game_started(seat))
+        for seq in range(self.sent_events):
+            self._send(bot, PublicEvent(self.game_id, seq, self.game.events[seq]))
+        for req in self.requests.values():
+            if req.seat.bot != bot:
+                continue
+            if req.started is None:
+                req.wake()
+            else:
+                self._send_request(req)
+
+    def connection_lost(self, bot: str) -> None:
+        now = self.loop.time()
+        for req in self.requests.values():
+            if req.seat.bot == bot and req.started is not None:
+                req.used += now - req.started
+                req.started = None
+                req.wake()
+
+    def submit(self, bot: str, decision: Decision) -> ArenaMessage:
+        rid = decision.request_id
+        req = self.requests.get(rid)
+        if req is None or req.closed:
+            what = "was never sent" if rid >= self.next_request else "was already answered or has expired"
+            return ArenaError(ErrorCode.STALE_REQUEST, f"request {rid} of game {self.game_id!r} {what}", self.game_id, rid)
+        if req.seat.bot != bot:
+            return ArenaError(
+                ErrorCode.NOT_YOUR_REQUEST,
+                f"request {rid} of game {self.game_id!r} is for seat {req.seat.index}, which bot {bot!r} does not hold",
+                self.game_id, rid,
+            )
+        try:
+            self.game.apply(req.seat.index, decision.action)
+        except IllegalAction as exc:
+            req.invalid += 1
+            req.last_reason = str(exc)
+            left = self.limits.max_invalid - req.invalid
+            if left <= 0:
+                req.closed = True
+                req.wake()
+            return ActionRejected(self.game_id, rid, str(exc), left)
+        req.answered = req.closed = True
+        req.wake()
+        return ActionAccepted(self.game_id, rid)
+
+    # -- playing -------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        for seat in self.seats:
+            self._send(seat.bot, self._game_started(seat))
+        game = self.game
+        while True:
+            self._broadcast_events()
+            if game.is_over:
+                break
+            if game.phase is Phase.FLIP:
+                await asyncio.gather(*(self._decide(self.seats[s], DecisionKind.FLIP) for s in game.awaiting))
+            else:
+                await self._decide(self.seats[game.to_move], DecisionKind.ACTION)
+
+    async def _decide(self, seat: _Seat, kind: DecisionKind) -> None:
+        """Have `seat` make its decision, or play the fallback for it."""
+        if seat.forfeit is None:
+            reason = await self._ask(seat, kind)
+            if reason is None:
+                return
+            self._forfeit(seat, reason)
+        self.game.apply(seat.index, fallback_action(self.game, seat.index))
+
+    async def _ask(self, seat: _Seat, kind: DecisionKind) -> str | None:
+        """Wait for a legal answer; return None once it is applied, else the forfeit reason."""
+        req = _Request(self.next_request, seat, kind)
+        self.next_request += 1
+        self.requests[req.id] = req
+        limits = self.limits
+        budget = (limits.move_ms + seat.bank_ms) / 1000
+        try:
+            while True:
+                conn = self.hub.get(seat.bot)
+                now = self.loop.time()
+                connected = conn is not None and conn.connected
+                if connected:
+                    req.started = now
+                    self._send_request(req)
+                    timeout = budget - req.used
+                else:
+                    away_since = conn.disconnected_at if conn is not None else now
+                    timeout = away_since + limits.grace_ms / 1000 - now
+                req.waiter = self.loop.create_future()
+                timer = self.loop.call_later(max(timeout, 0.0), req.expire)
+                wake = await req.waiter
+                timer.cancel()
+                if req.started is not None:
+                    req.used += self.loop.time() - req.started
+                    req.started = None
+                if req.answered:
+                    seat.bank_ms = max(0, seat.bank_ms - max(0, round(req.used * 1000) - limits.move_ms))
+                    if self.on_answer is not None:
+                        self.on_answer(req.used)
+                    return None
+                if req.invalid >= limits.max_invalid:
+                    return f"invalid answers: {req.invalid} illegal answers to request {req.id}, the last: {req.last_reason}"
+                if wake is _Wake.EXPIRED:
+                    if connected:
+                        return f"timeout: no legal answer to request {req.id} within {round(budget * 1000)} ms"
+                    return f"disconnected: not back within the {limits.grace_ms} ms grace period"
+        finally:
+            req.closed = True
+            req.started = None
+            del self.requests[req.id]
+
+    def _forfeit(self, seat: _Seat, reason: str) -> None:
+        seat.forfeit = reason
+        self._send(
+            seat.bot,
+            ArenaError(
+                ErrorCode.SEAT_FORFEITED, f"seat {seat.index} of game {self.game_id!r} was forfeited: {reason}",
+                self.game_id,
+            ),
+        )
+
+    def result(self) -> GameResult:
+        game = self.game
+        forfeited = [s.forfeit is not None for s in self.seats]
+        ranks = final_ranks(game.totals, forfeited)
+        seats = tuple(
+            SeatResult(s.index, s.bot, game.totals[s.index], ranks[s.index], s.forfeit) for s in self.seats
+        )
+        over = GameOver(
+            self.game_id, tuple(game.totals), ranks,
+            tuple((s.index, s.forfeit) for s in self.seats if s.forfeit is not None),
+            tuple(r.reason for r in game.results),
+        )
+        for bot in self.bots:
+            self._send(bot, over)
+        return GameResult(record_of(game), seats)
+
+
+class Referee:
+    """Plays games between bots connected to `hub`; one instance serves the whole arena.
+
+    `on_answer`, if given, is called with each legal answer's round trip in seconds (request
+    sent to answer received, connected time only), for metrics.
+    """
+
+    def __init__(self, hub: SessionHub, on_answer: Callable[[float], None] | None = None) -> None:
+        self._hub = hub
+        self._on_answer = on_answer
+
+    async def play(self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits = Limits()) -> GameResult:
+        """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.
+
+        Raises ValueError for a bad seat count, sessions.Unavailable if a bot is not connected
+        or is at capacity; nothing has started then.
+        """
+        game = Game(len(seat_bots), seed)
+        table = _Table(game_id, game, seat_bots, limits, self._hub, self._on_answer)
+        self._hub.seat(table, seat_bots)
+        try:
+            await table.run()
+            return table.result()
+        finally:
+            self._hub.release(table, seat_bots)

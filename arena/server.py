@@ -1,0 +1,145 @@
+"""Start and stop the arena's gRPC server; `python -m arena.server` runs one as a process.
+
+    python -m arena.server --port 0 [--host 127.0.0.1] [--admin-token T] [--move-ms 2000]
+                           [--time-bank-ms 0] [--grace-ms 5000] [--max-invalid 5]
+
+The first line on stdout is one JSON object, `{"port": <bound port>, "admin_token": "<token>"}`,
+so a parent process can read where the server listens and how to call admin RPCs. Logs go to
+stderr. SIGTERM or SIGINT stops it gracefully: health turns NOT_SERVING, calls in flight get
+`SHUTDOWN_GRACE_S` to finish, then the rest are cancelled.
+
+Keepalive (KEEPALIVE_OPTIONS): the server pings a silent connection every 10 s and drops it if
+the ping is not answered within 5 s, so a dead bot is noticed within ~15 s even without TCP
+resets; clients may ping every 5 s at most, with or without calls in flight. Receive size is
+capped (MAX_RECEIVE_BYTES): no bot message needs more than a few hundred bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
+
+from .convert import SERVICE_NAMES
+from .directory import BotDirectory, InMemoryBotDirectory, new_token
+from .referee import Limits, Referee
+from .service import ArenaService, BotSessionService
+from .sessions import SessionHub
+
+log = logging.getLogger(__name__)
+
+MAX_RECEIVE_BYTES = 64 * 1024
+SHUTDOWN_GRACE_S = 5.0
+KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.http2.max_pings_without_data", 0),
+)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Where to listen and the default clocks of games."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    """0 picks a free port; `ArenaServer.port` tells which."""
+    admin_token: str | None = None
+    """None generates one; `ArenaServer.admin_token` tells which."""
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class ArenaServer:
+    """A running arena: its gRPC server and the parts the services share."""
+
+    server: grpc.aio.Server
+    port: int
+    admin_token: str
+    hub: SessionHub
+    referee: Referee
+    directory: BotDirectory
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
+        """Report NOT_SERVING, let calls in flight finish within `grace` seconds, then stop."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+
+
+async def start_server(
+    config: ServerConfig,
+    directory: BotDirectory | None = None,
+    on_answer: Callable[[float], None] | None = None,
+) -> ArenaServer:
+    """Build, bind and start the server. `directory` defaults to an in-memory one; `on_answer`
+    is the referee's metrics hook (see `Referee`)."""
+    directory = directory if directory is not None else InMemoryBotDirectory()
+    hub = SessionHub()
+    referee = Referee(hub, on_answer)
+    admin_token = config.admin_token or new_token()
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), *KEEPALIVE_OPTIONS])
+    bot_session_pb2_grpc.add_BotSessionServicer_to_server(BotSessionService(directory, hub), server)
+    arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(directory, referee, admin_token, config.limits), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    if port == 0:
+        raise OSError(f"cannot listen on {config.host}:{config.port}")
+    await server.start()
+    for name in ("", *SERVICE_NAMES):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer)
+
+
+async def serve(config: ServerConfig) -> None:
+    """Run until SIGTERM or SIGINT, announcing the port and admin token on stdout's first line."""
+    arena = await start_server(config)
+    print(json.dumps({"port": arena.port, "admin_token": arena.admin_token}), flush=True)
+    log.info("arena listening on %s:%d", config.host, arena.port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+    await arena.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m arena.server", description="Run a Scout Arena gRPC server.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=50051, help="0 picks a free port")
+    parser.add_argument("--admin-token", default=None, help="default: a fresh random token")
+    defaults = Limits()
+    parser.add_argument("--move-ms", type=int, default=defaults.move_ms)
+    parser.add_argument("--time-bank-ms", type=int, default=defaults.time_bank_ms)
+    parser.add_argument("--grace-ms", type=int, default=defaults.grace_ms)
+    parser.add_argument("--max-invalid", type=int, default=defaults.max_invalid)
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        limits = Limits(args.move_ms, args.time_bank_ms, args.grace_ms, args.max_invalid)
+    except ValueError as exc:
+        parser.error(str(exc))
+    asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits)))
+
+
+if __name__ == "__main__":
+    main()

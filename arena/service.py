@@ -1,0 +1,141 @@
+"""The gRPC servicers: the bots' `BotSession` stream and the operators' `Arena` calls.
+
+They authenticate, convert messages at the edge (`arena.convert`) and hand plain values to the
+session hub and the referee; no game logic lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import uuid
+
+import grpc
+
+from sdk.protocol import ArenaError, ErrorCode, Hello
+from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
+
+from . import convert
+from .directory import BotDirectory, InvalidBotName, NameTaken
+from .referee import Limits, Referee
+from .sessions import MAX_CAPACITY, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 10.0
+"""A new stream must send its Hello within this time."""
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token of the `authorization: Bearer <token>` metadata entry, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer "):].strip()
+    return None
+
+
+class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
+    """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways."""
+
+    def __init__(self, directory: BotDirectory, hub: SessionHub) -> None:
+        self._directory = directory
+        self._hub = hub
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        token = bearer_token(context)
+        if token is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "missing bot token: send the metadata 'authorization: Bearer <token>'"
+            )
+        name = await self._directory.authenticate(token)  # type: ignore[arg-type]
+        if name is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
+        hello = await self._read_hello(context)
+        session_id = uuid.uuid4().hex[:12]
+        conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
+        log.info("session %s: bot %r connected (%s %s, capacity %d)", session_id, name, hello.bot_name,
+                 hello.bot_version, hello.capacity)
+        reader = asyncio.create_task(self._read(conn, stream, context))
+        try:
+            while (msg := await stream.queue.get()) is not None:
+                await context.write(convert.arena_message_to_pb(msg, stream.want_legal_actions))
+        finally:
+            reader.cancel()
+            self._hub.close(conn, stream)
+            log.info("session %s: bot %r disconnected", session_id, name)
+
+    async def _read_hello(self, context: grpc.aio.ServicerContext) -> Hello:
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
+        if first is grpc.aio.EOF:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
+        try:
+            hello = convert.bot_message_from_pb(first)
+        except convert.WireError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        if not isinstance(hello, Hello):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a Hello")
+        if not 1 <= hello.capacity <= MAX_CAPACITY:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {hello.capacity}"
+            )
+        return hello  # type: ignore[return-value]
+
+    async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> None:
+        """Feed the bot's messages to the hub until the bot half-closes or the call ends."""
+        try:
+            while (pb := await context.read()) is not grpc.aio.EOF:
+                if conn.stream is not stream:
+                    break
+                try:
+                    msg = convert.bot_message_from_pb(pb)
+                except convert.WireError as exc:
+                    stream.send(ArenaError(ErrorCode.MALFORMED, str(exc)))
+                    continue
+                self._hub.receive(conn, msg)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+            pass
+        stream.close()
+
+
+class ArenaService(arena_pb2_grpc.ArenaServicer):
+    """Serves the operator calls: open registration, and games on demand for the admin."""
+
+    def __init__(self, directory: BotDirectory, referee: Referee, admin_token: str, limits: Limits) -> None:
+        self._directory = directory
+        self._referee = referee
+        self._admin_token = admin_token
+        self._limits = limits
+
+    async def RegisterBot(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        name = convert.register_request_name(request)  # type: ignore[arg-type]
+        try:
+            token = await self._directory.register(name)
+        except InvalidBotName as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except NameTaken as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        log.info("registered bot %r", name)
+        return convert.register_response_to_pb(name, token)
+
+    async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        token = bearer_token(context)
+        if token is None or not secrets.compare_digest(token, self._admin_token):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "PlayGame needs the arena's admin token as 'authorization: Bearer <token>'")
+        try:
+            bots, seed, limits = convert.play_request_from_pb(request, self._limits)  # type: ignore[arg-type]
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        game_id = uuid.uuid4().hex[:16]
+        try:
+            result = await self._referee.play(game_id, bots, seed, limits)
+        except NotConnected as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except AtCapacity as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return convert.play_response_to_pb(game_id, result)

@@ -1,0 +1,164 @@
+"""Connected bots: one `BotConnection` per registered bot, outliving the streams it comes through.
+
+A bot's seats belong to its name, not to a stream: when its stream breaks the seats wait (the
+referee runs the grace period), and a new stream authenticated with the same token takes them
+over. `SessionHub` is the one registry of connections; the gRPC servicer feeds it streams and
+messages, the referee asks it for seats. Nothing here knows protobuf.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Protocol
+
+from sdk.protocol import ArenaError, ArenaMessage, BotMessage, Decision, ErrorCode, Hello, Welcome
+
+MAX_CAPACITY = 64
+"""Most games one bot session may play at once."""
+
+
+class Table(Protocol):
+    """A running game as the hub sees it (implemented by the referee)."""
+
+    game_id: str
+
+    def resync(self, bot: str) -> None:
+        """`bot` has a new stream: send it its seats, the game's events and its pending requests."""
+
+    def connection_lost(self, bot: str) -> None:
+        """`bot`'s stream ended: stop its clocks; the grace period starts."""
+
+    def submit(self, bot: str, decision: Decision) -> ArenaMessage:
+        """Judge `bot`'s decision; return the reply (accepted, rejected or an error)."""
+        ...
+
+
+class Unavailable(Exception):
+    """A bot cannot take a seat now; the message says which and why."""
+
+
+class NotConnected(Unavailable):
+    pass
+
+
+class AtCapacity(Unavailable):
+    pass
+
+
+class Stream:
+    """One open Play call: the messages waiting to be written to it, in order."""
+
+    __slots__ = ("session_id", "want_legal_actions", "queue")
+
+    def __init__(self, session_id: str, want_legal_actions: bool) -> None:
+        self.session_id = session_id
+        self.want_legal_actions = want_legal_actions
+        self.queue: asyncio.Queue[ArenaMessage | None] = asyncio.Queue()
+        """None tells the writer to end the call."""
+
+    def send(self, msg: ArenaMessage) -> None:
+        self.queue.put_nowait(msg)
+
+    def close(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class BotConnection:
+    """A registered bot at the arena: its current stream (None while disconnected) and games."""
+
+    __slots__ = ("name", "stream", "capacity", "tables", "disconnected_at")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stream: Stream | None = None
+        self.capacity = 0
+        self.tables: dict[str, Table] = {}
+        self.disconnected_at = 0.0
+        """Event-loop time when the last stream ended; meaningful only while `stream` is None."""
+
+    @property
+    def connected(self) -> bool:
+        return self.stream is not None
+
+    def send(self, msg: ArenaMessage) -> None:
+        """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
+        if self.stream is not None:
+            self.stream.send(msg)
+
+
+class SessionHub:
+    """Every bot connection, the streams they come through and the games they sit in."""
+
+    def __init__(self) -> None:
+        self._bots: dict[str, BotConnection] = {}
+
+    def get(self, name: str) -> BotConnection | None:
+        return self._bots.get(name)
+
+    def open(self, name: str, hello: Hello, session_id: str) -> tuple[BotConnection, Stream]:
+        """Attach a new stream for `name` after its Hello; a previous live stream is superseded."""
+        conn = self._bots.get(name)
+        if conn is None:
+            conn = self._bots[name] = BotConnection(name)
+        old = conn.stream
+        if old is not None:
+            old.send(ArenaError(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
+            old.close()
+        stream = Stream(session_id, hello.want_legal_actions)
+        conn.stream = stream
+        conn.capacity = hello.capacity
+        stream.send(Welcome(session_id, name, hello.capacity))
+        for table in list(conn.tables.values()):
+            table.resync(name)
+        return conn, stream
+
+    def close(self, conn: BotConnection, stream: Stream) -> None:
+        """The call of `stream` ended; if it was the bot's current one, the bot is disconnected."""
+        if conn.stream is not stream:
+            return
+        conn.stream = None
+        conn.disconnected_at = asyncio.get_running_loop().time()
+        for table in list(conn.tables.values()):
+            table.connection_lost(conn.name)
+        if not conn.tables:
+            del self._bots[conn.name]
+
+    def receive(self, conn: BotConnection, msg: BotMessage) -> None:
+        """Route a message from `conn`'s current stream; refusals go back to it as errors."""
+        if isinstance(msg, Hello):
+            conn.send(ArenaError(ErrorCode.PROTOCOL, "Hello may only be the first message of a stream"))
+            return
+        table = conn.tables.get(msg.game_id)
+        if table is None:
+            conn.send(
+                ArenaError(
+                    ErrorCode.UNKNOWN_GAME, f"bot {conn.name!r} is not playing a game {msg.game_id!r}",
+                    msg.game_id, msg.request_id,
+                )
+            )
+            return
+        conn.send(table.submit(conn.name, msg))
+
+    def seat(self, table: Table, bots: Sequence[str]) -> None:
+        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
+        for name in dict.fromkeys(bots):
+            conn = self._bots.get(name)
+            if conn is None or not conn.connected:
+                raise NotConnected(f"bot {name!r} is not connected")
+            if len(conn.tables) >= conn.capacity:
+                raise AtCapacity(f"bot {name!r} is already playing {len(conn.tables)} games, its capacity")
+            if table.game_id in conn.tables:
+                raise ValueError(f"game {table.game_id!r} is already running")
+        for name in dict.fromkeys(bots):
+            self._bots[name].tables[table.game_id] = table
+
+    def release(self, table: Table, bots: Sequence[str]) -> None:
+        """`table`'s game is over: free its seats, and forget bots that are gone and seat-less."""
+        for name in dict.fromkeys(bots):
+            conn = self._bots.get(name)
+            if conn is None:
+                continue
+            conn.tables.pop(table.game_id, None)
+            if not conn.tables and not conn.connected:
+                del self._bots[name]

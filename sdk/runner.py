@@ -1,0 +1,308 @@
+"""Run a bot against an arena: connect, play every game the arena gives it, reconnect when cut off.
+
+>>> from sdk.runner import run, register          # doctest: +SKIP
+>>> token = register("my-bot", target="arena.example:50051")
+>>> run(MyBot(), target="arena.example:50051", token=token)
+
+One stream carries all the bot's games (docs/protocol.md). The runner keeps each game's public
+history from the arena's events, hands the bot complete `Observation`s (with legal actions, from
+the arena or computed here with the engine) and sends back its answers. Sync and async bots both
+work; each decision runs as its own task, so a slow decision in one game does not hold up the
+others (a sync bot's `choose` still blocks the event loop while it runs).
+
+If the connection breaks the runner reconnects with exponential back-off and jitter; the arena
+gives the seats back if it returns within the arena's grace period. A refused token, or another
+process taking over the bot's session, stops the runner with `ArenaRefused`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import random
+import signal
+from dataclasses import dataclass, field
+
+import grpc
+
+from .bot import Bot, resolve
+from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, set_key, table_rules
+from .protocol import (
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
+    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+)
+from .wire import arena_pb2_grpc, bot_session_pb2_grpc
+from .wire.convert import (
+    WireError, arena_message_from_pb, decision_to_pb, hello_to_pb, register_request_to_pb, registered_token,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+)
+"""Ping the arena every 10 s, give up on it after 5 s of silence: a dead link is noticed fast."""
+_FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+class ArenaRefused(Exception):
+    """The arena refused the bot for a reason retrying cannot fix (bad token, taken name, ...)."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnect delays: `initial` doubling up to `maximum`, each drawn from [delay/2, delay]."""
+
+    initial: float = 0.2
+    maximum: float = 10.0
+
+    def delay(self, attempt: int) -> float:
+        ceiling = min(self.maximum, self.initial * 2**attempt)
+        return random.uniform(ceiling / 2, ceiling)
+
+
+def local_legal_actions(obs: Observation) -> tuple[Action, ...]:
+    """The seat's legal actions computed with the engine from its observation alone.
+
+    Legality depends only on the mover's hand, the active set, the chips and the phase, so a
+    `Game` holding those (other hands empty) gives exactly the referee's list.
+    """
+    table = obs.table
+    if table.phase is Phase.FLIP:
+        return FLIPS
+    game = Game.__new__(Game)
+    game.rules = table_rules(table.players)
+    game.phase = table.phase
+    game.to_move = table.to_move if table.to_move is not None else obs.seat
+    game.hands = [[] for _ in range(table.players)]
+    game.hands[obs.seat] = list(obs.hand)
+    game.active = list(table.active_set)
+    game.owner = table.active_owner
+    game._active_key = set_key([c.top for c in table.active_set]) if table.active_set else None
+    game.chips = [p.scout_chips for p in table.seats]
+    game.scout_show = [p.has_scout_show for p in table.seats]
+    return tuple(game.legal_actions(obs.seat))
+
+
+@dataclass
+class _GameState:
+    """What the runner knows of one game: seats held, history, the latest request per seat."""
+
+    started: GameStarted
+    history: list[Event] = field(default_factory=list)
+    requests: dict[int, DecisionRequest] = field(default_factory=dict)
+    """Open requests by id: answered ones stay until accepted, so a reconnect can resend them."""
+    answers: dict[int, Action] = field(default_factory=dict)
+    thinking: set[int] = field(default_factory=set)
+
+
+class _Session:
+    """The runner's state across reconnects."""
+
+    def __init__(self, bot: Bot, capacity: int, want_legal_actions: bool, max_games: int | None) -> None:
+        self.bot = bot
+        self.hello = Hello(bot.name, bot.version, capacity, want_legal_actions)
+        self.max_games = max_games
+        self.games: dict[str, _GameState] = {}
+        self.finished = 0
+        self.outbox: asyncio.Queue[Decision | None] = asyncio.Queue()
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def done(self) -> bool:
+        return self.max_games is not None and self.finished >= self.max_games and not self.games
+
+    def handle(self, msg: ArenaMessage) -> None:
+        if type(msg) is PublicEvent:
+            state = self.games.get(msg.game_id)
+            if state is not None and msg.seq == len(state.history):
+                state.history.append(msg.event)
+        elif type(msg) is DecisionRequest:
+            state = self.games.get(msg.game_id)
+            if state is not None:
+                state.requests[msg.request_id] = msg
+                self._answer(state, msg)
+        elif type(msg) is ActionAccepted:
+            state = self.games.get(msg.game_id)
+            if state is not None:
+                state.requests.pop(msg.request_id, None)
+                state.answers.pop(msg.request_id, None)
+        elif type(msg) is ActionRejected:
+            self._rejected(msg)
+        elif type(msg) is GameStarted:
+            if msg.game_id not in self.games:
+                log.info("game %s: seat %d of %s", msg.game_id, msg.seat, ", ".join(msg.players))
+                self.games[msg.game_id] = _GameState(msg)
+        elif type(msg) is GameOver:
+            self._game_over(msg)
+        elif type(msg) is Welcome:
+            log.info("welcome: playing as %r (session %s, capacity %d)", msg.bot_name, msg.session_id, msg.capacity)
+        elif type(msg) is ArenaError:
+            if msg.code is ErrorCode.SUPERSEDED:
+                raise ArenaRefused(msg.message)
+            log.warning("arena: %s (%s)", msg.message, msg.code.value)
+
+    def _answer(self, state: _GameState, req: DecisionRequest) -> None:
+        """Send the answer again if there is one (a resent request), else ask the bot."""
+        answer = state.answers.get(req.request_id)
+        if answer is not None:
+            self.outbox.put_nowait(Decision(req.game_id, req.request_id, answer))
+        elif req.request_id not in state.thinking:
+            state.thinking.add(req.request_id)
+            task = asyncio.create_task(self._think(state, req))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _think(self, state: _GameState, req: DecisionRequest) -> None:
+        obs = req.observation
+        table = dataclasses.replace(obs.table, history=tuple(state.history))
+        obs = dataclasses.replace(obs, legal_actions=obs.legal_actions or local_legal_actions(obs), table=table)
+        try:
+            if req.kind is DecisionKind.FLIP:
+                action: Action = Flip(bool(await resolve(self.bot.flip(obs))))
+            else:
+                action = await resolve(self.bot.choose(obs))  # type: ignore[assignment]
+        except Exception:
+            log.exception("game %s: the bot failed on request %d; the arena will time it out", req.game_id, req.request_id)
+            return
+        finally:
+            state.thinking.discard(req.request_id)
+        if req.request_id in state.requests:
+            state.answers[req.request_id] = action
+            self.outbox.put_nowait(Decision(req.game_id, req.request_id, action))
+
+    def _rejected(self, msg: ActionRejected) -> None:
+        state = self.games.get(msg.game_id)
+        log.warning("game %s: request %d rejected (%d attempts left): %s", msg.game_id, msg.request_id,
+                    msg.attempts_left, msg.reason)
+        if state is None:
+            return
+        state.answers.pop(msg.request_id, None)
+        req = state.requests.get(msg.request_id)
+        if req is not None and msg.attempts_left > 0:
+            self._answer(state, req)
+
+    def _game_over(self, msg: GameOver) -> None:
+        state = self.games.pop(msg.game_id, None)
+        if state is None:
+            return
+        self.finished += 1
+        seat = state.started.seat
+        forfeits = "; ".join(f"seat {s} forfeited ({reason})" for s, reason in msg.forfeits)
+        log.info("game %s over: seat %d has %d points, rank %d of %d%s", msg.game_id, seat, msg.totals[seat],
+                 msg.ranks[seat], len(msg.ranks), f"; {forfeits}" if forfeits else "")
+
+
+async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
+    """One stream: Hello, then read and dispatch until it ends or the session is done."""
+    call = bot_session_pb2_grpc.BotSessionStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+    await call.write(hello_to_pb(session.hello))
+
+    async def write() -> None:
+        while (decision := await session.outbox.get()) is not None:
+            await call.write(decision_to_pb(decision))
+
+    writer = asyncio.create_task(write())
+    try:
+        while not session.done:
+            pb = await call.read()
+            if pb is grpc.aio.EOF:
+                break
+            try:
+                msg = arena_message_from_pb(pb)
+            except WireError as exc:
+                log.warning("ignoring a message this SDK cannot read: %s", exc)
+                continue
+            session.handle(msg)
+        if session.done:
+            await call.done_writing()
+    finally:
+        writer.cancel()
+        call.cancel()
+        session.outbox = asyncio.Queue()
+
+
+async def run_async(
+    bot: Bot,
+    *,
+    target: str = DEFAULT_TARGET,
+    token: str,
+    capacity: int = 4,
+    want_legal_actions: bool = True,
+    max_games: int | None = None,
+    backoff: Backoff = Backoff(),
+) -> int:
+    """Play games for `bot` until cancelled, or until `max_games` games have finished.
+
+    Returns the number of games finished. Raises ArenaRefused if the arena rejects the token or
+    the Hello, or another process takes the bot's session over.
+    """
+    if max_games is not None:
+        capacity = max(1, min(capacity, max_games))
+    session = _Session(bot, capacity, want_legal_actions, max_games)
+    attempt = 0
+    while True:
+        async with grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
+            log.info("connecting to %s as %s", target, bot.name)
+            try:
+                await _play_stream(session, channel, token)
+                attempt = 0
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in _FATAL:
+                    raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
+                log.warning("connection to %s lost: %s %s", target, exc.code().name, exc.details())
+        if session.done:
+            for task in list(session.tasks):
+                task.cancel()
+            return session.finished
+        delay = backoff.delay(attempt)
+        attempt += 1
+        log.info("reconnecting in %.1f s", delay)
+        await asyncio.sleep(delay)
+
+
+def run(
+    bot: Bot,
+    *,
+    target: str = DEFAULT_TARGET,
+    token: str,
+    capacity: int = 4,
+    want_legal_actions: bool = True,
+    max_games: int | None = None,
+) -> int:
+    """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
+
+    async def main() -> int:
+        task = asyncio.create_task(
+            run_async(bot, target=target, token=token, capacity=capacity, want_legal_actions=want_legal_actions,
+                      max_games=max_games)
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            log.info("stopped")
+            return 0
+
+    return asyncio.run(main())
+
+
+async def register_async(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0) -> str:
+    """Register `name` at the arena and return its token; ArenaRefused says why not."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        try:
+            reply = await arena_pb2_grpc.ArenaStub(channel).RegisterBot(register_request_to_pb(name), timeout=timeout)
+        except grpc.aio.AioRpcError as exc:
+            raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
+    return registered_token(reply)
+
+
+def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0) -> str:
+    """The blocking form of `register_async`."""
+    return asyncio.run(register_async(name, target=target, timeout=timeout))
