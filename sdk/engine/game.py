@@ -27,7 +27,8 @@ from .deal import SplitMix64, deal_hands, shuffled_deck
 from .errors import IllegalAction
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
-from .sets import SetKey, hand_sets, set_key
+from .legal import LegalActions, ScoutShows, legal_shows
+from .sets import SetKey, set_key
 
 
 class Phase(Enum):
@@ -103,47 +104,28 @@ class Game:
 
     # -- legal actions -------------------------------------------------------------------------
 
-    def legal_actions(self, seat: Seat | None = None) -> list[Action]:
-        """Everything `seat` (default: the player to move) may do now; empty if not its turn.
+    def legal_actions(self, seat: Seat | None = None) -> LegalActions:
+        """Everything `seat` (default: whoever the game waits for) may do now; empty if nothing.
 
-        Order is stable: shows by start then length, then scouts, then scout & shows.
+        Order is stable: shows by start (longest first), then scouts, then scout & shows.
         """
         if self.phase is Phase.FLIP:
             if seat is None:
                 seat = self.to_move
-            return list(FLIPS) if self.flips[seat] is None else []
+            return LegalActions(list(FLIPS) if self.flips[seat] is None else [])
         if self.phase is Phase.OVER or (seat is not None and seat != self.to_move):
-            return []
+            return LegalActions([])
         p = self.to_move
         hand = self.hands[p]
-        tops = tuple([c[0] for c in hand])
-        key = self._active_key
-        if key is None:
-            actions: list[Action] = [show for _, show in hand_sets(tops)]
-        else:
-            actions = [show for k, show in hand_sets(tops) if k > key]
-        if self.active and (not self.rules.two_player or self.chips[p]):
-            scouts = SCOUTS[len(hand)][len(self.active) == 1]
-            actions += scouts
-            if self.scout_show[p]:
-                actions += self._scout_shows(tops, scouts)
-        return actions
-
-    def _scout_shows(self, tops: tuple[int, ...], scouts: tuple[Scout, ...]) -> list[Action]:
-        active = self.active
-        rest_key = (set_key([c[0] for c in active[1:]]), set_key([c[0] for c in active[:-1]]))
-        out: list[Action] = []
-        for scout in scouts:
-            card = active[-1] if scout.end else active[0]
-            value = card[1] if scout.flip else card[0]
-            pos = scout.position
-            key = rest_key[scout.end]
-            sets = hand_sets(tops[:pos] + (value,) + tops[pos:])
-            if key is None:
-                out += [ScoutShow(scout, show) for _, show in sets]
-            else:
-                out += [ScoutShow(scout, show) for k, show in sets if k > key]
-        return out
+        tops = [c[0] for c in hand]
+        actions: list[Action] = legal_shows(tops, self._active_key)  # type: ignore[assignment]
+        if not self.active or (self.rules.two_player and not self.chips[p]):
+            return LegalActions(actions)
+        scouts = SCOUTS[len(hand)][len(self.active) == 1]
+        actions += scouts
+        if not self.scout_show[p]:
+            return LegalActions(actions)
+        return LegalActions(actions, ScoutShows(tuple(tops), scouts, self.active))
 
     # -- applying actions ------------------------------------------------------------------------
 
@@ -296,9 +278,7 @@ class Game:
         """2 players, §6.2: a non-empty set of the opponent's, no chip, and nothing stronger."""
         if not self.active or self.chips[seat]:
             return False
-        key = self._active_key
-        tops = tuple([c[0] for c in self.hands[seat]])
-        return all(not k > key for k, _ in hand_sets(tops))  # type: ignore[operator]
+        return not legal_shows([c[0] for c in self.hands[seat]], self._active_key)
 
     # -- rounds --------------------------------------------------------------------------------
 

@@ -1,0 +1,91 @@
+"""Engine speed: random full games (uniform over legal actions) for 2–5 players, on one core.
+
+Run:  .venv/bin/python benchmarks/engine_speed.py [--games N] [--seconds S]
+
+For each player count it plays seeded random games and prints games/s, actions/s and the mean
+cost of one legal-action enumeration. The same games are also played by a baseline policy that
+materialises every legal action as a list before choosing (what `random.choice(list(actions))`
+costs), so the ratio between the two is measured on the same machine in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from sdk.engine import Action, Game
+
+Pick = Callable[[Sequence[Action], random.Random], Action]
+
+
+def pick_lazy(actions: Sequence[Action], rng: random.Random) -> Action:
+    return actions[rng.randrange(len(actions))]
+
+
+def pick_materialised(actions: Sequence[Action], rng: random.Random) -> Action:
+    return rng.choice(list(actions))
+
+
+def play(players: int, seed: int, pick: Pick) -> int:
+    """One random game; returns the number of actions applied (flips included)."""
+    game = Game(players, seed)
+    rng = random.Random(seed)
+    count = 0
+    while not game.is_over:
+        game.apply(game.to_move, pick(game.legal_actions(), rng))
+        count += 1
+    return count
+
+
+def run(players: int, pick: Pick, games: int, seconds: float) -> tuple[int, int, float]:
+    played = actions = 0
+    start = time.perf_counter()
+    while played < games and time.perf_counter() - start < seconds:
+        actions += play(players, played, pick)
+        played += 1
+    return played, actions, time.perf_counter() - start
+
+
+def enumeration_cost(players: int, samples: int = 20_000) -> float:
+    """Mean µs of one `legal_actions()` call (with `len`), over states met in random games."""
+    states: list[Game] = []
+    seed = 10_000
+    while len(states) < samples:
+        game = Game(players, seed)
+        rng = random.Random(seed)
+        while not game.is_over and len(states) < samples:
+            actions = game.legal_actions()
+            if game.phase.value == "play":
+                states.append(copy.deepcopy(game))
+            game.apply(game.to_move, pick_lazy(actions, rng))
+        seed += 1
+    start = time.perf_counter()
+    for state in states:
+        len(state.legal_actions())
+    return (time.perf_counter() - start) / len(states) * 1e6
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400, help="games per player count and policy")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time cap per measurement")
+    args = parser.parse_args(argv)
+    print(f"command: {' '.join([sys.executable, *sys.argv])}")
+    print(f"python {platform.python_version()} on {platform.machine()}, one process")
+    print(f"{'players':>7} {'games/s':>9} {'actions/s':>10} {'actions/game':>12} "
+          f"{'µs/enum':>8} {'baseline games/s':>16} {'ratio':>6}")
+    for players in (2, 3, 4, 5):
+        games, actions, elapsed = run(players, pick_lazy, args.games, args.seconds)
+        base_games, _, base_elapsed = run(players, pick_materialised, args.games, args.seconds)
+        rate, base_rate = games / elapsed, base_games / base_elapsed
+        print(f"{players:>7} {rate:>9.0f} {actions / elapsed:>10.0f} {actions / games:>12.0f} "
+              f"{enumeration_cost(players, 5_000):>8.2f} {base_rate:>16.0f} {rate / base_rate:>5.1f}x")
+
+
+if __name__ == "__main__":
+    main()
