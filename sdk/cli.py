@@ -1,0 +1,228 @@
+"""`scout-bot`: try a bot locally, check it, and run it against an arena.
+
+    scout-bot play path/to/bot.py --against greedy,random --games 50 --players 4
+    scout-bot check path/to/bot.py
+    scout-bot run path/to/bot.py --target arena.example:50051 --token TOKEN
+
+BOT is a file (``bot.py``), a module (``package.module``), either with ``:ClassName``, or the
+name of an example bot (random, greedy, montecarlo). A mistake on the command line prints one
+``error:`` line and exits non-zero; it never shows a traceback.
+
+`bot_program` gives a bot module the `run` command as its own ``__main__``, which is how the
+example bots are launched: ``python -m bots.greedy --target HOST:PORT --token TOKEN``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from typer.core import TyperCommand, TyperGroup
+
+from .bot import Bot
+from .conformance import check_bot
+from .loading import BotLoadError, load_bot
+from .local import BotError, GameResult, MatchResult, play_match
+from .runner import DEFAULT_TARGET, ArenaRefused, run
+
+
+class _OneLineErrors:
+    """Turns Typer's usage panel into one `error: ...` line on stderr, exit status kept."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        parent: Any = super()
+        if not standalone_mode:
+            return parent.main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = parent.main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.TyperException as exc:
+            if type(exc).__name__ != "NoArgsIsHelpError":  # the help text is already shown
+                typer.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(getattr(exc, "exit_code", 2))
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Group(_OneLineErrors, TyperGroup):
+    pass
+
+
+class _Command(_OneLineErrors, TyperCommand):
+    pass
+
+
+app = typer.Typer(
+    cls=_Group,
+    help="Try a SCOUT bot locally, check it before a tournament, and run it against an arena.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+BotArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="BOT",
+        help="bot.py, package.module, either with :ClassName, or an example: random, greedy, montecarlo.",
+        show_default=False,
+    ),
+]
+TargetOption = Annotated[str, typer.Option(help="The arena's HOST:PORT.", envvar="SCOUT_TARGET")]
+TokenOption = Annotated[
+    str, typer.Option(help="The bot's token, from registering it.", envvar="SCOUT_TOKEN", show_default=False)
+]
+CapacityOption = Annotated[int, typer.Option(min=1, help="How many games to play at once.")]
+MaxGamesOption = Annotated[
+    int | None, typer.Option(min=1, help="Stop after this many games (default: run until stopped).")
+]
+
+
+def fail(message: str) -> NoReturn:
+    """Print one error line and exit with status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _example_names() -> dict[str, Callable[[int], Bot]]:
+    from bots import EXAMPLES, make_example
+
+    return {name: (lambda seed, name=name: make_example(name, seed)) for name in EXAMPLES}  # type: ignore[misc]
+
+
+def resolve_bot(spec: str, seed: int = 0) -> Bot:
+    """An example bot by name, or a bot loaded from `spec`; a bad spec ends the command."""
+    examples = _example_names()
+    if spec in examples:
+        return examples[spec](seed)
+    try:
+        return load_bot(spec)
+    except BotLoadError as exc:
+        fail(str(exc))
+
+
+def _opponent_names(against: str) -> list[str]:
+    names = [name.strip() for name in against.split(",") if name.strip()]
+    known = _example_names()
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        fail(f"unknown example bot {', '.join(map(repr, unknown)) or repr(against)} for --against "
+             f"(choose from {', '.join(sorted(known))})")
+    return names
+
+
+@app.command(help="Play BOT against example bots in this process and show how it did.")
+def play(
+    bot: BotArgument,
+    against: Annotated[str, typer.Option(help="Comma-separated example bots for the other seats, used in turn.")] = "greedy",
+    games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 20,
+    players: Annotated[int, typer.Option(min=2, max=5, help="Seats at the table, 2 to 5.")] = 4,
+    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g.")] = 0,
+) -> None:
+    entrant = resolve_bot(bot, seed)
+    names = _opponent_names(against)
+    examples = _example_names()
+    table = [entrant] + [examples[names[k % len(names)]](seed + 1 + k) for k in range(players - 1)]
+    console = Console()
+    with Progress(
+        TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True, disable=not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("games", total=games)
+
+        def advance(_: GameResult) -> None:
+            bar.advance(task)
+
+        try:
+            match = play_match(table, games=games, seed=seed, progress=advance)
+        except BotError as exc:
+            fail(str(exc))
+    console.print(match_table(match, f"{games} games, {players} players, seeds {seed}..{seed + games - 1}"))
+
+
+def match_table(match: MatchResult, title: str) -> Table:
+    """The summary of a match as a rich table, best average placing first."""
+    table = Table(title=title)
+    for column in ("bot", "games", "wins", "win %", "avg points", "avg place", "ms/answer"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in sorted(match.summary(), key=lambda r: r.mean_placing):
+        table.add_row(
+            row.name, str(row.games), str(row.wins), f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}",
+            f"{row.mean_placing:.2f}", f"{1000 * row.seconds_per_decision:.2f}",
+        )
+    return table
+
+
+@app.command(help="Run the conformance kit on BOT: legal, well-typed, on-time answers at every table size.")
+def check(
+    bot: BotArgument,
+    games: Annotated[int, typer.Option(min=1, help="Games per table size (2, 3, 4 and 5 players).")] = 8,
+    move_time: Annotated[float, typer.Option(min=0.001, help="Per-move time limit in seconds.")] = 1.0,
+    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g.")] = 0,
+) -> None:
+    report = check_bot(resolve_bot(bot, seed), games=games, seed=seed, move_time=move_time)
+    console = Console()
+    console.print(report.summary(), style="green" if report.passed else "red", highlight=False, soft_wrap=True)
+    for finding in report.findings:
+        console.print(f"  {finding}", highlight=False, markup=False, soft_wrap=True)
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None) -> None:
+    """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        fail(f"--target must be HOST:PORT, not {target!r}")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games)
+    except ArenaRefused as exc:
+        fail(f"the arena refused {bot.name}: {exc}")
+    typer.echo(f"{bot.name}: {finished} games played", err=True)
+
+
+@app.command("run", help="Connect BOT to an arena and play the games it is given until stopped.")
+def run_command(
+    bot: BotArgument,
+    token: TokenOption,
+    target: TargetOption = DEFAULT_TARGET,
+    capacity: CapacityOption = 4,
+    max_games: MaxGamesOption = None,
+) -> None:
+    serve(resolve_bot(bot), target=target, token=token, capacity=capacity, max_games=max_games)
+
+
+def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
+    """A one-command program that runs the bot `make_bot()` makes against an arena.
+
+    Ends a bot module so it runs as ``python -m module --target HOST:PORT --token TOKEN``::
+
+        if __name__ == "__main__":
+            bot_program(MyBot)()
+    """
+    program = typer.Typer(add_completion=False)
+
+    @program.command(cls=_Command, help=f"Connect {getattr(make_bot, '__name__', 'the bot')} to an arena and play.")
+    def main(
+        token: TokenOption,
+        target: TargetOption = DEFAULT_TARGET,
+        capacity: CapacityOption = 4,
+        max_games: MaxGamesOption = None,
+    ) -> None:
+        serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games)
+
+    return program

@@ -1,0 +1,88 @@
+"""The `scout-bot` CLI: local play, the conformance check, and one-line errors for mistakes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sdk.cli import app
+
+MISBEHAVING = str(Path(__file__).with_name("misbehaving.py"))
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def assert_one_line_error(output: str, starts: str) -> None:
+    assert output.count("\n") == 1 and output.startswith(f"error: {starts}"), output
+    assert "Traceback" not in output
+
+
+def test_play_shows_a_table_for_every_entrant(tmp_path: Path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text("from sdk import Bot\n\nclass Mine(Bot):\n    def choose(self, obs):\n        return obs.legal_actions[0]\n")
+    code, output = invoke("play", str(bot), "--against", "greedy,random", "--games", "3", "--players", "3", "--seed", "5")
+    assert code == 0, output
+    assert "3 games, 3 players, seeds 5..7" in output
+    for name in ("Mine", "GreedyBot", "RandomBot"):
+        assert f"│ {name} " in output
+
+
+def test_play_accepts_an_example_name_and_is_reproducible() -> None:
+    def results() -> list[list[str]]:
+        code, output = invoke("play", "random", "--games", "2", "--players", "2", "--against", "random")
+        assert code == 0
+        return [line.split("│")[1:-2] for line in output.splitlines() if "RandomBot" in line]
+
+    first = results()
+    assert len(first) == 2 and first == results()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "starts"),
+    [
+        (["play", "absent_bot.py"], 1, "no such file: absent_bot.py"),
+        (["play", "greedy", "--against", "greedy,nobody"], 1, "unknown example bot 'nobody' for --against"),
+        (["play", "greedy", "--players", "6"], 2, "Invalid value for '--players'"),
+        (["play", "greedy", "--games", "many"], 2, "Invalid value for '--games'"),
+        (["play"], 2, "Missing argument 'BOT'"),
+        (["play", f"{MISBEHAVING}:ShowsTooMuch", "--games", "1"], 1, "bot 'ShowsTooMuch' (seat 0) chose an illegal"),
+        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players", "5"], 1, "bot 'CrashesAtFivePlayers' (seat 0) raised"),
+        (["play", MISBEHAVING], 1, f"{MISBEHAVING} defines several Bot subclasses (AnswersWithIndex, "),
+        (["check", "bots.nothing_here"], 1, "no module named 'bots.nothing_here'"),
+        (["run", "greedy"], 2, "Missing option '--token'"),
+        (["run", "greedy", "--token", "t", "--target", "localhost"], 1, "--target must be HOST:PORT, not 'localhost'"),
+        (["dance"], 2, "No such command 'dance'"),
+    ],
+)
+def test_user_mistakes_print_one_line_and_exit_non_zero(args: list[str], code: int, starts: str) -> None:
+    got, output = invoke(*args)
+    assert got == code
+    assert_one_line_error(output, starts)
+
+
+def test_check_passes_a_good_bot() -> None:
+    code, output = invoke("check", "greedy", "--games", "1")
+    assert code == 0
+    assert output.startswith("PASS GreedyBot: 4 games at 2-5 players")
+
+
+def test_check_fails_a_broken_bot_and_lists_the_finding() -> None:
+    code, output = invoke("check", f"{MISBEHAVING}:FlipsWithString", "--games", "1")
+    assert code == 1
+    lines = output.splitlines()
+    assert lines[0].startswith("FAIL FlipsWithString: 4 games")
+    assert lines[1].startswith("  answered with the wrong type (4x), first at 2 players, seed 0, seat 0, round 1: ")
+    assert lines[1].endswith("flip() returned str, not bool")
+
+
+@pytest.mark.parametrize("command", ["play", "check", "run"])
+def test_every_command_has_help(command: str) -> None:
+    code, output = invoke(command, "--help")
+    assert code == 0 and "BOT" in output
