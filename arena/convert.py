@@ -7,7 +7,7 @@ The only arena module that reads or builds `_pb2` messages. Cards and actions us
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sdk.engine import Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .results import GameResult
 
 __all__ = [
-    "SERVICE_NAMES", "WireError", "arena_message_to_pb", "bot_message_from_pb", "play_request_from_pb",
+    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_message_from_pb", "play_request_from_pb",
     "play_response_to_pb", "register_request_name", "register_response_to_pb",
 ]
 
@@ -191,6 +191,11 @@ _ENCODERS: dict[type, Callable[[Any, bool], session_pb.ArenaMessage]] = {
 def arena_message_to_pb(msg: ArenaMessage, legal_actions: bool) -> session_pb.ArenaMessage:
     """Encode one message for a bot; `legal_actions` says whether its Hello asked for them."""
     return _ENCODERS[type(msg)](msg, legal_actions)
+
+
+def arena_batch_to_pb(msgs: Sequence[ArenaMessage], legal_actions: bool) -> session_pb.ArenaBatch:
+    """Encode the messages of one write, in order."""
+    return session_pb.ArenaBatch(messages=[_ENCODERS[type(m)](m, legal_actions) for m in msgs])
 
 
 # ---- the operator service -------------------------------------------------------------------------

@@ -46,8 +46,9 @@ def check_name(name: str) -> None:
 
 
 def new_token() -> str:
-    """A fresh secret token (256 random bits, URL-safe text)."""
-    return secrets.token_urlsafe(32)
+    """A fresh secret token: 256 random bits as hex (never starts with '-', so it is safe as a
+    command-line argument)."""
+    return secrets.token_hex(32)
 
 
 def token_hash(token: str) -> str:

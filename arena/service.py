@@ -43,6 +43,9 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         self._hub = hub
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        # The first message is read before the token is checked: a client whose Hello is still
+        # being written when the call is refused sees a local INTERNAL error, not our status.
+        first = await self._read_first(context)
         token = bearer_token(context)
         if token is None:
             await context.abort(
@@ -51,29 +54,32 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         name = await self._directory.authenticate(token)  # type: ignore[arg-type]
         if name is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
-        hello = await self._read_hello(context)
+        hello = await self._check_hello(first, context)
         session_id = uuid.uuid4().hex[:12]
         conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
         log.info("session %s: bot %r connected (%s %s, capacity %d)", session_id, name, hello.bot_name,
                  hello.bot_version, hello.capacity)
         reader = asyncio.create_task(self._read(conn, stream, context))
         try:
-            while (msg := await stream.queue.get()) is not None:
-                await context.write(convert.arena_message_to_pb(msg, stream.want_legal_actions))
+            while batch := await stream.next_batch():
+                await context.write(convert.arena_batch_to_pb(batch, stream.want_legal_actions))
         finally:
             reader.cancel()
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
 
-    async def _read_hello(self, context: grpc.aio.ServicerContext) -> Hello:
+    async def _read_first(self, context: grpc.aio.ServicerContext) -> object:
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except asyncio.TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
         if first is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
+        return first
+
+    async def _check_hello(self, first: object, context: grpc.aio.ServicerContext) -> Hello:
         try:
-            hello = convert.bot_message_from_pb(first)
+            hello = convert.bot_message_from_pb(first)  # type: ignore[arg-type]
         except convert.WireError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         if not isinstance(hello, Hello):

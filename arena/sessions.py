@@ -16,6 +16,8 @@ from sdk.protocol import ArenaError, ArenaMessage, BotMessage, Decision, ErrorCo
 
 MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
+MAX_BATCH = 256
+"""Most messages in one write to a bot."""
 
 
 class Table(Protocol):
@@ -62,6 +64,19 @@ class Stream:
 
     def close(self) -> None:
         self.queue.put_nowait(None)
+
+    async def next_batch(self) -> list[ArenaMessage]:
+        """Wait for a message, then take every message queued behind it (one write for all of
+        them); an empty list once the stream is closed."""
+        batch: list[ArenaMessage] = []
+        msg = await self.queue.get()
+        while msg is not None:
+            batch.append(msg)
+            if self.queue.empty() or len(batch) >= MAX_BATCH:
+                return batch
+            msg = self.queue.get_nowait()
+        self.queue.put_nowait(None)
+        return batch
 
 
 class BotConnection:

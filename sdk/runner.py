@@ -34,7 +34,7 @@ from .protocol import (
 )
 from .wire import arena_pb2_grpc, bot_session_pb2_grpc
 from .wire.convert import (
-    WireError, arena_message_from_pb, decision_to_pb, hello_to_pb, register_request_to_pb, registered_token,
+    arena_batch_from_pb, decision_to_pb, hello_to_pb, register_request_to_pb, registered_token,
 )
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,10 @@ class _Session:
 async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
     """One stream: Hello, then read and dispatch until it ends or the session is done."""
     call = bot_session_pb2_grpc.BotSessionStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
-    await call.write(hello_to_pb(session.hello))
+    try:
+        await call.write(hello_to_pb(session.hello))
+    except grpc.aio.AioRpcError:
+        pass  # the call ended at once (e.g. a refused token): the first read raises its status
 
     async def write() -> None:
         while (decision := await session.outbox.get()) is not None:
@@ -209,15 +212,14 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
     writer = asyncio.create_task(write())
     try:
         while not session.done:
-            pb = await call.read()
-            if pb is grpc.aio.EOF:
+            batch = await call.read()
+            if batch is grpc.aio.EOF:
                 break
-            try:
-                msg = arena_message_from_pb(pb)
-            except WireError as exc:
-                log.warning("ignoring a message this SDK cannot read: %s", exc)
-                continue
-            session.handle(msg)
+            messages, skipped = arena_batch_from_pb(batch)
+            for problem in skipped:
+                log.warning("ignoring a message this SDK cannot read: %s", problem)
+            for msg in messages:
+                session.handle(msg)
         if session.done:
             await call.done_writing()
     finally:

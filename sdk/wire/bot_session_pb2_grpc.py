@@ -37,7 +37,7 @@ class BotSessionStub:
         self.Play = channel.stream_stream(
                 '/scout.arena.v1.BotSession/Play',
                 request_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.SerializeToString,
-                response_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaMessage.FromString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.FromString,
                 _registered_method=True)
 
 
@@ -57,7 +57,7 @@ def add_BotSessionServicer_to_server(servicer, server):
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
                     request_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.FromString,
-                    response_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaMessage.SerializeToString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -86,7 +86,7 @@ class BotSession:
             target,
             '/scout.arena.v1.BotSession/Play',
             scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.SerializeToString,
-            scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaMessage.FromString,
+            scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.FromString,
             options,
             channel_credentials,
             insecure,

@@ -205,6 +205,19 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage) -> ArenaMessage:
     raise WireError(f"unknown arena message kind {kind!r}")
 
 
+def arena_batch_from_pb(batch: session_pb.ArenaBatch) -> tuple[list[ArenaMessage], list[str]]:
+    """Decode one write of the arena: the messages understood, in order, and a description of
+    each message skipped because this SDK cannot read it (e.g. one added by a newer arena)."""
+    messages: list[ArenaMessage] = []
+    skipped: list[str] = []
+    for msg in batch.messages:
+        try:
+            messages.append(arena_message_from_pb(msg))
+        except WireError as exc:
+            skipped.append(str(exc))
+    return messages, skipped
+
+
 # ---- what the bot sends ----------------------------------------------------------------------------
 
 

@@ -48,7 +48,7 @@ class Arena:
         """Start tests/protocol/bot_process.py; returns the process and its log file."""
         log = self.logs / f"{log_name}-{next(_names)}.log"
         proc = subprocess.Popen(
-            [sys.executable, str(HERE / "bot_process.py"), "--target", self.target, "--token", token, *args],
+            [sys.executable, str(HERE / "bot_process.py"), f"--target={self.target}", f"--token={token}", *args],
             stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
         )
         self.bots.append(proc)

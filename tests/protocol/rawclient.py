@@ -6,6 +6,7 @@ It records every ArenaMessage it receives, so tests can inspect what the arena s
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 
 import grpc
@@ -24,18 +25,24 @@ class RawBot:
         metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
         self.call = bot_session_pb2_grpc.BotSessionStub(self.channel).Play(metadata=metadata)
         self.received: list[pb.ArenaMessage] = []
+        self._unread: collections.deque[pb.ArenaMessage] = collections.deque()
 
     @classmethod
     async def connect(cls, target: str, token: str | None, want_legal_actions: bool = True) -> RawBot:
         bot = cls(target, token)
-        await bot.call.write(pb.BotMessage(hello=pb.Hello(bot_name="raw", capacity=4, want_legal_actions=want_legal_actions)))
+        await bot.write(pb.BotMessage(hello=pb.Hello(bot_name="raw", capacity=4, want_legal_actions=want_legal_actions)))
         welcome = await bot.read()
         assert welcome.WhichOneof("kind") == "welcome", welcome
         return bot
 
     async def read(self) -> pb.ArenaMessage:
-        msg = await asyncio.wait_for(self.call.read(), READ_TIMEOUT_S)
-        assert msg is not grpc.aio.EOF, "the arena ended the stream"
+        """The next ArenaMessage, taken from the arena's batches in order."""
+        if not self._unread:
+            batch = await asyncio.wait_for(self.call.read(), READ_TIMEOUT_S)
+            assert batch is not grpc.aio.EOF, "the arena ended the stream"
+            assert batch.messages, "the arena never writes an empty batch"
+            self._unread.extend(batch.messages)
+        msg = self._unread.popleft()
         self.received.append(msg)
         return msg
 
@@ -46,8 +53,15 @@ class RawBot:
             if msg.WhichOneof("kind") == kind:
                 return msg
 
+    async def write(self, msg: pb.BotMessage) -> None:
+        """Send `msg`; if the call has already ended, the next read raises its real status."""
+        try:
+            await self.call.write(msg)
+        except grpc.aio.AioRpcError:
+            pass
+
     async def answer(self, game_id: str, request_id: int, action: game_pb2.Action) -> None:
-        await self.call.write(pb.BotMessage(decision=pb.Decision(game_id=game_id, request_id=request_id, action=action)))
+        await self.write(pb.BotMessage(decision=pb.Decision(game_id=game_id, request_id=request_id, action=action)))
 
     async def play_to_the_end(self, rng: random.Random, pending: pb.DecisionRequest | None = None) -> pb.GameOver:
         """Answer every request with a random legal action until GameOver."""

@@ -18,8 +18,10 @@ from sdk.wire import convert as sdk_convert
 
 
 def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage:
-    data = arena_convert.arena_message_to_pb(msg, legal_actions).SerializeToString()
-    return sdk_convert.arena_message_from_pb(session_pb.ArenaMessage.FromString(data))
+    data = arena_convert.arena_batch_to_pb([msg], legal_actions).SerializeToString()
+    received, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(data))
+    assert skipped == [] and len(received) == 1
+    return received[0]
 
 
 def bot_over_the_wire(msg: Hello | Decision) -> object:
@@ -143,3 +145,12 @@ def test_flip_requests_offer_both_choices_on_the_wire() -> None:
     received = over_the_wire(DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0))
     assert isinstance(received, DecisionRequest)
     assert received.observation.legal_actions == (Flip(False), Flip(True))
+
+
+def test_a_batch_keeps_its_order_and_reports_what_it_cannot_read() -> None:
+    messages = [ActionAccepted("g", i) for i in range(5)]
+    batch = arena_convert.arena_batch_to_pb(messages, legal_actions=True)
+    batch.messages.insert(2, session_pb.ArenaMessage())
+    received, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(batch.SerializeToString()))
+    assert received == messages
+    assert skipped == ["unknown arena message kind None"]

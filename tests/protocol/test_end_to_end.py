@@ -103,6 +103,6 @@ def wait_for_line(log: Path, text: str, game: Future[object]) -> None:
     """Block until `text` appears in the log file, while the game still runs (bounded: 20 s)."""
     deadline = time.monotonic() + 20
     while text not in log.read_text():
-        assert not game.done(), f"the game ended before {text!r} appeared in {log}"
+        assert not game.done(), f"the game ended ({game.exception()!r}) before {text!r} appeared in {log}"
         assert time.monotonic() < deadline, f"{text!r} never appeared in {log}"
         time.sleep(0.02)

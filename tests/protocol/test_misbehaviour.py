@@ -128,7 +128,7 @@ def test_a_bot_at_capacity_gets_no_further_game(arena: Arena) -> None:
 
     async def scenario() -> None:
         bot_a = RawBot(arena.target, a_token)
-        await bot_a.call.write(pb.BotMessage(hello=pb.Hello(capacity=1, want_legal_actions=True)))
+        await bot_a.write(pb.BotMessage(hello=pb.Hello(capacity=1, want_legal_actions=True)))
         assert (await bot_a.read()).welcome.capacity == 1
         bot_b = await RawBot.connect(arena.target, b_token)
         game = asyncio.create_task(asyncio.to_thread(arena.play, [a, b], 24))
@@ -183,7 +183,7 @@ def test_a_stream_must_open_with_a_valid_hello(arena: Arena, hello: pb.BotMessag
 
     async def scenario() -> None:
         bot = RawBot(arena.target, token)
-        await bot.call.write(hello)
+        await bot.write(hello)
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await bot.read()
         assert (refused.value.code(), refused.value.details()) == (grpc.StatusCode.INVALID_ARGUMENT, details)
