@@ -58,7 +58,7 @@ class Scout:
 
     def __str__(self) -> str:
         turned = " turned" if self.flip else ""
-        return f"scout {self.end.name.lower()}{turned} to {self.position}"
+        return f"scout {End(self.end).name.lower()}{turned} to {self.position}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +98,11 @@ FLIPS: tuple[Flip, Flip] = (Flip(False), Flip(True))
 def action_to_dict(action: Action) -> dict[str, Any]:
     """A JSON-ready form of an action, used in game records."""
     if isinstance(action, Flip):
-        return {"flip": action.flip}
+        return {"flip": bool(action.flip)}
     if isinstance(action, Show):
         return {"show": [action.start, action.length]}
     if isinstance(action, Scout):
-        return {"scout": [action.end.name.lower(), action.flip, action.position]}
+        return {"scout": [End(action.end).name.lower(), bool(action.flip), action.position]}
     return {"scout": action_to_dict(action.scout)["scout"], "show": [action.show.start, action.show.length]}
 
 

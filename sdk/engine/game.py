@@ -112,20 +112,19 @@ class Game:
         if self.phase is Phase.FLIP:
             if seat is None:
                 seat = self.to_move
-            return LegalActions(list(FLIPS) if self.flips[seat] is None else [])
+            return LegalActions(FLIPS if self.flips[seat] is None else ())
         if self.phase is Phase.OVER or (seat is not None and seat != self.to_move):
-            return LegalActions([])
+            return LegalActions(())
         p = self.to_move
         hand = self.hands[p]
         tops = [c[0] for c in hand]
-        actions: list[Action] = legal_shows(tops, self._active_key)  # type: ignore[assignment]
+        shows = legal_shows(tops, self._active_key)
         if not self.active or (self.rules.two_player and not self.chips[p]):
-            return LegalActions(actions)
+            return LegalActions(shows)
         scouts = SCOUTS[len(hand)][len(self.active) == 1]
-        actions += scouts
         if not self.scout_show[p]:
-            return LegalActions(actions)
-        return LegalActions(actions, ScoutShows(tuple(tops), scouts, self.active))
+            return LegalActions(shows, scouts)
+        return LegalActions(shows, scouts, ScoutShows(tuple(tops), scouts, self.active))
 
     # -- applying actions ------------------------------------------------------------------------
 

@@ -162,20 +162,27 @@ class ScoutShows:
 
 
 class LegalActions(Sequence[Action]):
-    """The legal actions of one decision: shows, then scouts, then scout & shows.
+    """The legal actions of one decision: shows (or flips), then scouts, then scout & shows.
 
     A read-only sequence (len, index, iterate, `in`) that builds Scout & Show actions only when
     they are looked at. It is a snapshot: it does not change when the game moves on.
     """
 
-    __slots__ = ("_head", "_scout_shows")
+    __slots__ = ("_head", "_scouts", "_scout_shows")
 
-    def __init__(self, head: list[Action], scout_shows: ScoutShows | None = None) -> None:
+    def __init__(
+        self,
+        head: Sequence[Action],
+        scouts: tuple[Scout, ...] = (),
+        scout_shows: ScoutShows | None = None,
+    ) -> None:
         self._head = head
+        self._scouts = scouts
         self._scout_shows = scout_shows
 
     def __len__(self) -> int:
-        return len(self._head) + (len(self._scout_shows) if self._scout_shows else 0)
+        n = len(self._head) + len(self._scouts)
+        return n + len(self._scout_shows) if self._scout_shows else n
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -188,20 +195,29 @@ class LegalActions(Sequence[Action]):
             return list(self)[index]
         if index < 0:
             index += len(self)
+            if index < 0:
+                raise IndexError("legal action index out of range")
         head = self._head
-        if 0 <= index < len(head):
+        if index < len(head):
             return head[index]
-        if index < 0 or self._scout_shows is None:
+        index -= len(head)
+        if index < len(self._scouts):
+            return self._scouts[index]
+        if self._scout_shows is None:
             raise IndexError("legal action index out of range")
-        return self._scout_shows.at(index - len(head))
+        return self._scout_shows.at(index - len(self._scouts))
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._head
+        yield from self._scouts
         if self._scout_shows is not None:
             yield from self._scout_shows
 
     def __contains__(self, action: object) -> bool:
-        if type(action) is ScoutShow:
+        kind = type(action)
+        if kind is Scout:
+            return action in self._scouts
+        if kind is ScoutShow:
             return self._scout_shows is not None and action in self._scout_shows
         return action in self._head
 
