@@ -192,7 +192,7 @@ def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | 
         finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games)
     except ArenaRefused as exc:
         fail(f"the arena refused {bot.name}: {exc}")
-    typer.echo(f"{bot.name}: {finished} games played", err=True)
+    typer.echo(f"{bot.name}: games played: {finished}", err=True)
 
 
 @app.command("run", help="Connect BOT to an arena and play the games it is given until stopped.")
