@@ -37,6 +37,13 @@ def test_actions_survive_their_dict_form(action: object) -> None:
     assert action_from_dict(json.loads(json.dumps(data))) == action
 
 
+def test_actions_built_with_plain_ints_record_like_their_enum_form() -> None:
+    """A bot may write Scout(1, 0, 2): it equals Scout(End.RIGHT, False, 2) and records as such."""
+    assert action_to_dict(Scout(1, 0, 2)) == action_to_dict(Scout(End.RIGHT, False, 2))  # type: ignore[arg-type]
+    assert action_to_dict(Flip(1)) == {"flip": True}  # type: ignore[arg-type]
+    assert str(Scout(1, 1, 0)) == "scout right turned to 0"  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("data", [{}, {"show": [1]}, {"scout": ["up", True, 0]}, {"show": "x"}])
 def test_malformed_actions_are_named(data: dict) -> None:
     with pytest.raises(ValueError, match="malformed action"):
