@@ -7,6 +7,7 @@ The only arena module that reads or builds `_pb2` messages. Cards and actions us
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .results import GameResult
 
 __all__ = [
-    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_message_from_pb", "play_request_from_pb",
+    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_batch_from_pb", "bot_message_from_pb", "play_request_from_pb",
     "play_response_to_pb", "register_request_name", "register_response_to_pb",
 ]
 
@@ -39,6 +40,17 @@ SERVICE_NAMES = (
 """The full names of the arena's own services, for health checking and reflection."""
 
 # ---- bot -> arena ---------------------------------------------------------------------------------
+
+
+def bot_batch_from_pb(batch: session_pb.BotBatch) -> list[BotMessage | WireError]:
+    """Decode one write of a bot, in order; each message that does not decode is a WireError."""
+    out: list[BotMessage | WireError] = []
+    for msg in batch.messages:
+        try:
+            out.append(bot_message_from_pb(msg))
+        except WireError as exc:
+            out.append(exc)
+    return out
 
 
 def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
@@ -132,10 +144,16 @@ def _decision_request(r: DecisionRequest, legal_actions: bool) -> session_pb.Are
     return session_pb.ArenaMessage(decision_request=msg)
 
 
-def _public_event(e: PublicEvent, _: bool) -> session_pb.ArenaMessage:
+@functools.lru_cache(maxsize=4096)
+def _public_event_pb(e: PublicEvent) -> session_pb.ArenaMessage:
     return session_pb.ArenaMessage(
         public_event=session_pb.PublicEvent(game_id=e.game_id, seq=e.seq, event=event_to_pb(e.event))
     )
+
+
+def _public_event(e: PublicEvent, _: bool) -> session_pb.ArenaMessage:
+    """Every seat of a game gets the same events: each is encoded once (batches copy it)."""
+    return _public_event_pb(e)
 
 
 def _accepted(a: ActionAccepted, _: bool) -> session_pb.ArenaMessage:

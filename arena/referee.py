@@ -139,14 +139,14 @@ class _Table:
         return GameStarted(self.game_id, seat.index, players, self.limits.move_ms, seat.bank_ms)
 
     def _send_request(self, req: _Request) -> None:
+        conn = self.hub.get(req.seat.bot)
+        if conn is None or conn.stream is None:
+            return
         used = req.used if req.started is None else req.used + self.loop.time() - req.started
         left = self.limits.move_ms + req.seat.bank_ms - used * 1000
         bank = min(req.seat.bank_ms, left)
-        obs = observe(self.game, req.seat.index)
-        self._send(
-            req.seat.bot,
-            DecisionRequest(self.game_id, req.id, req.kind, obs, int(left), int(bank)),
-        )
+        obs = observe(self.game, req.seat.index, with_legal_actions=conn.stream.want_legal_actions)
+        conn.send(DecisionRequest(self.game_id, req.id, req.kind, obs, int(left), int(bank)))
 
     def _broadcast_events(self) -> None:
         events = self.game.events

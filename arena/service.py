@@ -13,7 +13,7 @@ import uuid
 
 import grpc
 
-from sdk.protocol import ArenaError, ErrorCode, Hello
+from sdk.protocol import ArenaError, BotMessage, ErrorCode, Hello
 from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
 from . import convert
@@ -43,7 +43,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         self._hub = hub
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
-        # The first message is read before the token is checked: a client whose Hello is still
+        # The first batch is read before the token is checked: a client whose Hello is still
         # being written when the call is refused sees a local INTERNAL error, not our status.
         first = await self._read_first(context)
         token = bearer_token(context)
@@ -54,11 +54,12 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         name = await self._directory.authenticate(token)  # type: ignore[arg-type]
         if name is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
-        hello = await self._check_hello(first, context)
+        hello = await self._check_hello(first[0] if first else None, context)
         session_id = uuid.uuid4().hex[:12]
         conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
         log.info("session %s: bot %r connected (%s %s, capacity %d)", session_id, name, hello.bot_name,
                  hello.bot_version, hello.capacity)
+        self._receive(conn, stream, first[1:])
         reader = asyncio.create_task(self._read(conn, stream, context))
         try:
             while batch := await stream.next_batch():
@@ -68,40 +69,39 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
 
-    async def _read_first(self, context: grpc.aio.ServicerContext) -> object:
+    async def _read_first(self, context: grpc.aio.ServicerContext) -> list[BotMessage | convert.WireError]:
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except asyncio.TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
         if first is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
-        return first
+        return convert.bot_batch_from_pb(first)  # type: ignore[arg-type]
 
-    async def _check_hello(self, first: object, context: grpc.aio.ServicerContext) -> Hello:
-        try:
-            hello = convert.bot_message_from_pb(first)  # type: ignore[arg-type]
-        except convert.WireError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        if not isinstance(hello, Hello):
+    async def _check_hello(self, first: BotMessage | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
+        if isinstance(first, convert.WireError):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(first))
+        if not isinstance(first, Hello):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a Hello")
-        if not 1 <= hello.capacity <= MAX_CAPACITY:
+        if not 1 <= first.capacity <= MAX_CAPACITY:  # type: ignore[union-attr]
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {hello.capacity}"
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {first.capacity}",  # type: ignore[union-attr]
             )
-        return hello  # type: ignore[return-value]
+        return first  # type: ignore[return-value]
+
+    def _receive(self, conn: BotConnection, stream: Stream, messages: list[BotMessage | convert.WireError]) -> None:
+        for msg in messages:
+            if isinstance(msg, convert.WireError):
+                stream.send(ArenaError(ErrorCode.MALFORMED, str(msg)))
+            else:
+                self._hub.receive(conn, msg)
 
     async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> None:
         """Feed the bot's messages to the hub until the bot half-closes or the call ends."""
         try:
-            while (pb := await context.read()) is not grpc.aio.EOF:
-                if conn.stream is not stream:
-                    break
-                try:
-                    msg = convert.bot_message_from_pb(pb)
-                except convert.WireError as exc:
-                    stream.send(ArenaError(ErrorCode.MALFORMED, str(exc)))
-                    continue
-                self._hub.receive(conn, msg)
+            while (batch := await context.read()) is not grpc.aio.EOF and conn.stream is stream:
+                self._receive(conn, stream, convert.bot_batch_from_pb(batch))
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass
         stream.close()

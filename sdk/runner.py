@@ -34,7 +34,7 @@ from .protocol import (
 )
 from .wire import arena_pb2_grpc, bot_session_pb2_grpc
 from .wire.convert import (
-    arena_batch_from_pb, decision_to_pb, hello_to_pb, register_request_to_pb, registered_token,
+    arena_batch_from_pb, bot_batch_to_pb, register_request_to_pb, registered_token,
 )
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,8 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_permit_without_calls", 1),
 )
 """Ping the arena every 10 s, give up on it after 5 s of silence: a dead link is noticed fast."""
+MAX_BATCH = 256
+"""Most decisions in one write."""
 _FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
 
 
@@ -109,7 +111,7 @@ class _Session:
         self.max_games = max_games
         self.games: dict[str, _GameState] = {}
         self.finished = 0
-        self.outbox: asyncio.Queue[Decision | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[Decision] = asyncio.Queue()
         self.tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -201,13 +203,18 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
     """One stream: Hello, then read and dispatch until it ends or the session is done."""
     call = bot_session_pb2_grpc.BotSessionStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
     try:
-        await call.write(hello_to_pb(session.hello))
+        await call.write(bot_batch_to_pb([session.hello]))
     except grpc.aio.AioRpcError:
         pass  # the call ended at once (e.g. a refused token): the first read raises its status
 
     async def write() -> None:
-        while (decision := await session.outbox.get()) is not None:
-            await call.write(decision_to_pb(decision))
+        """Send the decisions queued so far as one batch, again and again."""
+        outbox = session.outbox
+        while True:
+            batch = [await outbox.get()]
+            while not outbox.empty() and len(batch) < MAX_BATCH:
+                batch.append(outbox.get_nowait())
+            await call.write(bot_batch_to_pb(batch))
 
     writer = asyncio.create_task(write())
     try:

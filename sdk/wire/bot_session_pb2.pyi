@@ -66,6 +66,12 @@ class BotMessage(_message.Message):
     decision: Decision
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
 
+class BotBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[BotMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[BotMessage, _Mapping]]] = ...) -> None: ...
+
 class Welcome(_message.Message):
     __slots__ = ("session_id", "bot_name", "capacity")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]

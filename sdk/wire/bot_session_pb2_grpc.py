@@ -36,7 +36,7 @@ class BotSessionStub:
         """
         self.Play = channel.stream_stream(
                 '/scout.arena.v1.BotSession/Play',
-                request_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.SerializeToString,
+                request_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotBatch.SerializeToString,
                 response_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.FromString,
                 _registered_method=True)
 
@@ -56,7 +56,7 @@ def add_BotSessionServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
-                    request_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.FromString,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.BotBatch.FromString,
                     response_serializer=scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.SerializeToString,
             ),
     }
@@ -85,7 +85,7 @@ class BotSession:
             request_iterator,
             target,
             '/scout.arena.v1.BotSession/Play',
-            scout_dot_arena_dot_v1_dot_bot__session__pb2.BotMessage.SerializeToString,
+            scout_dot_arena_dot_v1_dot_bot__session__pb2.BotBatch.SerializeToString,
             scout_dot_arena_dot_v1_dot_bot__session__pb2.ArenaBatch.FromString,
             options,
             channel_credentials,

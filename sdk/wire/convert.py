@@ -7,7 +7,7 @@ construction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
@@ -16,8 +16,8 @@ from ..engine import (
     PublicView, RoundEnded, RoundStarted, Scout, Scouted, ScoutedAndShown, ScoutShow, Show, Shown,
 )
 from ..protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
-    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionKind,
+    DecisionRequest, ErrorCode, GameOver, GameStarted, PublicEvent, Welcome,
 )
 from . import arena_pb2 as arena_pb
 from . import bot_session_pb2 as session_pb
@@ -221,21 +221,22 @@ def arena_batch_from_pb(batch: session_pb.ArenaBatch) -> tuple[list[ArenaMessage
 # ---- what the bot sends ----------------------------------------------------------------------------
 
 
-def hello_to_pb(hello: Hello) -> session_pb.BotMessage:
+def _bot_message_to_pb(msg: BotMessage) -> session_pb.BotMessage:
+    if type(msg) is Decision:
+        return session_pb.BotMessage(
+            decision=session_pb.Decision(game_id=msg.game_id, request_id=msg.request_id, action=action_to_pb(msg.action))
+        )
     return session_pb.BotMessage(
         hello=session_pb.Hello(
-            bot_name=hello.bot_name, bot_version=hello.bot_version, capacity=hello.capacity,
-            want_legal_actions=hello.want_legal_actions,
+            bot_name=msg.bot_name, bot_version=msg.bot_version, capacity=msg.capacity,
+            want_legal_actions=msg.want_legal_actions,
         )
     )
 
 
-def decision_to_pb(decision: Decision) -> session_pb.BotMessage:
-    return session_pb.BotMessage(
-        decision=session_pb.Decision(
-            game_id=decision.game_id, request_id=decision.request_id, action=action_to_pb(decision.action)
-        )
-    )
+def bot_batch_to_pb(messages: Sequence[BotMessage]) -> session_pb.BotBatch:
+    """Encode the messages of one write, in order."""
+    return session_pb.BotBatch(messages=[_bot_message_to_pb(m) for m in messages])
 
 
 def register_request_to_pb(name: str) -> arena_pb.RegisterBotRequest:

@@ -56,7 +56,7 @@ class RawBot:
     async def write(self, msg: pb.BotMessage) -> None:
         """Send `msg`; if the call has already ended, the next read raises its real status."""
         try:
-            await self.call.write(msg)
+            await self.call.write(pb.BotBatch(messages=[msg]))
         except grpc.aio.AioRpcError:
             pass
 

@@ -25,8 +25,9 @@ def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage
 
 
 def bot_over_the_wire(msg: Hello | Decision) -> object:
-    pb = sdk_convert.hello_to_pb(msg) if isinstance(msg, Hello) else sdk_convert.decision_to_pb(msg)
-    return arena_convert.bot_message_from_pb(session_pb.BotMessage.FromString(pb.SerializeToString()))
+    data = sdk_convert.bot_batch_to_pb([msg]).SerializeToString()
+    [received] = arena_convert.bot_batch_from_pb(session_pb.BotBatch.FromString(data))
+    return received
 
 
 def without_history(obs: Observation, legal: bool = True) -> Observation:
@@ -154,3 +155,13 @@ def test_a_batch_keeps_its_order_and_reports_what_it_cannot_read() -> None:
     received, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(batch.SerializeToString()))
     assert received == messages
     assert skipped == ["unknown arena message kind None"]
+
+
+def test_a_bot_batch_keeps_its_order_and_flags_what_does_not_decode() -> None:
+    messages = [Hello("b", "1", 2, False), *(Decision("g", i, Show(i, 1)) for i in range(3))]
+    batch = sdk_convert.bot_batch_to_pb(messages)
+    batch.messages.insert(1, session_pb.BotMessage())
+    received = arena_convert.bot_batch_from_pb(session_pb.BotBatch.FromString(batch.SerializeToString()))
+    assert received[:1] + received[2:] == messages
+    assert isinstance(received[1], sdk_convert.WireError)
+    assert str(received[1]) == "a BotMessage must set hello or decision"

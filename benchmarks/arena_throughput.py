@@ -1,0 +1,258 @@
+"""Arena throughput over loopback, against a bare gRPC ping-pong measured in the same run.
+
+    .venv/bin/python benchmarks/arena_throughput.py [--games 64] [--players 4] [--seconds 8]
+                                                    [--bots 16] [--bot-processes 2] [--no-legal-actions]
+
+This process is the server in both phases; clients run in subprocesses (this script again, in
+client mode), so "server CPU" is this process's CPU time over the measuring window.
+
+1. Baseline: a bare grpc.aio bidirectional stream service; the server writes a ~500-byte message,
+   the client answers ~20 bytes, repeated, on `--games` streams at once.
+2. Arena: the real arena server (`arena.server.start_server`) keeps `--games` games of
+   `--players` random bots running; the bots are `sdk.runner` sessions (`--bots` of them, spread
+   over `--bot-processes` processes, each seated in games up to its capacity).
+
+Reported: round trips (decisions) per second, server CPU per round trip (decision), and the round
+trip seen by the server (request written to answer read) p50/p99, then the arena/baseline ratios
+(targets: throughput >= 0.5, CPU per decision <= 2.0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+
+REQUEST = b"r" * 500
+REPLY = b"a" * 20
+PING_METHOD = "/bench.PingPong/Play"
+WARMUP_S = 1.5
+
+
+@dataclass
+class Figures:
+    """What one phase measured over its window."""
+
+    count: int
+    seconds: float
+    cpu_seconds: float
+    client_cpu_seconds: float
+    round_trips: list[float]
+
+    @property
+    def per_second(self) -> float:
+        return self.count / self.seconds
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu_seconds / self.count * 1e6
+
+    def percentile(self, q: float) -> float:
+        return statistics.quantiles(self.round_trips, n=100)[q - 1] * 1e6 if len(self.round_trips) > 100 else float("nan")
+
+    def line(self, what: str) -> str:
+        return (
+            f"{what:<34} {self.per_second:7.0f}/s  server CPU {self.cpu_us:5.0f} us each  "
+            f"round trip p50 {self.percentile(50):6.0f} us p99 {self.percentile(99):6.0f} us  "
+            f"(clients' CPU {self.client_cpu_seconds / self.count * 1e6:4.0f} us each)"
+        )
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of processes, from /proc (Linux)."""
+    ticks = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class Window:
+    """Counts events and round trips between `start()` and `stop()`, with the process's CPU time."""
+
+    def __init__(self, clients: list[int] | None = None) -> None:
+        self.open = False
+        self.round_trips: list[float] = []
+        self.clients: list[int] = clients or []
+
+    def record(self, seconds: float) -> None:
+        if self.open:
+            self.round_trips.append(seconds)
+
+    async def measure(self, seconds: float) -> Figures:
+        await asyncio.sleep(WARMUP_S)
+        wall, cpu, client_cpu = time.perf_counter(), time.process_time(), cpu_seconds(self.clients)
+        self.open = True
+        await asyncio.sleep(seconds)
+        self.open = False
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        return Figures(len(self.round_trips), wall, cpu, cpu_seconds(self.clients) - client_cpu, self.round_trips)
+
+
+# ---- baseline --------------------------------------------------------------------------------------
+
+
+def ping_pong_handler(window: Window) -> grpc.GenericRpcHandler:
+    async def play(requests: object, context: grpc.aio.ServicerContext) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            sent = loop.time()
+            await context.write(REQUEST)
+            if await context.read() is grpc.aio.EOF:
+                return
+            window.record(loop.time() - sent)
+
+    handler = grpc.stream_stream_rpc_method_handler(play)
+    return grpc.method_handlers_generic_handler("bench.PingPong", {"Play": handler})
+
+
+async def ping_pong_client(target: str, streams: int) -> None:
+    async def one() -> None:
+        async with grpc.aio.insecure_channel(target) as channel:
+            call = channel.stream_stream(PING_METHOD)()
+            while await call.read() is not grpc.aio.EOF:
+                await call.write(REPLY)
+
+    await asyncio.gather(*(one() for _ in range(streams)), return_exceptions=True)
+
+
+async def baseline(streams: int, seconds: float) -> Figures:
+    window = Window()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((ping_pong_handler(window),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = spawn("--ping-client", f"127.0.0.1:{port}", str(streams))
+    window.clients.append(client.pid)
+    try:
+        return await window.measure(seconds)
+    finally:
+        client.kill()
+        client.wait(timeout=10)
+        await server.stop(0)
+
+
+# ---- arena -----------------------------------------------------------------------------------------
+
+
+async def arena(games: int, players: int, bots: int, processes: int, seconds: float, legal: bool) -> Figures:
+    from arena.referee import Limits
+    from arena.server import ServerConfig, start_server
+    from arena.sessions import NotConnected
+
+    window = Window()
+    server = await start_server(ServerConfig(port=0), on_answer=window.record)
+    target = f"127.0.0.1:{server.port}"
+    names = [f"bench-{i}" for i in range(bots)]
+    tokens = [await server.directory.register(name) for name in names]
+    capacity = -(-games * players // bots)
+    per_process = -(-bots // processes)
+    clients = [
+        spawn("--bot-client", target, str(capacity), str(int(legal)), *tokens[i : i + per_process])
+        for i in range(0, bots, per_process)
+    ]
+    window.clients += [client.pid for client in clients]
+    stop = False
+    limits = Limits(move_ms=10_000)
+    seated = [0] * bots
+
+    async def table(index: int) -> None:
+        rng = random.Random(index)
+        game = 0
+        while not stop:
+            order = sorted(range(bots), key=lambda b: (seated[b], rng.random()))[:players]
+            for b in order:
+                seated[b] += 1
+            try:
+                await server.referee.play(f"t{index}-{game}", [names[b] for b in order], rng.getrandbits(64), limits)
+            except NotConnected:
+                await asyncio.sleep(0.05)
+            finally:
+                for b in order:
+                    seated[b] -= 1
+            game += 1
+
+    tables = [asyncio.create_task(table(i)) for i in range(games)]
+    try:
+        return await window.measure(seconds)
+    finally:
+        stop = True
+        await asyncio.wait_for(asyncio.gather(*tables), 60)
+        for client in clients:
+            client.kill()
+            client.wait(timeout=10)
+        await server.stop(0)
+
+
+async def bot_client(target: str, capacity: int, legal: bool, tokens: list[str]) -> None:
+    from sdk import Action, Bot, Observation
+    from sdk.runner import run_async
+
+    class RandomBot(Bot):
+        def choose(self, obs: Observation) -> Action:
+            actions = obs.legal_actions
+            return actions[random.randrange(len(actions))]
+
+    await asyncio.gather(
+        *(run_async(RandomBot(), target=target, token=t, capacity=capacity, want_legal_actions=legal) for t in tokens)
+    )
+
+
+# ---- driver ----------------------------------------------------------------------------------------
+
+
+def spawn(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, __file__, *args], stderr=subprocess.DEVNULL)
+
+
+def client_mode(argv: list[str]) -> Callable[[], object] | None:
+    if argv[:1] == ["--ping-client"]:
+        return lambda: asyncio.run(ping_pong_client(argv[1], int(argv[2])))
+    if argv[:1] == ["--bot-client"]:
+        return lambda: asyncio.run(bot_client(argv[1], int(argv[2]), argv[3] == "1", argv[4:]))
+    return None
+
+
+def main() -> None:
+    client = client_mode(sys.argv[1:])
+    if client is not None:
+        client()
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--bots", type=int, default=16)
+    parser.add_argument("--bot-processes", type=int, default=2)
+    parser.add_argument("--no-legal-actions", action="store_true", help="bots compute legal actions themselves")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    from google.protobuf.internal import api_implementation
+
+    print("command:", " ".join([sys.executable.rsplit("/", 1)[-1] if False else "python", *sys.argv]))
+    print(f"protobuf backend: {api_implementation.Type()}, grpcio {grpc.__version__}")
+    base = asyncio.run(baseline(args.games, args.seconds))
+    print(base.line(f"baseline ping-pong, {args.games} streams"))
+    got = asyncio.run(
+        arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, not args.no_legal_actions)
+    )
+    print(got.line(f"arena, {args.games} games x {args.players} bots"))
+    print(
+        f"arena/baseline: throughput {got.per_second / base.per_second:.2f} (target >= 0.50), "
+        f"CPU per decision {got.cpu_us / base.cpu_us:.2f} (target <= 2.00)"
+    )
+
+
+if __name__ == "__main__":
+    main()
