@@ -1,0 +1,941 @@
+"""Everything the arena keeps: bots, tournaments, the schedule, games, results and ratings.
+
+Every function is keyword-only, takes the `Session` to work in, commits its own transaction (or
+rolls it back and raises a specific `arena.errors.ArenaError`), and returns frozen domain values,
+never table rows. `now` parameters default to the current UTC time; pass an aware datetime.
+
+Concurrency: state changes start with a conditional UPDATE that claims the row ("scheduled ->
+running", "running -> finished"), so two callers can never both succeed, and it is the first
+statement of its transaction, so SQLite takes its write lock (waiting out the busy timeout) before
+reading anything. On PostgreSQL, `commit_game` also locks the tournament row and the rating rows
+it updates (in id order), so concurrent commits neither lose an update nor deadlock, and its
+`commit_seq` numbers games in the order their ratings were applied: `recompute_ratings` replays
+that order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from sdk.engine import GameRecord
+
+from .errors import (
+    AlreadyEntered,
+    DuplicateName,
+    EntriesClosed,
+    GameAlreadyFinished,
+    GameNotRunning,
+    GameNotScheduled,
+    InvalidName,
+    InvalidSetting,
+    NotEnoughEntrants,
+    ResultMismatch,
+    TournamentAlreadyStarted,
+    UnknownBot,
+    UnknownGame,
+    UnknownTournament,
+)
+from .models import (
+    BotRatingRow,
+    BotRow,
+    EntryRow,
+    GameRow,
+    GameStatus,
+    RatingHistoryRow,
+    ScheduledTableRow,
+    SeatResultRow,
+    TournamentRow,
+    TournamentStatus,
+)
+from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
+from .results import GameResult, SeatResult, final_ranks
+from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
+
+__all__ = [
+    "Bot", "GameCounts", "GameDetail", "GameInfo", "GameStatus", "GameToPlay", "RatingUpdate",
+    "Registration", "Tournament", "TournamentStatus", "authenticate", "commit_game",
+    "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
+    "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
+    "register_bot", "show_game", "show_schedule", "show_tournament", "start_tournament",
+    "void_interrupted_games",
+]
+
+MAX_NAME_LENGTH = 64
+_SEED_LIMIT = 1 << 63
+"""Seeds are stored in signed 64-bit columns."""
+
+
+# -- domain values ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    """A registered bot."""
+
+    id: int
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A new bot and its token: the only time the plaintext token is available."""
+
+    bot: Bot
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameCounts:
+    """How many of a tournament's games are in each state."""
+
+    scheduled: int = 0
+    running: int = 0
+    finished: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.scheduled + self.running + self.finished
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament's format, state, entrants (sorted by name) and progress."""
+
+    id: int
+    name: str
+    table_size: int
+    games_per_table: int
+    starts_at: datetime
+    move_limit_ms: int
+    concurrency: int
+    seed: int
+    status: TournamentStatus
+    failure_policy: dict[str, Any] | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    entrants: tuple[str, ...]
+    games: GameCounts
+
+
+@dataclass(frozen=True, slots=True)
+class GameToPlay:
+    """What the referee needs to play one scheduled game: the bots by seat and the deal seed."""
+
+    id: int
+    tournament: str
+    table_index: int
+    game_index: int
+    seed: int
+    seats: tuple[str, ...]
+    move_limit_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game as listed; `results` (seat order) is empty until the game is finished."""
+
+    id: int
+    tournament: str
+    table_index: int
+    game_index: int
+    seed: int
+    status: GameStatus
+    attempts: int
+    seats: tuple[str, ...]
+    started_at: datetime | None
+    finished_at: datetime | None
+    end_reasons: tuple[str, ...]
+    """Each round's `sdk.engine.EndReason` name."""
+    results: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameDetail:
+    """A game with its full record (None until it is finished), for replays and export."""
+
+    info: GameInfo
+    record: GameRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingUpdate:
+    """One bot's rating change from one game; `tournament` None is the global ladder."""
+
+    bot: str
+    tournament: str | None
+    before: Rating
+    after: Rating
+
+
+# -- bots -----------------------------------------------------------------------------------------
+
+
+def register_bot(*, session: Session, name: str, now: datetime | None = None) -> Registration:
+    """Register a bot and return its token, once: only the token's SHA-256 is stored."""
+    _check_name(name, "bot")
+    if session.exec(select(BotRow.id).where(BotRow.name == name)).first() is not None:
+        raise DuplicateName(f"a bot named {name!r} already exists")
+    token = secrets.token_urlsafe(32)
+    env = arena_env()
+    row = BotRow(name=name, token_hash=_token_hash(token), created_at=_now(now))
+    try:
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        session.add(BotRatingRow(tournament_id=None, bot_id=row.id, mu=env.mu, sigma=env.sigma))
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise DuplicateName(f"a bot named {name!r} already exists") from None
+    return Registration(_bot(row), token)
+
+
+def authenticate(*, session: Session, token: str) -> Bot | None:
+    """The bot whose token this is, or None."""
+    row = session.exec(select(BotRow).where(BotRow.token_hash == _token_hash(token))).first()
+    return None if row is None else _bot(row)
+
+
+def list_bots(*, session: Session) -> list[Bot]:
+    """Every registered bot, by name."""
+    return [_bot(row) for row in session.exec(select(BotRow).order_by(BotRow.name))]
+
+
+# -- tournaments ----------------------------------------------------------------------------------
+
+
+def create_tournament(
+    *,
+    session: Session,
+    name: str,
+    table_size: int,
+    games_per_table: int,
+    starts_at: datetime,
+    move_limit_ms: int,
+    concurrency: int = 1,
+    seed: int | None = None,
+    failure_policy: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+) -> Tournament:
+    """Create a scheduled tournament, open for entries until it starts.
+
+    A start time in the past is allowed: the tournament is due at once. Without a seed one is
+    drawn at random; it is stored, so the schedule and every deal can be reproduced.
+    """
+    _check_name(name, "tournament")
+    if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
+        raise InvalidSetting(
+            f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
+        )
+    if games_per_table < 1:
+        raise InvalidSetting(f"games per table must be at least 1, not {games_per_table}")
+    if move_limit_ms <= 0:
+        raise InvalidSetting(f"the per-move time limit must be positive, not {move_limit_ms} ms")
+    if concurrency < 1:
+        raise InvalidSetting(f"concurrency must be at least 1 game, not {concurrency}")
+    if starts_at.tzinfo is None:
+        raise InvalidSetting("the start time must include a time zone (e.g. UTC)")
+    if seed is None:
+        seed = secrets.randbelow(_SEED_LIMIT)
+    elif not 0 <= seed < _SEED_LIMIT:
+        raise InvalidSetting(f"the seed must be between 0 and 2**63-1, not {seed}")
+    policy = None if failure_policy is None else dict(failure_policy)
+    try:
+        json.dumps(policy)
+    except (TypeError, ValueError) as exc:
+        raise InvalidSetting(f"the failure policy must be plain JSON: {exc}") from None
+    if session.exec(select(TournamentRow.id).where(TournamentRow.name == name)).first() is not None:
+        raise DuplicateName(f"a tournament named {name!r} already exists")
+    row = TournamentRow(
+        name=name,
+        table_size=table_size,
+        games_per_table=games_per_table,
+        starts_at=starts_at.astimezone(timezone.utc),
+        move_limit_ms=move_limit_ms,
+        concurrency=concurrency,
+        seed=seed,
+        status=TournamentStatus.SCHEDULED,
+        failure_policy=policy,
+        created_at=_now(now),
+    )
+    try:
+        session.add(row)
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise DuplicateName(f"a tournament named {name!r} already exists") from None
+    return show_tournament(session=session, tournament=name)
+
+
+def enter_tournament(*, session: Session, tournament: str, bot: str, now: datetime | None = None) -> None:
+    """Enter `bot` in `tournament`; only while the tournament has not started."""
+    try:
+        row = _tournament_row(session, tournament, lock=True)
+        bot_id = _bot_id(session, bot)
+        if row.status is not TournamentStatus.SCHEDULED:
+            raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
+        if session.get(EntryRow, (row.id, bot_id)) is not None:
+            raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
+        # One statement, so SQLite cannot let a start slip in between the check and the insert.
+        still_open = sa.exists().where(
+            TournamentRow.id == row.id, TournamentRow.status == TournamentStatus.SCHEDULED
+        )
+        entered_at = sa.literal(_now(now), EntryRow.__table__.c.entered_at.type)  # type: ignore[attr-defined]
+        inserted = session.exec(
+            sa.insert(EntryRow)
+            .from_select(
+                ["tournament_id", "bot_id", "entered_at"],
+                sa.select(sa.literal(row.id), sa.literal(bot_id), entered_at).where(still_open),
+            )
+            .returning(EntryRow.bot_id)
+        ).first()
+        if inserted is None:
+            raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}") from None
+    except BaseException:
+        session.rollback()
+        raise
+
+
+def due_tournaments(*, session: Session, now: datetime | None = None) -> list[str]:
+    """Names of scheduled tournaments whose start time has come, earliest first.
+
+    One that cannot start yet (too few entrants) stays scheduled, open for entries, and due.
+    """
+    rows = session.exec(
+        select(TournamentRow.name)
+        .where(TournamentRow.status == TournamentStatus.SCHEDULED, TournamentRow.starts_at <= _now(now))
+        .order_by(TournamentRow.starts_at, TournamentRow.id)
+    )
+    return list(rows)
+
+
+def start_tournament(*, session: Session, tournament: str, now: datetime | None = None) -> Tournament:
+    """Close entries, generate and store the schedule and every game with its seed.
+
+    Needs at least `table_size` entrants. Each game's seed is derived from the tournament seed
+    and its place in the schedule (`arena.schedule.game_seed`).
+    """
+    moment = _now(now)
+    try:
+        claimed = session.exec(
+            sa.update(TournamentRow)
+            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.SCHEDULED)
+            .values(status=TournamentStatus.RUNNING, started_at=moment)
+        )
+        if claimed.rowcount != 1:
+            row = _tournament_row(session, tournament)
+            raise TournamentAlreadyStarted(f"tournament {tournament!r} is already {row.status.value}")
+        row = _tournament_row(session, tournament)
+        assert row.id is not None
+        entrants = dict(
+            session.exec(
+                select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)
+            ).all()
+        )
+        if len(entrants) < row.table_size:
+            raise NotEnoughEntrants(
+                f"tournament {tournament!r} has {len(entrants)} entrants; "
+                f"a {row.table_size}-seat table needs at least {row.table_size}"
+            )
+        schedule = round_robin(list(entrants), row.table_size, row.seed)
+        table_ids = session.exec(
+            sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
+            params=[
+                {
+                    "tournament_id": row.id,
+                    "table_index": index,
+                    "seats": [entrants[name] for name in table.seats],
+                    "games_per_table": row.games_per_table,
+                }
+                for index, table in enumerate(schedule.tables)
+            ],
+        ).scalars().all()
+        session.exec(
+            sa.insert(GameRow),
+            params=[
+                {
+                    "tournament_id": row.id,
+                    "table_id": table_id,
+                    "table_index": index,
+                    "game_index": game,
+                    "seed": game_seed(row.seed, index, game),
+                    "status": GameStatus.SCHEDULED,
+                    "attempts": 0,
+                }
+                for game in range(row.games_per_table)
+                for index, table_id in enumerate(table_ids)
+            ],
+        )
+        env = arena_env()
+        session.exec(
+            sa.insert(BotRatingRow),
+            params=[
+                {"tournament_id": row.id, "bot_id": bot_id, "mu": env.mu, "sigma": env.sigma}
+                for bot_id in entrants.values()
+            ],
+        )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return show_tournament(session=session, tournament=tournament)
+
+
+def list_tournaments(*, session: Session) -> list[Tournament]:
+    """Every tournament, by start time."""
+    rows = session.exec(select(TournamentRow).order_by(TournamentRow.starts_at, TournamentRow.id)).all()
+    return _tournaments(session, rows)
+
+
+def show_tournament(*, session: Session, tournament: str) -> Tournament:
+    """One tournament with its entrants and progress."""
+    return _tournaments(session, [_tournament_row(session, tournament)])[0]
+
+
+def show_schedule(*, session: Session, tournament: str) -> Schedule:
+    """The stored schedule of a started tournament (no tables before it starts)."""
+    row = _tournament_row(session, tournament)
+    names = _bot_names(session)
+    seats = session.exec(
+        select(ScheduledTableRow.seats)
+        .where(ScheduledTableRow.tournament_id == row.id)
+        .order_by(ScheduledTableRow.table_index)
+    ).all()
+    entrants = session.exec(
+        select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id).order_by(BotRow.name)
+    ).all()
+    return Schedule(
+        row.table_size, tuple(entrants), tuple(Table(tuple(names[b] for b in s)) for s in seats)
+    )
+
+
+# -- games ----------------------------------------------------------------------------------------
+
+
+def next_games(*, session: Session, tournament: str | None = None, limit: int | None = None) -> list[GameToPlay]:
+    """Games waiting to be played in running tournaments, in the order to play them.
+
+    Each table's first game comes before any table's second, so a tournament stopped part way
+    has spread its games evenly. Oldest tournaments first.
+    """
+    query = (
+        select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms)
+        .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+        .where(GameRow.status == GameStatus.SCHEDULED, TournamentRow.status == TournamentStatus.RUNNING)
+        .order_by(GameRow.tournament_id, GameRow.game_index, GameRow.table_index)
+    )
+    if tournament is not None:
+        _tournament_row(session, tournament)
+        query = query.where(TournamentRow.name == tournament)
+    if limit is not None:
+        query = query.limit(limit)
+    rows = session.exec(query).all()
+    names = _bot_names(session)
+    return [_to_play(game, seats, name, limit_ms, names) for game, seats, name, limit_ms in rows]
+
+
+def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
+    """Claim a scheduled game for play: it becomes running and its attempt count goes up."""
+    try:
+        running_tournament = sa.exists().where(
+            TournamentRow.id == GameRow.tournament_id, TournamentRow.status == TournamentStatus.RUNNING
+        )
+        claimed = session.exec(
+            sa.update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == GameStatus.SCHEDULED, running_tournament)
+            .values(status=GameStatus.RUNNING, started_at=_now(now), attempts=GameRow.attempts + 1)
+        )
+        if claimed.rowcount != 1:
+            game = session.get(GameRow, game_id)
+            if game is None:
+                raise UnknownGame(f"there is no game {game_id}")
+            raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
+        game, seats, name, limit_ms = session.exec(
+            select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms)
+            .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
+            .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+            .where(GameRow.id == game_id)
+        ).one()
+        to_play = _to_play(game, seats, name, limit_ms, _bot_names(session))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return to_play
+
+
+def commit_game(
+    *, session: Session, game_id: int, result: GameResult, now: datetime | None = None
+) -> list[RatingUpdate]:
+    """Store a finished game in ONE transaction: record, per-seat results, both ratings, history.
+
+    The game must be running (`mark_game_running`); committing it again raises
+    GameAlreadyFinished and changes nothing. A result that does not fit the scheduled game raises
+    ResultMismatch. Ranks are recomputed from points and forfeits (forfeiters last) and must
+    agree with the result's. When it is the tournament's last game, the tournament finishes.
+    Returns the rating changes, tournament scope first, each in seat order.
+
+    Written with prepared Core statements on the session's connection: the ORM's per-statement
+    overhead would otherwise be most of the time (FACTS.md).
+    """
+    moment = _now(now)
+    record = result.record
+    connection = session.connection()
+    try:
+        claimed = connection.execute(
+            _CLAIM_GAME,
+            {
+                "game": game_id,
+                "finished_at": moment,
+                "record": record.to_json(),
+                "end_reasons": [r.reason.name for r in record.results],
+            },
+        ).first()
+        if claimed is None:
+            raise _not_committable(session, game_id)
+        tournament_id, table_id, seed = claimed
+        tournament_name = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).scalar_one()
+        seat_ids: list[int] = connection.execute(_TABLE_SEATS, {"table": table_id}).scalar_one()
+        rating_rows = connection.execute(
+            _LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}
+        ).all()
+        names = {row.bot_id: row.name for row in rating_rows}
+        seated = tuple(names[b] for b in seat_ids)
+        ranks = _checked_ranks(game_id, result, seated, seed)
+        points = {s.bot: s.points for s in result.seats}
+        env = arena_env()
+        updates: list[RatingUpdate] = []
+        rating_params: list[dict[str, Any]] = []
+        history_params: list[dict[str, Any]] = []
+        for scope_id, scope_name in ((tournament_id, tournament_name), (None, None)):
+            rows = {names[r.bot_id]: r for r in rating_rows if r.tournament_id == scope_id}
+            before = {
+                name: Standing(name, r.mu, r.sigma, r.games, r.wins, r.total_points, r.total_placing)
+                for name, r in ((name, rows[name]) for name in seated)
+            }
+            after = apply_game(env, before, points, ranks)
+            for name in seated:
+                row, old, new = rows[name], before[name], after[name]
+                rating_params.append(
+                    {
+                        "rating": row.id,
+                        "mu": new.mu,
+                        "sigma": new.sigma,
+                        "games": new.games,
+                        "wins": new.wins,
+                        "points": new.points,
+                        "placings": new.placings,
+                    }
+                )
+                history_params.append(
+                    {
+                        "game_id": game_id,
+                        "bot_id": row.bot_id,
+                        "tournament_id": scope_id,
+                        "mu_before": old.mu,
+                        "sigma_before": old.sigma,
+                        "mu_after": new.mu,
+                        "sigma_after": new.sigma,
+                    }
+                )
+                updates.append(
+                    RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma))
+                )
+        connection.execute(_NUMBER_GAME, {"game": game_id})
+        connection.execute(_UPDATE_RATING, rating_params)
+        connection.execute(_INSERT_HISTORY, history_params)
+        connection.execute(
+            _INSERT_SEATS,
+            [
+                {
+                    "game_id": game_id,
+                    "seat": s.seat,
+                    "bot_id": seat_ids[s.seat],
+                    "points": s.points,
+                    "rank": s.rank,
+                    "forfeit": s.forfeit,
+                }
+                for s in result.seats
+            ],
+        )
+        connection.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return updates
+
+
+def void_interrupted_games(*, session: Session) -> int:
+    """Put every running game back to scheduled (call at start-up: nothing can be running then).
+
+    An interrupted game left no record, results or ratings (they commit together), so it is
+    simply played again, from the same seed. Returns how many games were voided.
+    """
+    try:
+        voided = session.exec(
+            sa.update(GameRow)
+            .where(GameRow.status == GameStatus.RUNNING)
+            .values(status=GameStatus.SCHEDULED, started_at=None)
+        )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return int(voided.rowcount)
+
+
+def list_games(
+    *, session: Session, tournament: str | None = None, status: GameStatus | None = None
+) -> list[GameInfo]:
+    """Games, optionally of one tournament and in one state, in play order."""
+    query = (
+        select(GameRow, ScheduledTableRow.seats, TournamentRow.name)
+        .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+        .order_by(GameRow.tournament_id, GameRow.game_index, GameRow.table_index)
+    )
+    if tournament is not None:
+        _tournament_row(session, tournament)
+        query = query.where(TournamentRow.name == tournament)
+    if status is not None:
+        query = query.where(GameRow.status == status)
+    return _game_infos(session, session.exec(query).all())
+
+
+def show_game(*, session: Session, game_id: int) -> GameDetail:
+    """One game with its record, for a replay or an export."""
+    rows = session.exec(
+        select(GameRow, ScheduledTableRow.seats, TournamentRow.name)
+        .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+        .where(GameRow.id == game_id)
+    ).all()
+    if not rows:
+        raise UnknownGame(f"there is no game {game_id}")
+    game = rows[0][0]
+    record = None if game.record is None else GameRecord.from_json(game.record)
+    return GameDetail(_game_infos(session, rows)[0], record)
+
+
+# -- ratings --------------------------------------------------------------------------------------
+
+
+def rating_table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
+    """The stored rating table of a tournament, or of the global ladder (every registered bot)."""
+    scope_id = None if tournament is None else _tournament_row(session, tournament).id
+    rows = session.exec(
+        select(BotRatingRow, BotRow.name)
+        .join(BotRow, BotRatingRow.bot_id == BotRow.id)
+        .where(
+            BotRatingRow.tournament_id.is_(None)  # type: ignore[union-attr]
+            if scope_id is None
+            else BotRatingRow.tournament_id == scope_id
+        )
+    ).all()
+    return _table(_standing(row, name) for row, name in rows)
+
+
+def recompute_ratings(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
+    """The rating table rebuilt from the stored game records alone, in the order they committed.
+
+    Points come from each record's totals, forfeits from the stored seat results, and ranks are
+    derived again from them; nothing of the stored ratings is read. Equal to `rating_table`
+    unless the database was tampered with.
+    """
+    if tournament is None:
+        bots = list(session.exec(select(BotRow.name)))
+        scope_filter: sa.ColumnElement[bool] = sa.true()
+    else:
+        row = _tournament_row(session, tournament)
+        bots = list(session.exec(select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id)))
+        scope_filter = GameRow.tournament_id == row.id
+    env = arena_env()
+    standings = {name: Standing(name, env.mu, env.sigma) for name in bots}
+    games = session.exec(
+        select(GameRow.id, GameRow.record, ScheduledTableRow.seats)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+        .where(GameRow.status == GameStatus.FINISHED, scope_filter)
+        .order_by(GameRow.commit_seq)
+    ).all()
+    forfeits: dict[int, set[int]] = {}
+    for game_id, seat in session.exec(
+        select(SeatResultRow.game_id, SeatResultRow.seat)
+        .join(GameRow, SeatResultRow.game_id == GameRow.id)
+        .where(GameRow.status == GameStatus.FINISHED, scope_filter, SeatResultRow.forfeit.is_not(None))  # type: ignore[union-attr]
+    ):
+        forfeits.setdefault(game_id, set()).add(seat)
+    names = _bot_names(session)
+    for game_id, record_json, seat_ids in games:
+        totals = GameRecord.from_json(record_json).totals
+        seated = [names[b] for b in seat_ids]
+        lost = forfeits.get(game_id, set())
+        game_ranks = final_ranks(totals, [s in lost for s in range(len(seated))])
+        before = {name: standings[name] for name in seated}
+        after = apply_game(env, before, dict(zip(seated, totals)), dict(zip(seated, game_ranks)))
+        standings.update(after)
+    return _table(standings.values())
+
+
+# -- the statements of commit_game, built once -----------------------------------------------------
+
+_games = GameRow.__table__  # type: ignore[attr-defined]
+_tables = ScheduledTableRow.__table__  # type: ignore[attr-defined]
+_tournaments_t = TournamentRow.__table__  # type: ignore[attr-defined]
+_ratings = BotRatingRow.__table__  # type: ignore[attr-defined]
+_bots = BotRow.__table__  # type: ignore[attr-defined]
+
+_CLAIM_GAME = (
+    sa.update(_games)
+    .where(_games.c.id == sa.bindparam("game"), _games.c.status == GameStatus.RUNNING)
+    .values(
+        status=GameStatus.FINISHED,
+        finished_at=sa.bindparam("finished_at"),
+        record=sa.bindparam("record"),
+        end_reasons=sa.bindparam("end_reasons"),
+    )
+    .returning(_games.c.tournament_id, _games.c.table_id, _games.c.seed)
+)
+_LOCK_TOURNAMENT = (
+    sa.select(_tournaments_t.c.name).where(_tournaments_t.c.id == sa.bindparam("tournament")).with_for_update()
+)
+_TABLE_SEATS = sa.select(_tables.c.seats).where(_tables.c.id == sa.bindparam("table"))
+_LOCK_RATINGS = (
+    sa.select(_ratings, _bots.c.name)
+    .join(_bots, _ratings.c.bot_id == _bots.c.id)
+    .where(
+        _ratings.c.bot_id.in_(sa.bindparam("bots", expanding=True)),
+        sa.or_(_ratings.c.tournament_id == sa.bindparam("tournament"), _ratings.c.tournament_id.is_(None)),
+    )
+    .order_by(_ratings.c.id)
+    .with_for_update(of=_ratings)
+)
+_NUMBER_GAME = (
+    sa.update(_games)
+    .where(_games.c.id == sa.bindparam("game"))
+    .values(
+        commit_seq=sa.select(sa.func.coalesce(sa.func.max(_games.c.commit_seq), 0) + 1).scalar_subquery()
+    )
+)
+_UPDATE_RATING = (
+    sa.update(_ratings)
+    .where(_ratings.c.id == sa.bindparam("rating"))
+    .values(
+        mu=sa.bindparam("mu"),
+        sigma=sa.bindparam("sigma"),
+        games=sa.bindparam("games"),
+        wins=sa.bindparam("wins"),
+        total_points=sa.bindparam("points"),
+        total_placing=sa.bindparam("placings"),
+    )
+)
+_INSERT_HISTORY = sa.insert(RatingHistoryRow.__table__)  # type: ignore[attr-defined]
+_INSERT_SEATS = sa.insert(SeatResultRow.__table__)  # type: ignore[attr-defined]
+_FINISH_TOURNAMENT = (
+    sa.update(_tournaments_t)
+    .where(
+        _tournaments_t.c.id == sa.bindparam("tournament"),
+        _tournaments_t.c.status == TournamentStatus.RUNNING,
+        ~sa.exists().where(
+            _games.c.tournament_id == _tournaments_t.c.id, _games.c.status != GameStatus.FINISHED
+        ),
+    )
+    .values(status=TournamentStatus.FINISHED, finished_at=sa.bindparam("finished_at"))
+)
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def _now(now: datetime | None) -> datetime:
+    if now is None:
+        return datetime.now(timezone.utc)
+    if now.tzinfo is None:
+        raise ValueError("`now` must be timezone-aware")
+    return now
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _check_name(name: str, what: str) -> None:
+    if not name or name != name.strip() or not name.isprintable() or len(name) > MAX_NAME_LENGTH:
+        raise InvalidName(
+            f"a {what} name must be 1 to {MAX_NAME_LENGTH} printable characters without "
+            f"leading or trailing spaces, not {name!r}"
+        )
+
+
+def _bot(row: BotRow) -> Bot:
+    assert row.id is not None
+    return Bot(row.id, row.name, row.created_at)
+
+
+def _bot_id(session: Session, name: str) -> int:
+    bot_id = session.exec(select(BotRow.id).where(BotRow.name == name)).first()
+    if bot_id is None:
+        raise UnknownBot(f"there is no bot named {name!r}")
+    return bot_id
+
+
+def _bot_names(session: Session) -> dict[int, str]:
+    return {bot_id: name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
+
+
+def _tournament_row(session: Session, name: str, lock: bool = False) -> TournamentRow:
+    query = select(TournamentRow).where(TournamentRow.name == name)
+    if lock:
+        query = query.with_for_update(read=True)
+    row = session.exec(query).first()
+    if row is None:
+        raise UnknownTournament(f"there is no tournament named {name!r}")
+    return row
+
+
+def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tournament]:
+    ids = [row.id for row in rows]
+    entrants: dict[int, list[str]] = {}
+    for tournament_id, name in session.exec(
+        select(EntryRow.tournament_id, BotRow.name)
+        .join(BotRow, EntryRow.bot_id == BotRow.id)
+        .where(EntryRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
+        .order_by(BotRow.name)
+    ):
+        entrants.setdefault(tournament_id, []).append(name)
+    counts: dict[int, dict[str, int]] = {}
+    for tournament_id, status, count in session.exec(
+        select(GameRow.tournament_id, GameRow.status, sa.func.count())
+        .where(GameRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
+        .group_by(GameRow.tournament_id, GameRow.status)
+    ):
+        counts.setdefault(tournament_id, {})[status.value] = count
+    out = []
+    for row in rows:
+        assert row.id is not None
+        out.append(
+            Tournament(
+                id=row.id,
+                name=row.name,
+                table_size=row.table_size,
+                games_per_table=row.games_per_table,
+                starts_at=row.starts_at,
+                move_limit_ms=row.move_limit_ms,
+                concurrency=row.concurrency,
+                seed=row.seed,
+                status=row.status,
+                failure_policy=row.failure_policy,
+                created_at=row.created_at,
+                started_at=row.started_at,
+                finished_at=row.finished_at,
+                entrants=tuple(entrants.get(row.id, ())),
+                games=GameCounts(**counts.get(row.id, {})),
+            )
+        )
+    return out
+
+
+def _to_play(game: GameRow, seats: list[int], tournament: str, limit_ms: int, names: Mapping[int, str]) -> GameToPlay:
+    assert game.id is not None
+    return GameToPlay(
+        id=game.id,
+        tournament=tournament,
+        table_index=game.table_index,
+        game_index=game.game_index,
+        seed=game.seed,
+        seats=tuple(names[b] for b in seats),
+        move_limit_ms=limit_ms,
+    )
+
+
+def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]) -> list[GameInfo]:
+    rows = list(rows)
+    names = _bot_names(session)
+    finished = [game.id for game, _, _ in rows if game.status is GameStatus.FINISHED]
+    results: dict[int, list[SeatResult]] = {}
+    for seat in session.exec(
+        select(SeatResultRow)
+        .where(SeatResultRow.game_id.in_(finished))  # type: ignore[attr-defined]
+        .order_by(SeatResultRow.game_id, SeatResultRow.seat)
+    ):
+        results.setdefault(seat.game_id, []).append(
+            SeatResult(seat.seat, names[seat.bot_id], seat.points, seat.rank, seat.forfeit)
+        )
+    out = []
+    for game, seats, tournament in rows:
+        assert game.id is not None
+        out.append(
+            GameInfo(
+                id=game.id,
+                tournament=tournament,
+                table_index=game.table_index,
+                game_index=game.game_index,
+                seed=game.seed,
+                status=game.status,
+                attempts=game.attempts,
+                seats=tuple(names[b] for b in seats),
+                started_at=game.started_at,
+                finished_at=game.finished_at,
+                end_reasons=tuple(game.end_reasons or ()),
+                results=tuple(results.get(game.id, ())),
+            )
+        )
+    return out
+
+
+def _not_committable(session: Session, game_id: int) -> Exception:
+    """Why `commit_game` could not claim the game (read after rolling the claim back)."""
+    session.rollback()
+    status = session.exec(select(GameRow.status).where(GameRow.id == game_id)).first()
+    if status is None:
+        return UnknownGame(f"there is no game {game_id}")
+    if status is GameStatus.FINISHED:
+        return GameAlreadyFinished(f"game {game_id} is already finished: refused, so nothing counts twice")
+    return GameNotRunning(f"game {game_id} is {status.value}: mark it running before committing it")
+
+
+def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], seed: int) -> dict[str, int]:
+    """The ranks the result must have, by bot; ResultMismatch names the first thing that is off."""
+    record = result.record
+    bots = tuple(s.bot for s in result.seats)
+    problem = None
+    if bots != seated:
+        problem = f"seats {bots} are not the scheduled {seated}"
+    elif tuple(s.seat for s in result.seats) != tuple(range(len(seated))):
+        problem = "results must list seats 0.. in order"
+    elif record.players != len(seated):
+        problem = f"the record is of a {record.players}-player game at a {len(seated)}-seat table"
+    elif record.seed != seed:
+        problem = f"the record was dealt from seed {record.seed}, not the game's {seed}"
+    elif len(record.results) != record.players:
+        problem = f"the record has {len(record.results)} of {record.players} rounds: the game is unfinished"
+    elif tuple(s.points for s in result.seats) != record.totals:
+        problem = f"points {tuple(s.points for s in result.seats)} differ from the record's totals {record.totals}"
+    if problem is None:
+        expected = final_ranks(record.totals, [s.forfeit is not None for s in result.seats])
+        if tuple(s.rank for s in result.seats) != expected:
+            problem = f"ranks {tuple(s.rank for s in result.seats)} should be {expected}"
+        else:
+            return dict(zip(seated, expected))
+    raise ResultMismatch(f"game {game_id}: {problem}")
+
+
+def _standing(row: BotRatingRow, name: str) -> Standing:
+    return Standing(name, row.mu, row.sigma, row.games, row.wins, row.total_points, row.total_placing)

@@ -1,0 +1,80 @@
+"""Games for storage tests: real engine games with a seeded random policy, or chosen totals."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+from datetime import datetime, timezone
+
+from sqlmodel import Session
+
+from arena import store
+from arena.results import GameResult, SeatResult, final_ranks
+from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
+
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def random_result(game: store.GameToPlay, forfeits: Collection[int] = ()) -> GameResult:
+    """Play `game` with every seat choosing uniformly at random (seeded by the deal seed)."""
+    engine_game = Game(len(game.seats), game.seed)
+    rng = random.Random(game.seed)
+    while not engine_game.is_over:
+        actions = engine_game.legal_actions()
+        engine_game.apply(engine_game.to_move, actions[rng.randrange(len(actions))])
+    return result_of(game, record_of(engine_game), forfeits)
+
+
+def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Collection[int] = ()) -> GameResult:
+    """A result with the given totals, its record reduced to what storage checks."""
+    n = len(game.seats)
+    rounds = tuple(
+        RoundResult(r, EndReason.EMPTY_HAND, tuple(totals) if r == 0 else (0,) * n, (0,) * n, None)
+        for r in range(n)
+    )
+    record = GameRecord(n, game.seed, (), (), (), rounds, tuple(totals))
+    return result_of(game, record, forfeits)
+
+
+def result_of(game: store.GameToPlay, record: GameRecord, forfeits: Collection[int] = ()) -> GameResult:
+    forfeited = [s in forfeits for s in range(len(game.seats))]
+    ranks = final_ranks(record.totals, forfeited)
+    seats = tuple(
+        SeatResult(s, bot, record.totals[s], ranks[s], "timed out" if forfeited[s] else None)
+        for s, bot in enumerate(game.seats)
+    )
+    return GameResult(record, seats)
+
+
+def running_tournament(
+    session: Session, bots: int, table_size: int, games_per_table: int = 1, seed: int = 7, name: str = "cup"
+) -> list[str]:
+    """Register `bots` bots, enter them in a new tournament and start it; returns the bot names."""
+    names = [f"bot{i:02d}" for i in range(bots)]
+    for bot in names:
+        if not any(b.name == bot for b in store.list_bots(session=session)):
+            store.register_bot(session=session, name=bot)
+    store.create_tournament(
+        session=session,
+        name=name,
+        table_size=table_size,
+        games_per_table=games_per_table,
+        starts_at=START,
+        move_limit_ms=1000,
+        seed=seed,
+    )
+    for bot in names:
+        store.enter_tournament(session=session, tournament=name, bot=bot)
+    store.start_tournament(session=session, tournament=name)
+    return names
+
+
+def play_all(session: Session, tournament: str | None = None) -> int:
+    """Play every waiting game with random policies; returns how many were committed."""
+    played = 0
+    while games := store.next_games(session=session, tournament=tournament, limit=20):
+        for game in games:
+            store.mark_game_running(session=session, game_id=game.id)
+            store.commit_game(session=session, game_id=game.id, result=random_result(game))
+            played += 1
+    return played

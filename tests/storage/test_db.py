@@ -1,0 +1,87 @@
+"""Opening databases from a URL (issue 4, Persistence): pragmas, clear errors, schema version."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from arena.db import BUSY_TIMEOUT_MS, create_engine, create_schema, open_database
+from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
+from arena.models import SCHEMA_VERSION, SchemaInfo
+
+from .conftest import POSTGRES_URL_VARIABLE
+
+
+def test_every_sqlite_connection_gets_wal_and_the_pragmas(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        with engine.connect() as first, engine.connect() as second:
+            for connection in (first, second):
+                pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
+                assert pragma("journal_mode") == "wal"
+                assert pragma("synchronous") == 1  # NORMAL
+                assert pragma("busy_timeout") == BUSY_TIMEOUT_MS
+                assert pragma("foreign_keys") == 1
+    finally:
+        engine.dispose()
+
+
+def test_foreign_keys_are_enforced_on_sqlite(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO entries (tournament_id, bot_id, entered_at) VALUES (99, 99, '2026-01-01')"
+            )
+    finally:
+        engine.dispose()
+
+
+def test_schema_version_is_stored_and_checked(engine: Engine) -> None:
+    with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
+    create_schema(engine)  # idempotent on the same version
+    with Session(engine) as session:
+        session.exec(sa.update(SchemaInfo).values(version=SCHEMA_VERSION + 1))
+        session.commit()
+    with pytest.raises(SchemaVersionMismatch, match=f"schema version {SCHEMA_VERSION + 1}, this arena needs"):
+        create_schema(engine)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "malformed database URL 'not a url'"),
+        ("sqlite://", "in-memory SQLite"),
+        ("sqlite:///:memory:", "in-memory SQLite"),
+        ("mysql://u@h/db", "unsupported database URL mysql://u@h/db"),
+        ("postgresql+psycopg2://u@h/db", "selects driver 'psycopg2': write postgresql+psycopg://"),
+    ],
+)
+def test_unusable_urls_get_one_clear_line(url: str, message: str) -> None:
+    with pytest.raises(InvalidDatabaseURL, match=re.escape(message)) as caught:
+        create_engine(url)
+    assert "\n" not in str(caught.value)
+
+
+def test_unreachable_databases_get_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseUnreachable, match="unable to open database file"):
+        create_engine(f"sqlite:///{tmp_path / 'missing-dir' / 'a.db'}")
+    with pytest.raises(DatabaseUnreachable, match="Connection refused") as caught:
+        create_engine("postgresql+psycopg://nobody:secret@127.0.0.1:1/none")
+    assert "secret" not in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_postgres_schema_that_cannot_hold_tables_is_reported() -> None:
+    base = os.environ.get(POSTGRES_URL_VARIABLE)
+    if not base:
+        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set: PostgreSQL storage tests need a server (.ci/run sets it)")
+    url = sa.make_url(base).update_query_dict({"options": "-csearch_path=no_such_schema_here"})
+    with pytest.raises(SchemaCreationFailed, match="cannot create the arena's tables"):
+        open_database(url.render_as_string(hide_password=False))
