@@ -3,10 +3,12 @@ ratings that recomputation from the stored records reproduces exactly. On both d
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena import store
@@ -213,3 +215,37 @@ def test_list_and_show_games(session: Session) -> None:
     assert tuple(s.bot for s in detail.info.results) == detail.info.seats
     with pytest.raises(UnknownGame):
         store.show_game(session=session, game_id=123_456)
+
+
+def test_concurrent_commits_lose_no_update(engine: Engine) -> None:
+    """Commits from several threads (sessions) at once, games sharing bots: every rating update
+    lands (row locks on PostgreSQL, the write lock on SQLite) and the stored order replays."""
+    with Session(engine) as session:
+        running_tournament(session, bots=6, table_size=4, games_per_table=4)
+        games = store.next_games(session=session)
+        for game in games:
+            store.mark_game_running(session=session, game_id=game.id)
+    results = [(game.id, random_result(game)) for game in games]
+    threads = 4
+    failures: list[BaseException] = []
+
+    def commit_share(share: int) -> None:
+        try:
+            with Session(engine) as own:
+                for game_id, result in results[share::threads]:
+                    store.commit_game(session=own, game_id=game_id, result=result)
+        except BaseException as exc:  # reported below, with the thread's error
+            failures.append(exc)
+
+    workers = [threading.Thread(target=commit_share, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert failures == []
+    with Session(engine) as session:
+        stored = store.rating_table(session=session, tournament="cup")
+        assert sum(r.games for r in stored) == 4 * len(games)
+        assert store.recompute_ratings(session=session, tournament="cup") == stored
+        assert store.recompute_ratings(session=session) == store.rating_table(session=session)
+        assert row_counts(session) == {"seat_results": 4 * len(games), "rating_history": 8 * len(games)}
