@@ -18,6 +18,8 @@ MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
 MAX_BATCH = 256
 """Most messages in one write to a bot."""
+BATCH_WAIT_S = 0.001
+"""How long a write waits for more messages to join it."""
 
 
 class Table(Protocol):
@@ -66,10 +68,11 @@ class Stream:
         self.queue.put_nowait(None)
 
     async def next_batch(self) -> list[ArenaMessage]:
-        """Wait for a message, then take every message queued behind it (one write for all of
-        them); an empty list once the stream is closed."""
+        """Wait for a message, let the other ready tasks run once (they often add more), then
+        take every message queued (one write for all of them); empty once the stream is closed."""
         batch: list[ArenaMessage] = []
         msg = await self.queue.get()
+        await asyncio.sleep(BATCH_WAIT_S)
         while msg is not None:
             batch.append(msg)
             if self.queue.empty() or len(batch) >= MAX_BATCH:

@@ -1,7 +1,7 @@
 """Arena throughput over loopback, against a bare gRPC ping-pong measured in the same run.
 
-    .venv/bin/python benchmarks/arena_throughput.py [--games 64] [--players 4] [--seconds 8]
-                                                    [--bots 16] [--bot-processes 2] [--no-legal-actions]
+    .venv/bin/python benchmarks/arena_throughput.py [--games 64] [--players 4] [--seconds 5]
+        [--repeat 3] [--bots 16] [--bot-processes 2] [--no-legal-actions]
 
 This process is the server in both phases; clients run in subprocesses (this script again, in
 client mode), so "server CPU" is this process's CPU time over the measuring window.
@@ -12,9 +12,11 @@ client mode), so "server CPU" is this process's CPU time over the measuring wind
    `--players` random bots running; the bots are `sdk.runner` sessions (`--bots` of them, spread
    over `--bot-processes` processes, each seated in games up to its capacity).
 
-Reported: round trips (decisions) per second, server CPU per round trip (decision), and the round
-trip seen by the server (request written to answer read) p50/p99, then the arena/baseline ratios
-(targets: throughput >= 0.5, CPU per decision <= 2.0).
+Reported: round trips (decisions) per second, server CPU per round trip (decision), the round
+trip seen by the server (request written to answer read) p50/p99, the clients' CPU, and how many
+cores other processes of the machine used meanwhile (they skew everything: look at it first).
+The two phases alternate `--repeat` times; the closing line gives the median arena/baseline
+ratios (targets: throughput >= 0.5, CPU per decision <= 2.0).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Figures:
     seconds: float
     cpu_seconds: float
     client_cpu_seconds: float
+    other_cpu_seconds: float
     round_trips: list[float]
 
     @property
@@ -64,8 +67,16 @@ class Figures:
         return (
             f"{what:<34} {self.per_second:7.0f}/s  server CPU {self.cpu_us:5.0f} us each  "
             f"round trip p50 {self.percentile(50):6.0f} us p99 {self.percentile(99):6.0f} us  "
-            f"(clients' CPU {self.client_cpu_seconds / self.count * 1e6:4.0f} us each)"
+            f"clients' CPU {self.client_cpu_seconds / self.count * 1e6:4.0f} us each  "
+            f"other processes {self.other_cpu_seconds / self.seconds:3.1f} cores"
         )
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy, from /proc/stat (Linux)."""
+    with open("/proc/stat") as stat:
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in stat.readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -92,12 +103,15 @@ class Window:
 
     async def measure(self, seconds: float) -> Figures:
         await asyncio.sleep(WARMUP_S)
-        wall, cpu, client_cpu = time.perf_counter(), time.process_time(), cpu_seconds(self.clients)
+        ours = [os.getpid(), *self.clients]
+        wall, cpu, clients, machine = time.perf_counter(), time.process_time(), cpu_seconds(self.clients), machine_cpu_seconds()
+        others = machine - cpu_seconds(ours)
         self.open = True
         await asyncio.sleep(seconds)
         self.open = False
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        return Figures(len(self.round_trips), wall, cpu, cpu_seconds(self.clients) - client_cpu, self.round_trips)
+        wall, cpu, clients = time.perf_counter() - wall, time.process_time() - cpu, cpu_seconds(self.clients) - clients
+        others = machine_cpu_seconds() - cpu_seconds(ours) - others
+        return Figures(len(self.round_trips), wall, cpu, clients, others, self.round_trips)
 
 
 # ---- baseline --------------------------------------------------------------------------------------
@@ -232,25 +246,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=5.0, help="measuring window of each phase")
+    parser.add_argument("--repeat", type=int, default=3, help="alternate the two phases this many times")
     parser.add_argument("--bots", type=int, default=16)
     parser.add_argument("--bot-processes", type=int, default=2)
     parser.add_argument("--no-legal-actions", action="store_true", help="bots compute legal actions themselves")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
+    logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
 
-    print("command:", " ".join([sys.executable.rsplit("/", 1)[-1] if False else "python", *sys.argv]))
-    print(f"protobuf backend: {api_implementation.Type()}, grpcio {grpc.__version__}")
-    base = asyncio.run(baseline(args.games, args.seconds))
-    print(base.line(f"baseline ping-pong, {args.games} streams"))
-    got = asyncio.run(
-        arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, not args.no_legal_actions)
-    )
-    print(got.line(f"arena, {args.games} games x {args.players} bots"))
+    print("command: python", " ".join(sys.argv))
+    print(f"protobuf backend {api_implementation.Type()}, grpcio {grpc.__version__}, {os.cpu_count()} cores")
+    throughput, cpu = [], []
+    for _ in range(args.repeat):
+        base = asyncio.run(baseline(args.games, args.seconds))
+        print(base.line(f"baseline ping-pong, {args.games} streams"), flush=True)
+        got = asyncio.run(
+            arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, not args.no_legal_actions)
+        )
+        print(got.line(f"arena, {args.games} games x {args.players} bots"), flush=True)
+        throughput.append(got.per_second / base.per_second)
+        cpu.append(got.cpu_us / base.cpu_us)
     print(
-        f"arena/baseline: throughput {got.per_second / base.per_second:.2f} (target >= 0.50), "
-        f"CPU per decision {got.cpu_us / base.cpu_us:.2f} (target <= 2.00)"
+        f"arena/baseline (median of {args.repeat}): throughput {statistics.median(throughput):.2f} (target >= 0.50), "
+        f"CPU per decision {statistics.median(cpu):.2f} (target <= 2.00)"
     )
 
 

@@ -212,6 +212,7 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
         outbox = session.outbox
         while True:
             batch = [await outbox.get()]
+            await asyncio.sleep(0)  # decisions of other games that are ready join this write
             while not outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(outbox.get_nowait())
             await call.write(bot_batch_to_pb(batch))
