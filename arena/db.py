@@ -113,7 +113,8 @@ def _parse(url: str) -> URL:
         ) from None
     shown = parsed.render_as_string(hide_password=True)
     if parsed.drivername in _SQLITE_DRIVERS:
-        if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file::memory:"):
+        database = parsed.database or ""
+        if database in ("", ":memory:") or database.startswith("file::memory:"):
             raise InvalidDatabaseURL(
                 f"database URL {shown} is an in-memory SQLite database, which would lose every "
                 "game: give a file, e.g. sqlite:///scout-arena.db"

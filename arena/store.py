@@ -428,7 +428,9 @@ def show_schedule(*, session: Session, tournament: str) -> Schedule:
 # -- games ----------------------------------------------------------------------------------------
 
 
-def next_games(*, session: Session, tournament: str | None = None, limit: int | None = None) -> list[GameToPlay]:
+def next_games(
+    *, session: Session, tournament: str | None = None, limit: int | None = None
+) -> list[GameToPlay]:
     """Games waiting to be played in running tournaments, in the order to play them.
 
     Each table's first game comes before any table's second, so a tournament stopped part way
@@ -510,9 +512,8 @@ def commit_game(
         ).first()
         if claimed is None:
             raise _not_committable(session, game_id)
-        tournament_id, table_id, seed = claimed
+        tournament_id, seed, seat_ids = claimed
         tournament_name = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).scalar_one()
-        seat_ids: list[int] = connection.execute(_TABLE_SEATS, {"table": table_id}).scalar_one()
         rating_rows = connection.execute(
             _LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}
         ).all()
@@ -657,15 +658,20 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
     """The rating table rebuilt from the stored game records alone, in the order they committed.
 
     Points come from each record's totals, forfeits from the stored seat results, and ranks are
-    derived again from them; nothing of the stored ratings is read. Equal to `rating_table`
-    unless the database was tampered with.
+    derived again from them; nothing of the stored ratings is read. A tournament's bots are those
+    of its stored schedule (none before it starts), the ladder's every registered bot. Equal to
+    `rating_table` unless the database was tampered with.
     """
+    names = _bot_names(session)
     if tournament is None:
-        bots = list(session.exec(select(BotRow.name)))
+        bots = list(names.values())
         scope_filter: sa.ColumnElement[bool] = sa.true()
     else:
         row = _tournament_row(session, tournament)
-        bots = list(session.exec(select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id)))
+        tables = session.exec(
+            select(ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id)
+        )
+        bots = sorted({names[b] for seats in tables for b in seats})
         scope_filter = GameRow.tournament_id == row.id
     env = arena_env()
     standings = {name: Standing(name, env.mu, env.sigma) for name in bots}
@@ -679,10 +685,13 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
     for game_id, seat in session.exec(
         select(SeatResultRow.game_id, SeatResultRow.seat)
         .join(GameRow, SeatResultRow.game_id == GameRow.id)
-        .where(GameRow.status == GameStatus.FINISHED, scope_filter, SeatResultRow.forfeit.is_not(None))  # type: ignore[union-attr]
+        .where(
+            GameRow.status == GameStatus.FINISHED,
+            scope_filter,
+            SeatResultRow.forfeit.is_not(None),  # type: ignore[union-attr]
+        )
     ):
         forfeits.setdefault(game_id, set()).add(seat)
-    names = _bot_names(session)
     for game_id, record_json, seat_ids in games:
         totals = GameRecord.from_json(record_json).totals
         seated = [names[b] for b in seat_ids]
@@ -711,12 +720,17 @@ _CLAIM_GAME = (
         record=sa.bindparam("record"),
         end_reasons=sa.bindparam("end_reasons"),
     )
-    .returning(_games.c.tournament_id, _games.c.table_id, _games.c.seed)
+    .returning(
+        _games.c.tournament_id,
+        _games.c.seed,
+        sa.select(_tables.c.seats).where(_tables.c.id == _games.c.table_id).scalar_subquery(),
+    )
 )
 _LOCK_TOURNAMENT = (
-    sa.select(_tournaments_t.c.name).where(_tournaments_t.c.id == sa.bindparam("tournament")).with_for_update()
+    sa.select(_tournaments_t.c.name)
+    .where(_tournaments_t.c.id == sa.bindparam("tournament"))
+    .with_for_update()
 )
-_TABLE_SEATS = sa.select(_tables.c.seats).where(_tables.c.id == sa.bindparam("table"))
 _LOCK_RATINGS = (
     sa.select(_ratings, _bots.c.name)
     .join(_bots, _ratings.c.bot_id == _bots.c.id)
@@ -852,7 +866,9 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     return out
 
 
-def _to_play(game: GameRow, seats: list[int], tournament: str, limit_ms: int, names: Mapping[int, str]) -> GameToPlay:
+def _to_play(
+    game: GameRow, seats: list[int], tournament: str, limit_ms: int, names: Mapping[int, str]
+) -> GameToPlay:
     assert game.id is not None
     return GameToPlay(
         id=game.id,
@@ -927,7 +943,8 @@ def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], se
     elif len(record.results) != record.players:
         problem = f"the record has {len(record.results)} of {record.players} rounds: the game is unfinished"
     elif tuple(s.points for s in result.seats) != record.totals:
-        problem = f"points {tuple(s.points for s in result.seats)} differ from the record's totals {record.totals}"
+        points = tuple(s.points for s in result.seats)
+        problem = f"points {points} differ from the record's totals {record.totals}"
     if problem is None:
         expected = final_ranks(record.totals, [s.forfeit is not None for s in result.seats])
         if tuple(s.rank for s in result.seats) != expected:

@@ -15,7 +15,7 @@ from arena import store
 from arena.errors import GameAlreadyFinished, GameNotRunning, ResultMismatch, UnknownGame
 from arena.results import GameResult
 
-from .helpers import chosen_result, play_all, random_result, running_tournament
+from .helpers import START, chosen_result, play_all, random_result, running_tournament
 
 
 def row_counts(session: Session) -> dict[str, int]:
@@ -249,3 +249,14 @@ def test_concurrent_commits_lose_no_update(engine: Engine) -> None:
         assert store.recompute_ratings(session=session, tournament="cup") == stored
         assert store.recompute_ratings(session=session) == store.rating_table(session=session)
         assert row_counts(session) == {"seat_results": 4 * len(games), "rating_history": 8 * len(games)}
+
+
+def test_an_unstarted_tournament_has_no_ratings_stored_or_recomputed(session: Session) -> None:
+    store.register_bot(session=session, name="solo")
+    store.create_tournament(
+        session=session, name="later", table_size=2, games_per_table=1, starts_at=START, move_limit_ms=100
+    )
+    store.enter_tournament(session=session, tournament="later", bot="solo")
+    assert store.rating_table(session=session, tournament="later") == []
+    assert store.recompute_ratings(session=session, tournament="later") == []
+    assert [r.bot for r in store.recompute_ratings(session=session)] == ["solo"]
