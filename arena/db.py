@@ -12,9 +12,8 @@
 Any problem raises `InvalidDatabaseURL`, `DatabaseUnreachable` or `SchemaCreationFailed` with a
 one-line message, never a driver traceback.
 
->>> from sqlmodel import Session
->>> engine = open_database("sqlite:////tmp/scout-arena-doctest.db")  # doctest: +SKIP
->>> with Session(engine) as session: ...  # doctest: +SKIP
+Usage: `engine = open_database(url)`, then `with sqlmodel.Session(engine) as session:` and the
+functions of `arena.store`.
 """
 
 from __future__ import annotations

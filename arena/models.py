@@ -157,7 +157,7 @@ class SeatResultRow(SQLModel, table=True):
     bot_id: int = Field(foreign_key="bots.id", index=True)
     points: int
     rank: int
-    forfeit: str | None = Field(default=None, max_length=500)
+    forfeit: str | None = Field(default=None, sa_type=sa.Text)
 
 
 class BotRatingRow(SQLModel, table=True):

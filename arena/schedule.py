@@ -9,10 +9,13 @@ How many tables (the choice the issue leaves open):
   that let every pair meet at least once. Every entrant then plays k*m tables, exactly m times in
   each seat, whatever n is (7 entrants at 4-seat tables: 7 tables, each entrant at 4 of them, once
   per seat). Which entrants share a table is found by a seeded local search that makes pair counts
-  differ by at most one; seats are then given out by k successive random perfect matchings of the
+  differ by at most one (up to 12 entrants it always gets there; beyond, it is best effort within
+  a fixed budget). Seats are then given out by k successive random perfect matchings of the
   entrant/table graph (it is regular, so König's theorem guarantees they exist), which balances
-  seats exactly and draws a fresh cyclic order for every table: FACTS.md measured that keeping one
-  cyclic order (the same neighbours every time) doubles the spread of an entrant's points.
+  seats exactly; an annealed search over seat swaps that keep those counts then makes "who plays
+  right after whom" as varied as it can, so every table gets a fresh cyclic order: FACTS.md
+  measured that keeping one cyclic order (the same neighbours every time) doubles the spread of
+  an entrant's points. Generating a schedule takes well under a second for 12 entrants.
 
 Tables are finally ordered so every prefix of the schedule keeps the entrants' table counts close,
 so a tournament played part way is as fair as it can be.

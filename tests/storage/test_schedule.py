@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import doctest
 import math
 from collections import Counter
 from functools import cache
@@ -10,6 +11,7 @@ from itertools import permutations
 
 import pytest
 
+import arena.schedule
 from arena.errors import InvalidSetting, NotEnoughEntrants
 from arena.schedule import Schedule, game_seed, round_robin
 
@@ -117,3 +119,7 @@ def test_bad_schedules_are_refused() -> None:
         round_robin(names(3), 4, seed=1)
     with pytest.raises(InvalidSetting, match="distinct"):
         round_robin(["a", "b", "a"], 2, seed=1)
+
+
+def test_the_module_examples_hold() -> None:
+    assert doctest.testmod(arena.schedule).failed == 0
