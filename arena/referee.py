@@ -146,7 +146,7 @@ class _Table:
         left = self.limits.move_ms + req.seat.bank_ms - used * 1000
         bank = min(req.seat.bank_ms, left)
         obs = observe(self.game, req.seat.index, with_legal_actions=conn.stream.want_legal_actions)
-        conn.send(DecisionRequest(self.game_id, req.id, req.kind, obs, int(left), int(bank)))
+        conn.send(DecisionRequest(self.game_id, req.id, req.kind, obs, round(left), round(bank)))
 
     def _broadcast_events(self) -> None:
         events = self.game.events

@@ -1,0 +1,76 @@
+"""The server process's standard services, its receive-size bound, and the time bank."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import grpc
+import pytest
+from google.protobuf.descriptor_pool import DescriptorPool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from sdk.wire import bot_session_pb2 as pb
+
+from .conftest import Arena, check_against_replay
+from .rawclient import RawBot, flip
+
+SERVICES = ["scout.arena.v1.BotSession", "scout.arena.v1.Arena"]
+
+
+@pytest.mark.parametrize("service", ["", *SERVICES])
+def test_health_reports_serving(arena: Arena, service: str) -> None:
+    with grpc.insecure_channel(arena.target) as channel:
+        reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_describes_the_protocol(arena: Arena) -> None:
+    with grpc.insecure_channel(arena.target) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        assert set(SERVICES) <= set(database.get_services())
+        service = DescriptorPool(database).FindServiceByName("scout.arena.v1.BotSession")
+        play = service.methods_by_name["Play"]
+        assert (play.input_type.name, play.output_type.name) == ("BotBatch", "ArenaBatch")
+
+
+def test_an_oversized_message_is_refused(arena: Arena) -> None:
+    token = arena.register("big")[1]
+
+    async def scenario() -> None:
+        bot = RawBot(arena.target, token)
+        await bot.write(pb.BotMessage(hello=pb.Hello(bot_name="x" * 100_000, capacity=1)))
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await bot.read()
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    asyncio.run(scenario())
+
+
+def test_a_slow_answer_draws_on_the_time_bank_and_the_bank_running_out_forfeits(arena: Arena) -> None:
+    (a, a_token), (b, b_token) = arena.register("slow"), arena.register("quick")
+
+    async def scenario() -> pb.GameOver:
+        bot_a, bot_b = await RawBot.connect(arena.target, a_token), await RawBot.connect(arena.target, b_token)
+        game = asyncio.create_task(asyncio.to_thread(arena.play, [a, b], 31, move_limit_ms=100, time_bank_ms=600))
+        started = (await bot_a.next("game_started")).game_started
+        assert (started.move_limit_ms, started.time_bank_ms) == (100, 600)
+        b_done = asyncio.create_task(bot_b.play_to_the_end(random.Random(8)))
+        first = (await bot_a.next("decision_request")).decision_request
+        assert (first.time_left_ms, first.time_bank_ms) == (700, 600)
+        await asyncio.sleep(0.3)
+        await bot_a.answer(first.game_id, first.request_id, flip(False))
+        assert (await bot_a.read()).action_accepted.request_id == first.request_id
+        second = (await bot_a.next("decision_request")).decision_request
+        assert second.time_bank_ms < 600, "the 200+ ms past the move limit came out of the bank"
+        error = (await bot_a.next("error")).error
+        assert error.code == pb.ERROR_CODE_SEAT_FORFEITED
+        await b_done
+        response = await game
+        check_against_replay(response, forfeited={0})
+        assert response.seats[0].forfeit.startswith(f"timeout: no legal answer to request {second.request_id} within ")
+        return (await bot_a.next("game_over")).game_over
+
+    over = asyncio.run(scenario())
+    assert [(f.seat, f.reason.split(":")[0]) for f in over.forfeits] == [(0, "timeout")]
