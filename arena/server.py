@@ -91,8 +91,13 @@ async def start_server(
     referee = Referee(hub, on_answer)
     admin_token = config.admin_token or new_token()
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), *KEEPALIVE_OPTIONS])
-    bot_session_pb2_grpc.add_BotSessionServicer_to_server(BotSessionService(directory, hub), server)
-    arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(directory, referee, admin_token, config.limits), server)
+    # The generated registration functions carry no type hints.
+    bot_session_pb2_grpc.add_BotSessionServicer_to_server(  # type: ignore[no-untyped-call]
+        BotSessionService(directory, hub), server
+    )
+    arena_pb2_grpc.add_ArenaServicer_to_server(  # type: ignore[no-untyped-call]
+        ArenaService(directory, referee, admin_token, config.limits), server
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

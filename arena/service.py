@@ -76,7 +76,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
         if first is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
-        return convert.bot_batch_from_pb(first)  # type: ignore[arg-type]
+        return convert.bot_batch_from_pb(first)
 
     async def _check_hello(self, first: BotMessage | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
         if isinstance(first, convert.WireError):

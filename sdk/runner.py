@@ -83,7 +83,7 @@ def local_legal_actions(obs: Observation) -> tuple[Action, ...]:
     game.hands = [[] for _ in range(table.players)]
     game.hands[obs.seat] = list(obs.hand)
     game.active = list(table.active_set)
-    game.owner = table.active_owner
+    game.owner = table.active_owner  # type: ignore[assignment]  # Game declares it Seat | None in _start_round
     game._active_key = set_key([c.top for c in table.active_set]) if table.active_set else None
     game.chips = [p.scout_chips for p in table.seats]
     game.scout_show = [p.has_scout_show for p in table.seats]
@@ -201,7 +201,8 @@ class _Session:
 
 async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
     """One stream: Hello, then read and dispatch until it ends or the session is done."""
-    call = bot_session_pb2_grpc.BotSessionStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+    stub = bot_session_pb2_grpc.BotSessionStub(channel)  # type: ignore[no-untyped-call]
+    call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
     try:
         await call.write(bot_batch_to_pb([session.hello]))
     except grpc.aio.AioRpcError:
@@ -307,7 +308,8 @@ async def register_async(name: str, *, target: str = DEFAULT_TARGET, timeout: fl
     """Register `name` at the arena and return its token; ArenaRefused says why not."""
     async with grpc.aio.insecure_channel(target) as channel:
         try:
-            reply = await arena_pb2_grpc.ArenaStub(channel).RegisterBot(register_request_to_pb(name), timeout=timeout)
+            stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+            reply = await stub.RegisterBot(register_request_to_pb(name), timeout=timeout)
         except grpc.aio.AioRpcError as exc:
             raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
     return registered_token(reply)

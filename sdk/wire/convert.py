@@ -222,7 +222,7 @@ def arena_batch_from_pb(batch: session_pb.ArenaBatch) -> tuple[list[ArenaMessage
 
 
 def _bot_message_to_pb(msg: BotMessage) -> session_pb.BotMessage:
-    if type(msg) is Decision:
+    if isinstance(msg, Decision):
         return session_pb.BotMessage(
             decision=session_pb.Decision(game_id=msg.game_id, request_id=msg.request_id, action=action_to_pb(msg.action))
         )
