@@ -49,9 +49,9 @@ def rollout_action(game: Game) -> Action:
         assert best is not None, "the engine ends the round before a seat is left without a move"
         return best
     scout_show = game.scout_show[seat]
-    ends = ((End.LEFT, active[0], active[1:]),)
+    ends = [(End.LEFT, active[0], active[1:])]
     if len(active) > 1:
-        ends += ((End.RIGHT, active[-1], active[:-1]),)
+        ends.append((End.RIGHT, active[-1], active[:-1]))
     for end, card, rest in ends:
         rest_key = set_key([c[0] for c in rest]) if rest else None
         for flip in (False, True):

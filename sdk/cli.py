@@ -41,13 +41,14 @@ class _OneLineErrors:
         prog_name: str | None = None,
         complete_var: str | None = None,
         standalone_mode: bool = True,
+        windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
         parent: Any = super()
         if not standalone_mode:
-            return parent.main(args, prog_name, complete_var, standalone_mode, **extra)
+            return parent.main(args, prog_name, complete_var, standalone_mode, windows_expand_args, **extra)
         try:
-            code = parent.main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = parent.main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except typer.TyperException as exc:
             if type(exc).__name__ != "NoArgsIsHelpError":  # the help text is already shown
                 typer.echo(f"error: {exc.format_message()}", err=True)
@@ -127,7 +128,9 @@ def _opponent_names(against: str) -> list[str]:
 @app.command(help="Play BOT against example bots in this process and show how it did.")
 def play(
     bot: BotArgument,
-    against: Annotated[str, typer.Option(help="Comma-separated example bots for the other seats, used in turn.")] = "greedy",
+    against: Annotated[
+        str, typer.Option(help="Comma-separated example bots for the other seats, used in turn.")
+    ] = "greedy",
     games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 20,
     players: Annotated[int, typer.Option(min=2, max=5, help="Seats at the table, 2 to 5.")] = 4,
     seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g.")] = 0,

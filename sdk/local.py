@@ -187,7 +187,7 @@ class MatchResult:
         """One line per entrant, in entrant order."""
         rows = []
         for i, name in enumerate(self.entrants):
-            seats = [(game, seating[i]) for game, seating in zip(self.games, self.seatings)]
+            seats = [(game, seating[i]) for game, seating in zip(self.games, self.seatings, strict=True)]
             rows.append(
                 BotSummary(
                     name=name,

@@ -115,12 +115,9 @@ class Determinizer:
         pool = self._unseen[:]
         rng.shuffle(pool)
         draw = iter(pool)
-        hands = []
-        for seat, known in enumerate(self._slots):
-            if seat == obs.seat:
-                hands.append(list(known))
-                continue
-            hand = []
+        hands: list[list[Card]] = []
+        for known in self._slots:
+            hand: list[Card] = []
             for card in known:
                 if card is None:
                     card = next(draw)
@@ -136,7 +133,7 @@ class Determinizer:
         game.to_move = table.to_move  # type: ignore[assignment]
         game.hands = hands
         game.active = list(self._active)
-        game.owner = table.active_owner
+        game.owner = table.active_owner  # type: ignore[assignment]
         game.captured = [list(c) for c in self._captured]
         game.chips = [v.scout_chips for v in table.seats]
         game.scout_show = [v.has_scout_show for v in table.seats]

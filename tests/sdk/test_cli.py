@@ -26,8 +26,10 @@ def assert_one_line_error(output: str, starts: str) -> None:
 
 def test_play_shows_a_table_for_every_entrant(tmp_path: Path) -> None:
     bot = tmp_path / "mine.py"
-    bot.write_text("from sdk import Bot\n\nclass Mine(Bot):\n    def choose(self, obs):\n        return obs.legal_actions[0]\n")
-    code, output = invoke("play", str(bot), "--against", "greedy,random", "--games", "3", "--players", "3", "--seed", "5")
+    bot.write_text(
+        "from sdk import Bot\n\nclass Mine(Bot):\n    def choose(self, obs):\n        return obs.legal_actions[-1]\n"
+    )
+    code, output = invoke("play", str(bot), "--against", "greedy,random", "--games", "3", "--players", "3", "--seed=5")
     assert code == 0, output
     assert "3 games, 3 players, seeds 5..7" in output
     for name in ("Mine", "GreedyBot", "RandomBot"):
@@ -53,7 +55,7 @@ def test_play_accepts_an_example_name_and_is_reproducible() -> None:
         (["play", "greedy", "--games", "many"], 2, "Invalid value for '--games'"),
         (["play"], 2, "Missing argument 'BOT'"),
         (["play", f"{MISBEHAVING}:ShowsTooMuch", "--games", "1"], 1, "bot 'ShowsTooMuch' (seat 0) chose an illegal"),
-        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players", "5"], 1, "bot 'CrashesAtFivePlayers' (seat 0) raised"),
+        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players=5"], 1, "bot 'CrashesAtFivePlayers' (seat 0) rais"),
         (["play", MISBEHAVING], 1, f"{MISBEHAVING} defines several Bot subclasses (AnswersWithIndex, "),
         (["check", "bots.nothing_here"], 1, "no module named 'bots.nothing_here'"),
         (["run", "greedy"], 2, "Missing option '--token'"),

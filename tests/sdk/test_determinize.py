@@ -93,7 +93,7 @@ def test_the_hidden_cards_vary_between_samples() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_sample_ends_with_the_current_round(players: int) -> None:
     rng = random.Random(1)
-    for game, obs in positions(players, 3):
+    for _, obs in positions(players, 3):
         sample = Determinizer(obs).sample(rng)
         while not sample.is_over:
             legal = sample.legal_actions()

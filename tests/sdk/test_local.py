@@ -97,7 +97,7 @@ def test_a_match_rotates_seats_and_seeds_each_game() -> None:
     assert [g.seed for g in match.games] == list(range(40, 48))
     for entrant in range(4):
         assert Counter(seating[entrant] for seating in match.seatings) == {0: 2, 1: 2, 2: 2, 3: 2}
-    for game, seating in zip(match.games, match.seatings):
+    for game, seating in zip(match.games, match.seatings, strict=True):
         assert [game.names[seating[i]] for i in range(4)] == [b.name for b in bots]
 
 
