@@ -132,12 +132,12 @@ class MonteCarloBot(Bot):
         self.candidates = candidates
 
     def choose(self, obs: Observation) -> Action:
+        start = perf_counter()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
         options = [a for _, a in ranked_actions(obs)[: self.candidates]]
         if len(options) == 1:
             return options[0]
-        start = perf_counter()
         worlds = Determinizer(obs)
         me = obs.seat
         totals = [0.0] * len(options)
