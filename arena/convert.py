@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sdk.engine import Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from sdk.protocol import (
@@ -24,13 +24,13 @@ from sdk.wire.convert import (
     action_to_pb, fill_cards,
 )
 
-if TYPE_CHECKING:
-    from .referee import Limits
-    from .results import GameResult
+from .referee import Limits
+from .results import GameResult
 
 __all__ = [
-    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_batch_from_pb", "bot_message_from_pb", "play_request_from_pb",
-    "play_response_to_pb", "register_request_name", "register_response_to_pb",
+    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_batch_from_pb",
+    "bot_message_from_pb", "play_request_from_pb", "play_response_to_pb", "register_request_name",
+    "register_response_to_pb",
 ]
 
 SERVICE_NAMES = (

@@ -208,7 +208,8 @@ class _Table:
 
     # -- playing -------------------------------------------------------------------------------
 
-    async def run(self) -> None:
+    async def run(self) -> GameResult:
+        """Play the game to its end, tell every bot the outcome, and return the result."""
         for seat in self.seats:
             self._send(seat.bot, self._game_started(seat))
         game = self.game
@@ -220,6 +221,7 @@ class _Table:
                 await asyncio.gather(*(self._decide(self.seats[s], DecisionKind.FLIP) for s in game.awaiting))
             else:
                 await self._decide(self.seats[game.to_move], DecisionKind.ACTION)
+        return self._finish()
 
     async def _decide(self, seat: _Seat, kind: DecisionKind) -> None:
         """Have `seat` make its decision, or play the fallback for it."""
@@ -282,7 +284,7 @@ class _Table:
             ),
         )
 
-    def result(self) -> GameResult:
+    def _finish(self) -> GameResult:
         game = self.game
         forfeited = [s.forfeit is not None for s in self.seats]
         ranks = final_ranks(game.totals, forfeited)
@@ -320,7 +322,6 @@ class Referee:
         table = _Table(game_id, game, seat_bots, limits, self._hub, self._on_answer)
         self._hub.seat(table, seat_bots)
         try:
-            await table.run()
-            return table.result()
+            return await table.run()
         finally:
             self._hub.release(table, seat_bots)
