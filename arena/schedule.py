@@ -41,9 +41,9 @@ from .errors import InvalidSetting, NotEnoughEntrants
 
 MIN_TABLE_SIZE = 2
 MAX_TABLE_SIZE = 5
-_SEARCH_STEPS = 40_000
+_SEARCH_STEPS = 20_000
 """Local-search moves per attempt; a fixed budget (not a clock) keeps schedules reproducible."""
-_SEARCH_ATTEMPTS = 8
+_SEARCH_ATTEMPTS = 4
 _NEIGHBOUR_STEPS = 300
 _SEATING_ATTEMPTS = 20
 
