@@ -107,11 +107,14 @@ def time_rating(results: list[GameResult]) -> float:
 
 
 def time_serialization(results: list[GameResult]) -> float:
-    """Seconds per game spent turning the record into JSON (`GameRecord.to_json`)."""
-    start = time.perf_counter()
-    for result in results:
-        result.record.to_json()
-    return (time.perf_counter() - start) / len(results)
+    """Seconds per game spent turning the record into JSON (`GameRecord.to_json`), best of 3."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for result in results:
+            result.record.to_json()
+        best = min(best, time.perf_counter() - start)
+    return best / len(results)
 
 
 def time_tournament(session: Session, games: int) -> tuple[int, float, float]:
