@@ -19,7 +19,7 @@ from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 from . import convert
 from .directory import BotDirectory, InvalidBotName, NameTaken
 from .referee import Limits, Referee
-from .sessions import MAX_CAPACITY, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
+from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +61,24 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
                  hello.bot_version, hello.capacity)
         self._receive(conn, stream, first[1:])
         reader = asyncio.create_task(self._read(conn, stream, context))
+        stream.writer = writer = asyncio.create_task(self._write(stream, context))
         try:
-            while batch := await stream.next_batch():
-                await context.write(convert.arena_batch_to_pb(batch, stream.want_legal_actions))
+            await asyncio.wait((writer,))
         finally:
+            writer.cancel()
             reader.cancel()
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
+        if stream.overflowed:
+            log.warning("session %s: bot %r cut off: it left %d messages unread", session_id, name, MAX_QUEUED)
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_QUEUED} messages for this bot were left unread: read your stream"
+            )
+
+    @staticmethod
+    async def _write(stream: Stream, context: grpc.aio.ServicerContext) -> None:
+        while batch := await stream.next_batch():
+            await context.write(convert.arena_batch_to_pb(batch, stream.want_legal_actions))
 
     async def _read_first(self, context: grpc.aio.ServicerContext) -> list[BotMessage | convert.WireError]:
         try:

@@ -18,6 +18,8 @@ MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
 MAX_BATCH = 256
 """Most messages in one write to a bot."""
+MAX_QUEUED = 10_000
+"""Messages waiting for one stream beyond which its bot is cut off as not reading."""
 BATCH_WAIT_S = 0.001
 """How long a write waits for more messages to join it."""
 
@@ -53,16 +55,26 @@ class AtCapacity(Unavailable):
 class Stream:
     """One open Play call: the messages waiting to be written to it, in order."""
 
-    __slots__ = ("session_id", "want_legal_actions", "queue")
+    __slots__ = ("session_id", "want_legal_actions", "queue", "overflowed", "writer")
 
     def __init__(self, session_id: str, want_legal_actions: bool) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
+        self.overflowed = False
+        self.writer: asyncio.Task[object] | None = None
+        """The task writing this stream's messages; set by the servicer."""
         self.queue: asyncio.Queue[ArenaMessage | None] = asyncio.Queue()
         """None tells the writer to end the call."""
 
     def send(self, msg: ArenaMessage) -> None:
-        self.queue.put_nowait(msg)
+        """Queue `msg`. A bot that lets MAX_QUEUED messages pile up unread is cut off: the task
+        serving its call (`writer`) is cancelled and the bot counts as disconnected, so a stalled
+        reader cannot hold the arena's memory."""
+        if self.queue.qsize() < MAX_QUEUED:
+            self.queue.put_nowait(msg)
+        elif self.writer is not None and not self.overflowed:
+            self.overflowed = True
+            self.writer.cancel()
 
     def close(self) -> None:
         self.queue.put_nowait(None)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from .bot import Bot, resolve
-from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, set_key, table_rules
+from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, set_key, table_rules
 from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
     ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
@@ -46,6 +46,7 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_permit_without_calls", 1),
 )
 """Ping the arena every 10 s, give up on it after 5 s of silence: a dead link is noticed fast."""
+ACTION_TYPES = (Show, Scout, ScoutShow, Flip)
 MAX_BATCH = 256
 """Most decisions in one write."""
 _FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
@@ -173,6 +174,9 @@ class _Session:
             return
         finally:
             state.thinking.discard(req.request_id)
+        if not isinstance(action, ACTION_TYPES):
+            log.error("game %s: the bot returned %r, not an action; the arena will time it out", req.game_id, action)
+            return
         if req.request_id in state.requests:
             state.answers[req.request_id] = action
             self.outbox.put_nowait(Decision(req.game_id, req.request_id, action))

@@ -13,6 +13,8 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 
 from sdk.wire import bot_session_pb2 as pb
 
+from arena.sessions import MAX_QUEUED
+
 from .conftest import Arena, check_against_replay
 from .rawclient import RawBot, flip
 
@@ -74,3 +76,26 @@ def test_a_slow_answer_draws_on_the_time_bank_and_the_bank_running_out_forfeits(
 
     over = asyncio.run(scenario())
     assert [(f.seat, f.reason.split(":")[0]) for f in over.forfeits] == [(0, "timeout")]
+
+
+def test_a_bot_that_stops_reading_is_cut_off(arena: Arena) -> None:
+    token = arena.register("deaf")[1]
+
+    async def scenario() -> tuple[grpc.StatusCode, str]:
+        bot = await RawBot.connect(arena.target, token)
+        stale = pb.BotBatch(messages=[pb.BotMessage(decision=pb.Decision(game_id="none", action=flip(False)))] * 1000)
+        for _ in range(200):
+            if bot.call.done():
+                break
+            try:
+                await bot.call.write(stale)
+            except grpc.aio.AioRpcError:
+                break
+        with pytest.raises(grpc.aio.AioRpcError) as cut:
+            while True:
+                await bot.read()
+        return cut.value.code(), cut.value.details()
+
+    assert asyncio.run(scenario()) == (
+        grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_QUEUED} messages for this bot were left unread: read your stream"
+    )
