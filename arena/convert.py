@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sdk.engine import Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from sdk.engine import Action, Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from sdk.protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
     GameOver, GameStarted, Hello, PublicEvent, Welcome,
@@ -140,13 +140,16 @@ def _decision_request(r: DecisionRequest, legal_actions: bool) -> session_pb.Are
         observation=_observation_to_pb(r.observation), time_left_ms=r.time_left_ms, time_bank_ms=r.time_bank_ms,
     )
     if legal_actions:
-        msg.legal_actions.extend([_legal_action_pb(a) for a in r.observation.legal_actions])
+        msg.MergeFromString(b"".join([_legal_action_entry(a) for a in r.observation.legal_actions]))
     return session_pb.ArenaMessage(decision_request=msg)
 
 
-_legal_action_pb = functools.lru_cache(maxsize=1 << 16)(action_to_pb)
-"""Legal-action lists repeat the same actions request after request: build each message once
-(`extend` copies it, so the cached one is never changed); about 4x faster than building them."""
+@functools.lru_cache(maxsize=1 << 16)
+def _legal_action_entry(action: Action) -> bytes:
+    """One `legal_actions` entry of a DecisionRequest in wire form. Legal-action lists repeat the
+    same actions request after request, so each is encoded once; parsing the joined entries into
+    the request (in C) is several times faster than building the messages in Python."""
+    return session_pb.DecisionRequest(legal_actions=[action_to_pb(action)]).SerializeToString()
 
 
 @functools.lru_cache(maxsize=4096)
