@@ -55,17 +55,17 @@ def test_a_slow_answer_draws_on_the_time_bank_and_the_bank_running_out_forfeits(
 
     async def scenario() -> pb.GameOver:
         bot_a, bot_b = await RawBot.connect(arena.target, a_token), await RawBot.connect(arena.target, b_token)
-        game = asyncio.create_task(asyncio.to_thread(arena.play, [a, b], 31, move_limit_ms=100, time_bank_ms=600))
+        game = asyncio.create_task(asyncio.to_thread(arena.play, [a, b], 31, move_limit_ms=100, time_bank_ms=1500))
         started = (await bot_a.next("game_started")).game_started
-        assert (started.move_limit_ms, started.time_bank_ms) == (100, 600)
+        assert (started.move_limit_ms, started.time_bank_ms) == (100, 1500)
         b_done = asyncio.create_task(bot_b.play_to_the_end(random.Random(8)))
         first = (await bot_a.next("decision_request")).decision_request
-        assert (first.time_left_ms, first.time_bank_ms) == (700, 600)
+        assert (first.time_left_ms, first.time_bank_ms) == (1600, 1500)
         await asyncio.sleep(0.3)
         await bot_a.answer(first.game_id, first.request_id, flip(False))
         assert (await bot_a.read()).action_accepted.request_id == first.request_id
         second = (await bot_a.next("decision_request")).decision_request
-        assert second.time_bank_ms < 600, "the 200+ ms past the move limit came out of the bank"
+        assert second.time_bank_ms < 1500, "the 200+ ms past the move limit came out of the bank"
         error = (await bot_a.next("error")).error
         assert error.code == pb.ERROR_CODE_SEAT_FORFEITED
         await b_done
