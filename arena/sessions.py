@@ -77,11 +77,12 @@ class Stream:
             self.writer.cancel()
 
     def close(self) -> None:
+        """End the call once the messages queued so far are written."""
         self.queue.put_nowait(None)
 
     async def next_batch(self) -> list[ArenaMessage]:
-        """Wait for a message, let the other ready tasks run once (they often add more), then
-        take every message queued (one write for all of them); empty once the stream is closed."""
+        """Wait for a message, give others BATCH_WAIT_S to join it, then take every message
+        queued (one write for all of them); an empty list once the stream is closed."""
         batch: list[ArenaMessage] = []
         msg = await self.queue.get()
         await asyncio.sleep(BATCH_WAIT_S)
