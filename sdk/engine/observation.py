@@ -7,6 +7,7 @@ Both are built here from a `Game`, by one function each, so a leak would have to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import Action
@@ -59,7 +60,8 @@ class Observation:
 
     seat: Seat
     hand: tuple[Card, ...]
-    legal_actions: tuple[Action, ...]
+    legal_actions: Sequence[Action]
+    """A read-only sequence (see `sdk.engine.legal.LegalActions`): len, index, iterate, `in`."""
     table: PublicView
 
     @property
@@ -98,13 +100,14 @@ def public_view(game: Game, viewer: Seat | None = None) -> PublicView:
     )
 
 
-def observe(game: Game, seat: Seat) -> Observation:
-    """What `seat` may know now, with its legal actions."""
+def observe(game: Game, seat: Seat, *, with_legal_actions: bool = True) -> Observation:
+    """What `seat` may know now, with its legal actions (left empty when `with_legal_actions` is
+    false: the referee skips listing them for bots that compute their own)."""
     if not 0 <= seat < game.players:
         raise ValueError(f"there is no seat {seat} at a {game.players}-player table")
     return Observation(
         seat=seat,
         hand=tuple(game.hands[seat]),
-        legal_actions=tuple(game.legal_actions(seat)),
+        legal_actions=game.legal_actions(seat) if with_legal_actions else (),
         table=public_view(game, viewer=seat),
     )

@@ -34,6 +34,7 @@ from sdk.engine import (
     table_rules,
 )
 from sdk.engine.cards import Card
+from sdk.engine.legal import LegalActions
 
 # -- writing cards -------------------------------------------------------------------------------
 
@@ -214,7 +215,7 @@ def card_ids(obj: Any) -> set[tuple[int, int]]:
         elif isinstance(x, dict):
             stack.extend(x.keys())
             stack.extend(x.values())
-        elif isinstance(x, (tuple, list, set, frozenset)):
+        elif isinstance(x, (tuple, list, set, frozenset, LegalActions)):
             stack.extend(x)
         else:
             raise AssertionError(f"unexpected object in an observation: {x!r}")
