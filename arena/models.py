@@ -76,6 +76,16 @@ class BotRow(SQLModel, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime)
 
 
+class AdminTokenRow(SQLModel, table=True):
+    """The arena's admin token: at most one row, holding only its SHA-256 (`arena.credentials`)."""
+
+    __tablename__ = "admin_token"
+
+    id: int = Field(default=1, primary_key=True)
+    token_hash: str = Field(max_length=64)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
 class TournamentRow(SQLModel, table=True):
     """A tournament's format and state; `seed` determines its schedule and every deal."""
 

@@ -6,7 +6,8 @@ rejected with the engine's reason and may be retried until the deadline, up to
 
 * its request times out ("timeout ..."): the move limit plus whatever is left of its time bank;
 * it gives `max_invalid` illegal answers to one request ("invalid answers ...");
-* its bot stays disconnected longer than the grace period ("disconnected ...").
+* its bot stays disconnected longer than the grace period ("disconnected ...");
+* its bot was absent when the game began (`Referee.play`'s `absent`, the tournament runner's call).
 
 The game then goes on with the fallback policy playing that seat (`fallback_action`: keep the
 hand at a flip, otherwise the first legal action in the engine's order), and the seat ranks last
@@ -18,7 +19,7 @@ time it had left when the bot is back.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -113,14 +114,17 @@ class _Table:
 
     def __init__(
         self, game_id: str, game: Game, bots: Sequence[str], limits: Limits, hub: SessionHub,
-        on_answer: Callable[[float], None] | None,
+        on_answer: Callable[[float], None] | None, absent: Mapping[str, str],
     ) -> None:
         self.game_id = game_id
         self.game = game
         self.limits = limits
         self.hub = hub
         self.seats = [_Seat(i, bot, limits.time_bank_ms) for i, bot in enumerate(bots)]
-        self.bots = tuple(dict.fromkeys(bots))
+        for seat in self.seats:
+            seat.forfeit = absent.get(seat.bot)
+        self.bots = tuple(b for b in dict.fromkeys(bots) if b not in absent)
+        """The bots seated, who hear the game; absent ones are not told of it."""
         self.requests: dict[int, _Request] = {}
         self.next_request = 1
         self.sent_events = 0
@@ -211,7 +215,8 @@ class _Table:
     async def run(self) -> GameResult:
         """Play the game to its end, tell every bot the outcome, and return the result."""
         for seat in self.seats:
-            self._send(seat.bot, self._game_started(seat))
+            if seat.bot in self.bots:
+                self._send(seat.bot, self._game_started(seat))
         game = self.game
         while True:
             self._broadcast_events()
@@ -312,16 +317,21 @@ class Referee:
         self._hub = hub
         self._on_answer = on_answer
 
-    async def play(self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits = Limits()) -> GameResult:
+    async def play(
+        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits = Limits(),
+        absent: Mapping[str, str] | None = None,
+    ) -> GameResult:
         """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.
 
-        Raises ValueError for a bad seat count, sessions.Unavailable if a bot is not connected
-        or is at capacity; nothing has started then.
+        `absent` maps bots that are not there to why: their seats are forfeited from the start
+        with that reason and played by the fallback, and they are not seated. Raises ValueError
+        for a bad seat count, sessions.Unavailable if another bot is not connected or is at
+        capacity; nothing has started then.
         """
         game = Game(len(seat_bots), seed)
-        table = _Table(game_id, game, seat_bots, limits, self._hub, self._on_answer)
-        self._hub.seat(table, seat_bots)
+        table = _Table(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
+        self._hub.seat(table, table.bots)
         try:
             return await table.run()
         finally:
-            self._hub.release(table, seat_bots)
+            self._hub.release(table, table.bots)

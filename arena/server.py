@@ -1,12 +1,20 @@
 """Start and stop the arena's gRPC server; `python -m arena.server` runs one as a process.
 
-    python -m arena.server --port 0 [--host 127.0.0.1] [--admin-token T] [--move-ms 2000]
+    python -m arena.server --port 0 [--host 127.0.0.1] [--db URL] [--admin-token T] [--move-ms 2000]
                            [--time-bank-ms 0] [--grace-ms 5000] [--max-invalid 5]
 
 The first line on stdout is one JSON object, `{"port": <bound port>, "admin_token": "<token>"}`,
 so a parent process can read where the server listens and how to call admin RPCs. Logs go to
 stderr. SIGTERM or SIGINT stops it gracefully: health turns NOT_SERVING, calls in flight get
 `SHUTDOWN_GRACE_S` to finish, then the rest are cancelled.
+
+With `--db URL` (`arena.db`: a SQLite file or PostgreSQL) bots, tournaments, games and ratings
+are kept there and the tournament runner (`arena.tournaments`) plays due tournaments; at start the
+interrupted games of a previous run are voided and unfinished tournaments resume. The admin token
+is then stored as a hash (`arena.credentials`): `admin_token` is the token only when this start
+created it (the database's first) or was given it, else null. Without `--db` everything is kept in
+memory and there are no tournaments (tests and benchmarks); `scout-arena serve` is the command for
+operators.
 
 Keepalive (KEEPALIVE_OPTIONS): the server pings a silent connection every 10 s and drops it if
 the ping is not answered within 5 s, so a dead bot is noticed within ~15 s even without TCP
@@ -27,14 +35,22 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from sqlalchemy.engine import Engine
 
 from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
+from . import store
+from .asyncstore import AsyncStore
 from .convert import SERVICE_NAMES
+from .credentials import FixedAdminToken, StoredAdminToken, StoredBotDirectory, ensure_admin_token, set_admin_token
+from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
+from .errors import ArenaError
 from .referee import Limits, Referee
 from .service import ArenaService, BotSessionService
 from .sessions import SessionHub
+from .tournament_service import TournamentArenaService
+from .tournaments import TournamentRunner
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +73,10 @@ class ServerConfig:
     port: int = 50051
     """0 picks a free port; `ArenaServer.port` tells which."""
     admin_token: str | None = None
-    """None generates one; `ArenaServer.admin_token` tells which."""
+    """None generates one (with a database: keeps the stored one); `ArenaServer.admin_token` tells which."""
     limits: Limits = field(default_factory=Limits)
+    database_url: str | None = None
+    """Where bots, tournaments and ratings are kept; None: bots in memory and no tournaments."""
 
 
 @dataclass
@@ -67,16 +85,27 @@ class ArenaServer:
 
     server: grpc.aio.Server
     port: int
-    admin_token: str
+    admin_token: str | None
+    """The admin token, unless a database already held it (only its hash is kept)."""
     hub: SessionHub
     referee: Referee
     directory: BotDirectory
     health: health.aio.HealthServicer
+    engine: Engine | None = None
+    runner: asyncio.Task[None] | None = None
+    """The tournament runner's task, with a database."""
 
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
-        """Report NOT_SERVING, let calls in flight finish within `grace` seconds, then stop."""
+        """Report NOT_SERVING, stop the tournament games, let calls in flight finish within `grace`
+        seconds, then stop; games cut short are voided, to be replayed at the next start."""
         await self.health.enter_graceful_shutdown()
+        if self.runner is not None:
+            self.runner.cancel()
+            await asyncio.gather(self.runner, return_exceptions=True)
         await self.server.stop(grace)
+        if self.engine is not None:
+            await AsyncStore(self.engine)(store.void_interrupted_games)
+            self.engine.dispose()
 
 
 async def start_server(
@@ -84,43 +113,72 @@ async def start_server(
     directory: BotDirectory | None = None,
     on_answer: Callable[[float], None] | None = None,
 ) -> ArenaServer:
-    """Build, bind and start the server. `directory` defaults to an in-memory one; `on_answer`
-    is the referee's metrics hook (see `Referee`)."""
-    directory = directory if directory is not None else InMemoryBotDirectory()
+    """Build, bind and start the server. `directory` defaults to an in-memory one, or the
+    database's with `config.database_url`; `on_answer` is the referee's metrics hook (see
+    `Referee`). A database problem raises `arena.errors.ArenaError` with a one-line reason."""
     hub = SessionHub()
     referee = Referee(hub, on_answer)
-    admin_token = config.admin_token or new_token()
+    engine = runner = None
+    arena_service: ArenaService
+    if config.database_url is None:
+        directory = directory if directory is not None else InMemoryBotDirectory()
+        admin_token: str | None = config.admin_token or new_token()
+        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits)  # type: ignore[arg-type]
+    else:
+        engine = await asyncio.to_thread(open_database, config.database_url)
+        db = AsyncStore(engine)
+        directory = directory if directory is not None else StoredBotDirectory(engine)
+        if config.admin_token:
+            admin_token = await asyncio.to_thread(set_admin_token, engine, config.admin_token)
+        else:
+            admin_token = await asyncio.to_thread(ensure_admin_token, engine)
+        voided = await db(store.void_interrupted_games)
+        if voided:
+            log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
+        runner = TournamentRunner(db, referee, hub)
+        arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner)
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), *KEEPALIVE_OPTIONS])
     # The generated registration functions carry no type hints.
     bot_session_pb2_grpc.add_BotSessionServicer_to_server(  # type: ignore[no-untyped-call]
         BotSessionService(directory, hub), server
     )
-    arena_pb2_grpc.add_ArenaServicer_to_server(  # type: ignore[no-untyped-call]
-        ArenaService(directory, referee, admin_token, config.limits), server
-    )
+    arena_pb2_grpc.add_ArenaServicer_to_server(arena_service, server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    try:
+        port = server.add_insecure_port(f"{config.host}:{config.port}")
+    except RuntimeError:
+        port = 0
     if port == 0:
+        if engine is not None:
+            engine.dispose()
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer)
+    task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
+    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task)
 
 
-async def serve(config: ServerConfig) -> None:
-    """Run until SIGTERM or SIGINT, announcing the port and admin token on stdout's first line."""
-    arena = await start_server(config)
+def announce_json(arena: ArenaServer) -> None:
+    """Stdout's first line for a parent process: `{"port": ..., "admin_token": ...}`."""
     print(json.dumps({"port": arena.port, "admin_token": arena.admin_token}), flush=True)
-    log.info("arena listening on %s:%d", config.host, arena.port)
+
+
+async def serve(config: ServerConfig, announce: Callable[[ArenaServer], None] = announce_json) -> None:
+    """Run until SIGTERM or SIGINT; `announce` tells the world where it listens once it does.
+    The signals are caught from the start, so one sent right after the announcement still stops
+    the server gracefully."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    arena = await start_server(config)
+    announce(arena)
+    log.info("arena listening on %s:%d", config.host, arena.port)
     await stop.wait()
     log.info("shutting down")
     await arena.stop()
@@ -130,7 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m arena.server", description="Run a Scout Arena gRPC server.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50051, help="0 picks a free port")
-    parser.add_argument("--admin-token", default=None, help="default: a fresh random token")
+    parser.add_argument("--admin-token", default=None, help="default: a fresh random token, or the stored one")
+    parser.add_argument("--db", default=None, metavar="URL", help="keep bots, tournaments and ratings there")
     defaults = Limits()
     parser.add_argument("--move-ms", type=int, default=defaults.move_ms)
     parser.add_argument("--time-bank-ms", type=int, default=defaults.time_bank_ms)
@@ -143,7 +202,10 @@ def main(argv: list[str] | None = None) -> None:
         limits = Limits(args.move_ms, args.time_bank_ms, args.grace_ms, args.max_invalid)
     except ValueError as exc:
         parser.error(str(exc))
-    asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits)))
+    try:
+        asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits, args.db)))
+    except (ArenaError, OSError) as exc:
+        parser.exit(1, f"error: {exc}\n")
 
 
 if __name__ == "__main__":

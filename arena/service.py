@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import uuid
 
 import grpc
@@ -17,6 +16,7 @@ from sdk.protocol import ArenaError, BotMessage, ErrorCode, Hello
 from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
 from . import convert
+from .credentials import AdminGate
 from .directory import BotDirectory, InvalidBotName, NameTaken
 from .referee import Limits, Referee
 from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
@@ -121,11 +121,19 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
 class ArenaService(arena_pb2_grpc.ArenaServicer):
     """Serves the operator calls: open registration, and games on demand for the admin."""
 
-    def __init__(self, directory: BotDirectory, referee: Referee, admin_token: str, limits: Limits) -> None:
+    def __init__(self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits) -> None:
         self._directory = directory
         self._referee = referee
-        self._admin_token = admin_token
+        self._admin = admin
         self._limits = limits
+
+    async def require_admin(self, call: str, context: grpc.aio.ServicerContext) -> None:
+        """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
+        token = bearer_token(context)
+        if token is None or not await self._admin.allows(token):
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, f"{call} needs the arena's admin token as 'authorization: Bearer <token>'"
+            )
 
     async def RegisterBot(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
         name = convert.register_request_name(request)  # type: ignore[arg-type]
@@ -139,9 +147,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return convert.register_response_to_pb(name, token)
 
     async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
-        token = bearer_token(context)
-        if token is None or not secrets.compare_digest(token, self._admin_token):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "PlayGame needs the arena's admin token as 'authorization: Bearer <token>'")
+        await self.require_admin("PlayGame", context)
         try:
             bots, seed, limits = convert.play_request_from_pb(request, self._limits)  # type: ignore[arg-type]
         except ValueError as exc:

@@ -22,26 +22,83 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from . import game_pb2 as scout_dot_arena_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ascout/arena/v1/arena.proto\x12\x0escout.arena.v1\x1a\x19scout/arena/v1/game.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"2\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xab\x01\n\x0fPlayGameRequest\x12\x0c\n\x04\x62ots\x18\x01 \x03(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x04\x12\x1a\n\rmove_limit_ms\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x19\n\x0ctime_bank_ms\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x15\n\x08grace_ms\x18\x05 \x01(\x05H\x02\x88\x01\x01\x42\x10\n\x0e_move_limit_msB\x0f\n\r_time_bank_msB\x0b\n\t_grace_ms\"g\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x14\n\x07\x66orfeit\x18\x05 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_forfeit\"\x99\x01\n\x10PlayGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12)\n\x05seats\x18\x02 \x03(\x0b\x32\x1a.scout.arena.v1.SeatResult\x12\x34\n\x11round_end_reasons\x18\x03 \x03(\x0e\x32\x19.scout.arena.v1.EndReason\x12\x13\n\x0brecord_json\x18\x04 \x01(\t2\xae\x01\n\x05\x41rena\x12V\n\x0bRegisterBot\x12\".scout.arena.v1.RegisterBotRequest\x1a#.scout.arena.v1.RegisterBotResponse\x12M\n\x08PlayGame\x12\x1f.scout.arena.v1.PlayGameRequest\x1a .scout.arena.v1.PlayGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ascout/arena/v1/arena.proto\x12\x0escout.arena.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19scout/arena/v1/game.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"2\n\x13RegisterBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xab\x01\n\x0fPlayGameRequest\x12\x0c\n\x04\x62ots\x18\x01 \x03(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x04\x12\x1a\n\rmove_limit_ms\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x19\n\x0ctime_bank_ms\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x15\n\x08grace_ms\x18\x05 \x01(\x05H\x02\x88\x01\x01\x42\x10\n\x0e_move_limit_msB\x0f\n\r_time_bank_msB\x0b\n\t_grace_ms\"g\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x14\n\x07\x66orfeit\x18\x05 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_forfeit\"\x99\x01\n\x10PlayGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12)\n\x05seats\x18\x02 \x03(\x0b\x32\x1a.scout.arena.v1.SeatResult\x12\x34\n\x11round_end_reasons\x18\x03 \x03(\x0e\x32\x19.scout.arena.v1.EndReason\x12\x13\n\x0brecord_json\x18\x04 \x01(\t\"\xb9\x01\n\rFailurePolicy\x12\x1b\n\x0e\x61\x62sent_wait_ms\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08grace_ms\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x19\n\x0ctime_bank_ms\x18\x03 \x01(\x05H\x02\x88\x01\x01\x12\x18\n\x0bmax_invalid\x18\x04 \x01(\x05H\x03\x88\x01\x01\x42\x11\n\x0f_absent_wait_msB\x0b\n\t_grace_msB\x0f\n\r_time_bank_msB\x0e\n\x0c_max_invalid\"\x82\x02\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ntable_size\x18\x02 \x01(\x05\x12\x17\n\x0fgames_per_table\x18\x03 \x01(\x05\x12-\n\tstarts_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rmove_limit_ms\x18\x05 \x01(\x05\x12\x13\n\x0b\x63oncurrency\x18\x06 \x01(\x05\x12\x11\n\x04seed\x18\x07 \x01(\x04H\x00\x88\x01\x01\x12\x35\n\x0e\x66\x61ilure_policy\x18\x08 \x01(\x0b\x32\x1d.scout.arena.v1.FailurePolicyB\x07\n\x05_seed\"B\n\nGameCounts\x12\x11\n\tscheduled\x18\x01 \x01(\x05\x12\x0f\n\x07running\x18\x02 \x01(\x05\x12\x10\n\x08\x66inished\x18\x03 \x01(\x05\"\xf3\x03\n\nTournament\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\ntable_size\x18\x03 \x01(\x05\x12\x17\n\x0fgames_per_table\x18\x04 \x01(\x05\x12-\n\tstarts_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rmove_limit_ms\x18\x06 \x01(\x05\x12\x13\n\x0b\x63oncurrency\x18\x07 \x01(\x05\x12\x0c\n\x04seed\x18\x08 \x01(\x04\x12\x35\n\x0e\x66\x61ilure_policy\x18\t \x01(\x0b\x32\x1d.scout.arena.v1.FailurePolicy\x12\x30\n\x06status\x18\n \x01(\x0e\x32 .scout.arena.v1.TournamentStatus\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstarted_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x65ntrants\x18\x0e \x03(\t\x12)\n\x05games\x18\x0f \x01(\x0b\x32\x1a.scout.arena.v1.GameCounts\"J\n\x18\x43reateTournamentResponse\x12.\n\ntournament\x18\x01 \x01(\x0b\x32\x1a.scout.arena.v1.Tournament\"&\n\x16StartTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"I\n\x17StartTournamentResponse\x12.\n\ntournament\x18\x01 \x01(\x0b\x32\x1a.scout.arena.v1.Tournament\",\n\x16\x45nterTournamentRequest\x12\x12\n\ntournament\x18\x01 \x01(\t\"V\n\x17\x45nterTournamentResponse\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12.\n\ntournament\x18\x02 \x01(\x0b\x32\x1a.scout.arena.v1.Tournament\"\x18\n\x16ListTournamentsRequest\"J\n\x17ListTournamentsResponse\x12/\n\x0btournaments\x18\x01 \x03(\x0b\x32\x1a.scout.arena.v1.Tournament\"%\n\x15ShowTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"H\n\x16ShowTournamentResponse\x12.\n\ntournament\x18\x01 \x01(\x0b\x32\x1a.scout.arena.v1.Tournament\"O\n\x03\x42ot\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x11\n\x0fListBotsRequest\"5\n\x10ListBotsResponse\x12!\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x13.scout.arena.v1.Bot\"8\n\x0eRatingsRequest\x12\x17\n\ntournament\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\r\n\x0b_tournament\"\xd6\x01\n\tRatingRow\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x14\n\x0c\x63onservative\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\x05\x12\x0c\n\x04wins\x18\x07 \x01(\x01\x12\x1b\n\x0e\x61verage_points\x18\x08 \x01(\x01H\x00\x88\x01\x01\x12\x1c\n\x0f\x61verage_placing\x18\t \x01(\x01H\x01\x88\x01\x01\x42\x11\n\x0f_average_pointsB\x12\n\x10_average_placing\":\n\x0fRatingsResponse\x12\'\n\x04rows\x18\x01 \x03(\x0b\x32\x19.scout.arena.v1.RatingRow\"\xec\x02\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x12\n\ntournament\x18\x02 \x01(\t\x12\x13\n\x0btable_index\x18\x03 \x01(\x05\x12\x12\n\ngame_index\x18\x04 \x01(\x05\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12*\n\x06status\x18\x06 \x01(\x0e\x32\x1a.scout.arena.v1.GameStatus\x12\x10\n\x08\x61ttempts\x18\x07 \x01(\x05\x12\r\n\x05seats\x18\x08 \x03(\t\x12.\n\nstarted_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0b\x65nd_reasons\x18\x0b \x03(\x0e\x32\x19.scout.arena.v1.EndReason\x12+\n\x07results\x18\x0c \x03(\x0b\x32\x1a.scout.arena.v1.SeatResult\"v\n\x10ListGamesRequest\x12\x17\n\ntournament\x18\x01 \x01(\tH\x00\x88\x01\x01\x12/\n\x06status\x18\x02 \x01(\x0e\x32\x1a.scout.arena.v1.GameStatusH\x01\x88\x01\x01\x42\r\n\x0b_tournamentB\t\n\x07_status\"<\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.scout.arena.v1.GameInfo\"\x1d\n\x0fShowGameRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"O\n\x10ShowGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.scout.arena.v1.GameInfo\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\"<\n\x12\x45xportGamesRequest\x12\x17\n\ntournament\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\r\n\x0b_tournament\"(\n\x13\x45xportGamesResponse\x12\x11\n\tgame_json\x18\x01 \x01(\t*\x95\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTOURNAMENT_STATUS_SCHEDULED\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x03*w\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15GAME_STATUS_SCHEDULED\x10\x01\x12\x17\n\x13GAME_STATUS_RUNNING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x32\xb8\x08\n\x05\x41rena\x12V\n\x0bRegisterBot\x12\".scout.arena.v1.RegisterBotRequest\x1a#.scout.arena.v1.RegisterBotResponse\x12M\n\x08PlayGame\x12\x1f.scout.arena.v1.PlayGameRequest\x1a .scout.arena.v1.PlayGameResponse\x12\x65\n\x10\x43reateTournament\x12\'.scout.arena.v1.CreateTournamentRequest\x1a(.scout.arena.v1.CreateTournamentResponse\x12\x62\n\x0fStartTournament\x12&.scout.arena.v1.StartTournamentRequest\x1a\'.scout.arena.v1.StartTournamentResponse\x12\x62\n\x0f\x45nterTournament\x12&.scout.arena.v1.EnterTournamentRequest\x1a\'.scout.arena.v1.EnterTournamentResponse\x12\x62\n\x0fListTournaments\x12&.scout.arena.v1.ListTournamentsRequest\x1a\'.scout.arena.v1.ListTournamentsResponse\x12_\n\x0eShowTournament\x12%.scout.arena.v1.ShowTournamentRequest\x1a&.scout.arena.v1.ShowTournamentResponse\x12M\n\x08ListBots\x12\x1f.scout.arena.v1.ListBotsRequest\x1a .scout.arena.v1.ListBotsResponse\x12J\n\x07Ratings\x12\x1e.scout.arena.v1.RatingsRequest\x1a\x1f.scout.arena.v1.RatingsResponse\x12P\n\tListGames\x12 .scout.arena.v1.ListGamesRequest\x1a!.scout.arena.v1.ListGamesResponse\x12M\n\x08ShowGame\x12\x1f.scout.arena.v1.ShowGameRequest\x1a .scout.arena.v1.ShowGameResponse\x12X\n\x0b\x45xportGames\x12\".scout.arena.v1.ExportGamesRequest\x1a#.scout.arena.v1.ExportGamesResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scout.arena.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REGISTERBOTREQUEST']._serialized_start=73
-  _globals['_REGISTERBOTREQUEST']._serialized_end=107
-  _globals['_REGISTERBOTRESPONSE']._serialized_start=109
-  _globals['_REGISTERBOTRESPONSE']._serialized_end=159
-  _globals['_PLAYGAMEREQUEST']._serialized_start=162
-  _globals['_PLAYGAMEREQUEST']._serialized_end=333
-  _globals['_SEATRESULT']._serialized_start=335
-  _globals['_SEATRESULT']._serialized_end=438
-  _globals['_PLAYGAMERESPONSE']._serialized_start=441
-  _globals['_PLAYGAMERESPONSE']._serialized_end=594
-  _globals['_ARENA']._serialized_start=597
-  _globals['_ARENA']._serialized_end=771
+  _globals['_TOURNAMENTSTATUS']._serialized_start=3444
+  _globals['_TOURNAMENTSTATUS']._serialized_end=3593
+  _globals['_GAMESTATUS']._serialized_start=3595
+  _globals['_GAMESTATUS']._serialized_end=3714
+  _globals['_REGISTERBOTREQUEST']._serialized_start=106
+  _globals['_REGISTERBOTREQUEST']._serialized_end=140
+  _globals['_REGISTERBOTRESPONSE']._serialized_start=142
+  _globals['_REGISTERBOTRESPONSE']._serialized_end=192
+  _globals['_PLAYGAMEREQUEST']._serialized_start=195
+  _globals['_PLAYGAMEREQUEST']._serialized_end=366
+  _globals['_SEATRESULT']._serialized_start=368
+  _globals['_SEATRESULT']._serialized_end=471
+  _globals['_PLAYGAMERESPONSE']._serialized_start=474
+  _globals['_PLAYGAMERESPONSE']._serialized_end=627
+  _globals['_FAILUREPOLICY']._serialized_start=630
+  _globals['_FAILUREPOLICY']._serialized_end=815
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=818
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=1076
+  _globals['_GAMECOUNTS']._serialized_start=1078
+  _globals['_GAMECOUNTS']._serialized_end=1144
+  _globals['_TOURNAMENT']._serialized_start=1147
+  _globals['_TOURNAMENT']._serialized_end=1646
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=1648
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=1722
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=1724
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=1762
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_start=1764
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_end=1837
+  _globals['_ENTERTOURNAMENTREQUEST']._serialized_start=1839
+  _globals['_ENTERTOURNAMENTREQUEST']._serialized_end=1883
+  _globals['_ENTERTOURNAMENTRESPONSE']._serialized_start=1885
+  _globals['_ENTERTOURNAMENTRESPONSE']._serialized_end=1971
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=1973
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=1997
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=1999
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=2073
+  _globals['_SHOWTOURNAMENTREQUEST']._serialized_start=2075
+  _globals['_SHOWTOURNAMENTREQUEST']._serialized_end=2112
+  _globals['_SHOWTOURNAMENTRESPONSE']._serialized_start=2114
+  _globals['_SHOWTOURNAMENTRESPONSE']._serialized_end=2186
+  _globals['_BOT']._serialized_start=2188
+  _globals['_BOT']._serialized_end=2267
+  _globals['_LISTBOTSREQUEST']._serialized_start=2269
+  _globals['_LISTBOTSREQUEST']._serialized_end=2286
+  _globals['_LISTBOTSRESPONSE']._serialized_start=2288
+  _globals['_LISTBOTSRESPONSE']._serialized_end=2341
+  _globals['_RATINGSREQUEST']._serialized_start=2343
+  _globals['_RATINGSREQUEST']._serialized_end=2399
+  _globals['_RATINGROW']._serialized_start=2402
+  _globals['_RATINGROW']._serialized_end=2616
+  _globals['_RATINGSRESPONSE']._serialized_start=2618
+  _globals['_RATINGSRESPONSE']._serialized_end=2676
+  _globals['_GAMEINFO']._serialized_start=2679
+  _globals['_GAMEINFO']._serialized_end=3043
+  _globals['_LISTGAMESREQUEST']._serialized_start=3045
+  _globals['_LISTGAMESREQUEST']._serialized_end=3163
+  _globals['_LISTGAMESRESPONSE']._serialized_start=3165
+  _globals['_LISTGAMESRESPONSE']._serialized_end=3225
+  _globals['_SHOWGAMEREQUEST']._serialized_start=3227
+  _globals['_SHOWGAMEREQUEST']._serialized_end=3256
+  _globals['_SHOWGAMERESPONSE']._serialized_start=3258
+  _globals['_SHOWGAMERESPONSE']._serialized_end=3337
+  _globals['_EXPORTGAMESREQUEST']._serialized_start=3339
+  _globals['_EXPORTGAMESREQUEST']._serialized_end=3399
+  _globals['_EXPORTGAMESRESPONSE']._serialized_start=3401
+  _globals['_EXPORTGAMESRESPONSE']._serialized_end=3441
+  _globals['_ARENA']._serialized_start=3717
+  _globals['_ARENA']._serialized_end=4797
 # @@protoc_insertion_point(module_scope)

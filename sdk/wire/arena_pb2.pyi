@@ -1,11 +1,37 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from . import game_pb2 as _game_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_SCHEDULED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_RUNNING: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
+
+class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_STATUS_UNSPECIFIED: _ClassVar[GameStatus]
+    GAME_STATUS_SCHEDULED: _ClassVar[GameStatus]
+    GAME_STATUS_RUNNING: _ClassVar[GameStatus]
+    GAME_STATUS_FINISHED: _ClassVar[GameStatus]
+TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
+TOURNAMENT_STATUS_SCHEDULED: TournamentStatus
+TOURNAMENT_STATUS_RUNNING: TournamentStatus
+TOURNAMENT_STATUS_FINISHED: TournamentStatus
+GAME_STATUS_UNSPECIFIED: GameStatus
+GAME_STATUS_SCHEDULED: GameStatus
+GAME_STATUS_RUNNING: GameStatus
+GAME_STATUS_FINISHED: GameStatus
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name",)
@@ -60,3 +86,255 @@ class PlayGameResponse(_message.Message):
     round_end_reasons: _containers.RepeatedScalarFieldContainer[_game_pb2.EndReason]
     record_json: str
     def __init__(self, game_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., round_end_reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
+class FailurePolicy(_message.Message):
+    __slots__ = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid")
+    ABSENT_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_INVALID_FIELD_NUMBER: _ClassVar[int]
+    absent_wait_ms: int
+    grace_ms: int
+    time_bank_ms: int
+    max_invalid: int
+    def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_POLICY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    table_size: int
+    games_per_table: int
+    starts_at: _timestamp_pb2.Timestamp
+    move_limit_ms: int
+    concurrency: int
+    seed: int
+    failure_policy: FailurePolicy
+    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ...) -> None: ...
+
+class GameCounts(_message.Message):
+    __slots__ = ("scheduled", "running", "finished")
+    SCHEDULED_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    scheduled: int
+    running: int
+    finished: int
+    def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ...) -> None: ...
+
+class Tournament(_message.Message):
+    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_POLICY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    name: str
+    table_size: int
+    games_per_table: int
+    starts_at: _timestamp_pb2.Timestamp
+    move_limit_ms: int
+    concurrency: int
+    seed: int
+    failure_policy: FailurePolicy
+    status: TournamentStatus
+    created_at: _timestamp_pb2.Timestamp
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    entrants: _containers.RepeatedScalarFieldContainer[str]
+    games: GameCounts
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ...) -> None: ...
+
+class CreateTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class StartTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class StartTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class EnterTournamentRequest(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+
+class EnterTournamentResponse(_message.Message):
+    __slots__ = ("bot", "tournament")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    tournament: Tournament
+    def __init__(self, bot: _Optional[str] = ..., tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments",)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[Tournament]
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ...) -> None: ...
+
+class ShowTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ShowTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class Bot(_message.Message):
+    __slots__ = ("id", "name", "created_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    name: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[Bot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+
+class RatingsRequest(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+
+class RatingRow(_message.Message):
+    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    AVERAGE_POINTS_FIELD_NUMBER: _ClassVar[int]
+    AVERAGE_PLACING_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: float
+    average_points: float
+    average_placing: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[float] = ..., average_points: _Optional[float] = ..., average_placing: _Optional[float] = ...) -> None: ...
+
+class RatingsResponse(_message.Message):
+    __slots__ = ("rows",)
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[RatingRow]
+    def __init__(self, rows: _Optional[_Iterable[_Union[RatingRow, _Mapping]]] = ...) -> None: ...
+
+class GameInfo(_message.Message):
+    __slots__ = ("id", "tournament", "table_index", "game_index", "seed", "status", "attempts", "seats", "started_at", "finished_at", "end_reasons", "results")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    GAME_INDEX_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    END_REASONS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    tournament: str
+    table_index: int
+    game_index: int
+    seed: int
+    status: GameStatus
+    attempts: int
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    end_reasons: _containers.RepeatedScalarFieldContainer[_game_pb2.EndReason]
+    results: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    def __init__(self, id: _Optional[int] = ..., tournament: _Optional[str] = ..., table_index: _Optional[int] = ..., game_index: _Optional[int] = ..., seed: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., attempts: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ("tournament", "status")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    status: GameStatus
+    def __init__(self, tournament: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ...) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games",)
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameInfo]
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ...) -> None: ...
+
+class ShowGameRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class ShowGameResponse(_message.Message):
+    __slots__ = ("game", "record_json")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    game: GameInfo
+    record_json: str
+    def __init__(self, game: _Optional[_Union[GameInfo, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
+class ExportGamesRequest(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+
+class ExportGamesResponse(_message.Message):
+    __slots__ = ("game_json",)
+    GAME_JSON_FIELD_NUMBER: _ClassVar[int]
+    game_json: str
+    def __init__(self, game_json: _Optional[str] = ...) -> None: ...

@@ -44,6 +44,56 @@ class ArenaStub:
                 request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameRequest.SerializeToString,
                 response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameResponse.FromString,
                 _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/scout.arena.v1.Arena/CreateTournament',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentResponse.FromString,
+                _registered_method=True)
+        self.StartTournament = channel.unary_unary(
+                '/scout.arena.v1.Arena/StartTournament',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentResponse.FromString,
+                _registered_method=True)
+        self.EnterTournament = channel.unary_unary(
+                '/scout.arena.v1.Arena/EnterTournament',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/scout.arena.v1.Arena/ListTournaments',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.ShowTournament = channel.unary_unary(
+                '/scout.arena.v1.Arena/ShowTournament',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/scout.arena.v1.Arena/ListBots',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.Ratings = channel.unary_unary(
+                '/scout.arena.v1.Arena/Ratings',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.FromString,
+                _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/scout.arena.v1.Arena/ListGames',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
+        self.ShowGame = channel.unary_unary(
+                '/scout.arena.v1.Arena/ShowGame',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameResponse.FromString,
+                _registered_method=True)
+        self.ExportGames = channel.unary_stream(
+                '/scout.arena.v1.Arena/ExportGames',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -66,6 +116,81 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTournament(self, request, context):
+        """Creates a tournament, open for entries until it starts (admin only).
+        INVALID_ARGUMENT for a bad name or setting; ALREADY_EXISTS if the name is taken.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartTournament(self, request, context):
+        """Starts a tournament now rather than at its start time: closes its entries and stores its
+        schedule; the arena then plays its games (admin only). NOT_FOUND; FAILED_PRECONDITION if it
+        has started already or has fewer entrants than seats at a table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnterTournament(self, request, context):
+        """Enters the calling bot, known by its own token, in a tournament. Entering again is not an
+        error, so a restarted bot may call it again. UNAUTHENTICATED without a bot token; NOT_FOUND;
+        FAILED_PRECONDITION once the tournament has started without the bot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Every tournament, by start time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ShowTournament(self, request, context):
+        """One tournament: its options, entrants and progress. NOT_FOUND if there is none of that name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBots(self, request, context):
+        """Every registered bot, by name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Ratings(self, request, context):
+        """The rating table of a tournament, or the global ladder. NOT_FOUND for an unknown tournament.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """Tournament games, optionally of one tournament and in one state, in play order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ShowGame(self, request, context):
+        """One game with its results and, once it is finished, its full record. NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportGames(self, request, context):
+        """Every finished game (of one tournament, or all), one JSON object per message, in play order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -78,6 +203,56 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.PlayGame,
                     request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameRequest.FromString,
                     response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentResponse.SerializeToString,
+            ),
+            'StartTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartTournament,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentResponse.SerializeToString,
+            ),
+            'EnterTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnterTournament,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'ShowTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.ShowTournament,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentResponse.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'Ratings': grpc.unary_unary_rpc_method_handler(
+                    servicer.Ratings,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'ShowGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ShowGame,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameResponse.SerializeToString,
+            ),
+            'ExportGames': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportGames,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -134,6 +309,276 @@ class Arena:
             '/scout.arena.v1.Arena/PlayGame',
             scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameRequest.SerializeToString,
             scout_dot_arena_dot_v1_dot_arena__pb2.PlayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/CreateTournament',
+            scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.CreateTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/StartTournament',
+            scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.StartTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnterTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/EnterTournament',
+            scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.EnterTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ListTournaments',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ShowTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ShowTournament',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ShowTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ListBots',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Ratings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/Ratings',
+            scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ListGames',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ShowGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ShowGame',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ShowGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/scout.arena.v1.Arena/ExportGames',
+            scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,360 @@
+"""The tournament, rating and game calls of the Arena service, to and from protobuf.
+
+Both ends are here: the server builds replies from `arena.store` values and reads requests; the
+`scout-arena` CLI builds requests and reads the replies back into the same store values, so a
+command shows the same thing whether it reads a database or a server. Next to `arena.convert`
+(the bot session's messages), this is the only arena module touching `_pb2` types.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from sdk.engine import EndReason, GameRecord
+from sdk.wire import arena_pb2 as pb
+from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
+
+from .errors import InvalidSetting
+from .ratings import RatingRow
+from .results import SeatResult
+from .store import Bot, GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus
+from .tournament_settings import FailurePolicy, TournamentSettings
+
+TOURNAMENT_STATUS_TO_PB = {
+    TournamentStatus.SCHEDULED: pb.TOURNAMENT_STATUS_SCHEDULED,
+    TournamentStatus.RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
+    TournamentStatus.FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+}
+TOURNAMENT_STATUS_FROM_PB = {v: k for k, v in TOURNAMENT_STATUS_TO_PB.items()}
+GAME_STATUS_TO_PB = {
+    GameStatus.SCHEDULED: pb.GAME_STATUS_SCHEDULED,
+    GameStatus.RUNNING: pb.GAME_STATUS_RUNNING,
+    GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
+}
+GAME_STATUS_FROM_PB = {v: k for k, v in GAME_STATUS_TO_PB.items()}
+_POLICY_FIELDS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid")
+
+
+# ---- times ------------------------------------------------------------------------------------------
+
+
+def _timestamp(when: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(when)
+    return stamp
+
+
+def _datetime(stamp: Timestamp) -> datetime:
+    when: datetime = stamp.ToDatetime(tzinfo=timezone.utc)
+    return when
+
+
+def _optional_datetime(msg: object, field: str) -> datetime | None:
+    return _datetime(getattr(msg, field)) if msg.HasField(field) else None  # type: ignore[attr-defined]
+
+
+# ---- tournaments --------------------------------------------------------------------------------
+
+
+def _policy_to_pb(policy: FailurePolicy) -> pb.FailurePolicy:
+    return pb.FailurePolicy(**policy.to_json())
+
+
+def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
+    msg = pb.CreateTournamentRequest(
+        name=settings.name,
+        table_size=settings.table_size,
+        games_per_table=settings.games_per_table,
+        starts_at=_timestamp(settings.starts_at),
+        move_limit_ms=settings.move_limit_ms,
+        concurrency=settings.concurrency,
+        failure_policy=_policy_to_pb(settings.policy),
+    )
+    if settings.seed is not None:
+        msg.seed = settings.seed
+    return msg
+
+
+def settings_from_pb(msg: pb.CreateTournamentRequest) -> TournamentSettings:
+    """The request's settings, unset policy fields taking the defaults; InvalidSetting if bad."""
+    if not msg.HasField("starts_at"):
+        raise InvalidSetting("a tournament needs a start time (starts_at)")
+    given = msg.failure_policy
+    policy = FailurePolicy(**{f: getattr(given, f) for f in _POLICY_FIELDS if given.HasField(f)})
+    return TournamentSettings(
+        name=msg.name,
+        table_size=msg.table_size,
+        games_per_table=msg.games_per_table,
+        starts_at=_datetime(msg.starts_at),
+        move_limit_ms=msg.move_limit_ms,
+        concurrency=msg.concurrency,
+        seed=msg.seed if msg.HasField("seed") else None,
+        policy=policy,
+    )
+
+
+def tournament_to_pb(t: Tournament) -> pb.Tournament:
+    msg = pb.Tournament(
+        id=t.id,
+        name=t.name,
+        table_size=t.table_size,
+        games_per_table=t.games_per_table,
+        starts_at=_timestamp(t.starts_at),
+        move_limit_ms=t.move_limit_ms,
+        concurrency=t.concurrency,
+        seed=t.seed,
+        status=TOURNAMENT_STATUS_TO_PB[t.status],
+        created_at=_timestamp(t.created_at),
+        entrants=t.entrants,
+        games=pb.GameCounts(scheduled=t.games.scheduled, running=t.games.running, finished=t.games.finished),
+    )
+    if t.failure_policy is not None:
+        msg.failure_policy.CopyFrom(_policy_to_pb(FailurePolicy.from_json(t.failure_policy)))
+    if t.started_at is not None:
+        msg.started_at.CopyFrom(_timestamp(t.started_at))
+    if t.finished_at is not None:
+        msg.finished_at.CopyFrom(_timestamp(t.finished_at))
+    return msg
+
+
+def tournament_from_pb(msg: pb.Tournament) -> Tournament:
+    policy = msg.failure_policy
+    return Tournament(
+        id=msg.id,
+        name=msg.name,
+        table_size=msg.table_size,
+        games_per_table=msg.games_per_table,
+        starts_at=_datetime(msg.starts_at),
+        move_limit_ms=msg.move_limit_ms,
+        concurrency=msg.concurrency,
+        seed=msg.seed,
+        status=TOURNAMENT_STATUS_FROM_PB[msg.status],
+        failure_policy={f: getattr(policy, f) for f in _POLICY_FIELDS} if msg.HasField("failure_policy") else None,
+        created_at=_datetime(msg.created_at),
+        started_at=_optional_datetime(msg, "started_at"),
+        finished_at=_optional_datetime(msg, "finished_at"),
+        entrants=tuple(msg.entrants),
+        games=GameCounts(msg.games.scheduled, msg.games.running, msg.games.finished),
+    )
+
+
+# ---- bots and ratings -----------------------------------------------------------------------------
+
+
+def bot_to_pb(bot: Bot) -> pb.Bot:
+    return pb.Bot(id=bot.id, name=bot.name, created_at=_timestamp(bot.created_at))
+
+
+def bot_from_pb(msg: pb.Bot) -> Bot:
+    return Bot(msg.id, msg.name, _datetime(msg.created_at))
+
+
+def rating_row_to_pb(row: RatingRow) -> pb.RatingRow:
+    msg = pb.RatingRow(
+        rank=row.rank, bot=row.bot, mu=row.mu, sigma=row.sigma, conservative=row.conservative, games=row.games,
+        wins=row.wins,
+    )
+    if row.average_points is not None:
+        msg.average_points = row.average_points
+    if row.average_placing is not None:
+        msg.average_placing = row.average_placing
+    return msg
+
+
+def rating_row_from_pb(msg: pb.RatingRow) -> RatingRow:
+    return RatingRow(
+        rank=msg.rank,
+        bot=msg.bot,
+        mu=msg.mu,
+        sigma=msg.sigma,
+        conservative=msg.conservative,
+        games=msg.games,
+        wins=msg.wins,
+        average_points=msg.average_points if msg.HasField("average_points") else None,
+        average_placing=msg.average_placing if msg.HasField("average_placing") else None,
+    )
+
+
+# ---- games ------------------------------------------------------------------------------------------
+
+
+def game_info_to_pb(game: GameInfo) -> pb.GameInfo:
+    msg = pb.GameInfo(
+        id=game.id,
+        tournament=game.tournament,
+        table_index=game.table_index,
+        game_index=game.game_index,
+        seed=game.seed,
+        status=GAME_STATUS_TO_PB[game.status],
+        attempts=game.attempts,
+        seats=game.seats,
+        end_reasons=[END_REASON_TO_PB[EndReason[name]] for name in game.end_reasons],
+    )
+    if game.started_at is not None:
+        msg.started_at.CopyFrom(_timestamp(game.started_at))
+    if game.finished_at is not None:
+        msg.finished_at.CopyFrom(_timestamp(game.finished_at))
+    for s in game.results:
+        seat = msg.results.add(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
+        if s.forfeit is not None:
+            seat.forfeit = s.forfeit
+    return msg
+
+
+def game_info_from_pb(msg: pb.GameInfo) -> GameInfo:
+    return GameInfo(
+        id=msg.id,
+        tournament=msg.tournament,
+        table_index=msg.table_index,
+        game_index=msg.game_index,
+        seed=msg.seed,
+        status=GAME_STATUS_FROM_PB[msg.status],
+        attempts=msg.attempts,
+        seats=tuple(msg.seats),
+        started_at=_optional_datetime(msg, "started_at"),
+        finished_at=_optional_datetime(msg, "finished_at"),
+        end_reasons=tuple(END_REASON_FROM_PB[r].name for r in msg.end_reasons),
+        results=tuple(
+            SeatResult(s.seat, s.bot, s.points, s.rank, s.forfeit if s.HasField("forfeit") else None)
+            for s in msg.results
+        ),
+    )
+
+
+def game_detail_to_pb(detail: GameDetail) -> pb.ShowGameResponse:
+    return pb.ShowGameResponse(
+        game=game_info_to_pb(detail.info), record_json=detail.record.to_json() if detail.record is not None else ""
+    )
+
+
+def game_detail_from_pb(msg: pb.ShowGameResponse) -> GameDetail:
+    return GameDetail(game_info_from_pb(msg.game), GameRecord.from_json(msg.record_json) if msg.record_json else None)
+
+
+def games_request_to_pb(tournament: str | None, status: GameStatus | None) -> pb.ListGamesRequest:
+    msg = pb.ListGamesRequest(tournament=tournament)
+    if status is not None:
+        msg.status = GAME_STATUS_TO_PB[status]
+    return msg
+
+
+def games_request_from_pb(msg: pb.ListGamesRequest) -> tuple[str | None, GameStatus | None]:
+    """(tournament, status) of a ListGames request; None where unset."""
+    tournament = msg.tournament if msg.HasField("tournament") else None
+    return tournament, GAME_STATUS_FROM_PB.get(msg.status) if msg.HasField("status") else None
+
+
+# ---- requests and replies, for the servicer (reading requests) and the client (building them) ---
+
+
+def name_request(msg: pb.StartTournamentRequest | pb.ShowTournamentRequest) -> str:
+    return msg.name
+
+
+def start_request_to_pb(name: str) -> pb.StartTournamentRequest:
+    return pb.StartTournamentRequest(name=name)
+
+
+def show_request_to_pb(name: str) -> pb.ShowTournamentRequest:
+    return pb.ShowTournamentRequest(name=name)
+
+
+def enter_request_to_pb(tournament: str) -> pb.EnterTournamentRequest:
+    return pb.EnterTournamentRequest(tournament=tournament)
+
+
+def enter_request_from_pb(msg: pb.EnterTournamentRequest) -> str:
+    return msg.tournament
+
+
+def scope_to_pb(tournament: str | None) -> pb.RatingsRequest:
+    return pb.RatingsRequest(tournament=tournament)
+
+
+def export_request_to_pb(tournament: str | None) -> pb.ExportGamesRequest:
+    return pb.ExportGamesRequest(tournament=tournament)
+
+
+def scope_from_pb(msg: pb.RatingsRequest | pb.ExportGamesRequest) -> str | None:
+    """The tournament a Ratings or ExportGames request is about; None for all of them."""
+    return msg.tournament if msg.HasField("tournament") else None
+
+
+def show_game_request_to_pb(game_id: int) -> pb.ShowGameRequest:
+    return pb.ShowGameRequest(id=game_id)
+
+
+def show_game_request_from_pb(msg: pb.ShowGameRequest) -> int:
+    return msg.id
+
+
+def list_tournaments_request() -> pb.ListTournamentsRequest:
+    return pb.ListTournamentsRequest()
+
+
+def list_bots_request() -> pb.ListBotsRequest:
+    return pb.ListBotsRequest()
+
+
+def create_response_to_pb(t: Tournament) -> pb.CreateTournamentResponse:
+    return pb.CreateTournamentResponse(tournament=tournament_to_pb(t))
+
+
+def start_response_to_pb(t: Tournament) -> pb.StartTournamentResponse:
+    return pb.StartTournamentResponse(tournament=tournament_to_pb(t))
+
+
+def show_response_to_pb(t: Tournament) -> pb.ShowTournamentResponse:
+    return pb.ShowTournamentResponse(tournament=tournament_to_pb(t))
+
+
+def tournament_reply_from_pb(
+    msg: pb.CreateTournamentResponse | pb.StartTournamentResponse | pb.ShowTournamentResponse,
+) -> Tournament:
+    return tournament_from_pb(msg.tournament)
+
+
+def enter_response_to_pb(bot: str, t: Tournament) -> pb.EnterTournamentResponse:
+    return pb.EnterTournamentResponse(bot=bot, tournament=tournament_to_pb(t))
+
+
+def tournaments_to_pb(tournaments: list[Tournament]) -> pb.ListTournamentsResponse:
+    return pb.ListTournamentsResponse(tournaments=[tournament_to_pb(t) for t in tournaments])
+
+
+def tournaments_from_pb(msg: pb.ListTournamentsResponse) -> list[Tournament]:
+    return [tournament_from_pb(t) for t in msg.tournaments]
+
+
+def bots_to_pb(bots: list[Bot]) -> pb.ListBotsResponse:
+    return pb.ListBotsResponse(bots=[bot_to_pb(b) for b in bots])
+
+
+def bots_from_pb(msg: pb.ListBotsResponse) -> list[Bot]:
+    return [bot_from_pb(b) for b in msg.bots]
+
+
+def ratings_to_pb(rows: list[RatingRow]) -> pb.RatingsResponse:
+    return pb.RatingsResponse(rows=[rating_row_to_pb(r) for r in rows])
+
+
+def ratings_from_pb(msg: pb.RatingsResponse) -> list[RatingRow]:
+    return [rating_row_from_pb(r) for r in msg.rows]
+
+
+def games_to_pb(games: list[GameInfo]) -> pb.ListGamesResponse:
+    return pb.ListGamesResponse(games=[game_info_to_pb(g) for g in games])
+
+
+def games_from_pb(msg: pb.ListGamesResponse) -> list[GameInfo]:
+    return [game_info_from_pb(g) for g in msg.games]
+
+
+def exported_to_pb(line: str) -> pb.ExportGamesResponse:
+    return pb.ExportGamesResponse(game_json=line)
+
+
+def exported_from_pb(msg: pb.ExportGamesResponse) -> str:
+    return msg.game_json

@@ -1,0 +1,95 @@
+"""Credentials kept in the database: bot tokens (a `BotDirectory` over `arena.store`) and the
+arena's admin token.
+
+Only SHA-256 hashes are stored. The admin token is created on the first start of an arena on an
+empty database and shown once. To rotate it, run `scout-arena admin rotate-token --db URL` (prints
+a new one) or start the server with `--admin-token NEW`; the old one stops working at once, since
+a server checks the stored hash on every admin call.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timezone
+from typing import Protocol
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from . import store
+from .asyncstore import AsyncStore
+from .directory import NameTaken, check_name, new_token, token_hash
+from .errors import DuplicateName
+from .models import AdminTokenRow
+
+
+class AdminGate(Protocol):
+    """Says whether a presented token is the arena's admin token."""
+
+    async def allows(self, token: str) -> bool:
+        ...
+
+
+class FixedAdminToken:
+    """The admin token of an arena without a database: fixed for the life of the process."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    async def allows(self, token: str) -> bool:
+        return secrets.compare_digest(token, self._token)
+
+
+class StoredAdminToken:
+    """The admin token whose hash the database holds (read on every call, so rotation is live)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._db = AsyncStore(engine)
+
+    async def allows(self, token: str) -> bool:
+        stored = await self._db(_stored_hash)
+        return stored is not None and secrets.compare_digest(token_hash(token), stored)
+
+
+def _stored_hash(*, session: Session) -> str | None:
+    row = session.get(AdminTokenRow, 1)
+    return None if row is None else row.token_hash
+
+
+def ensure_admin_token(engine: Engine) -> str | None:
+    """Create the admin token if the database has none and return it; None if one is stored."""
+    with Session(engine) as session:
+        if session.get(AdminTokenRow, 1) is not None:
+            return None
+    return set_admin_token(engine)
+
+
+def set_admin_token(engine: Engine, token: str | None = None) -> str:
+    """Make `token` (default: a fresh one) the admin token, replacing any stored one; return it."""
+    token = token or new_token()
+    with Session(engine) as session:
+        row = session.get(AdminTokenRow, 1) or AdminTokenRow(id=1, token_hash="", created_at=datetime.now(timezone.utc))
+        row.token_hash = token_hash(token)
+        row.created_at = datetime.now(timezone.utc)
+        session.add(row)
+        session.commit()
+    return token
+
+
+class StoredBotDirectory:
+    """A `BotDirectory` over the database: bots registered here are the tournaments' bots."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._db = AsyncStore(engine)
+
+    async def register(self, name: str) -> str:
+        check_name(name)
+        try:
+            registration = await self._db(store.register_bot, name=name)
+        except DuplicateName:
+            raise NameTaken(f"the bot name {name!r} is taken: choose another") from None
+        return registration.token
+
+    async def authenticate(self, token: str) -> str | None:
+        bot = await self._db(store.authenticate, token=token)
+        return None if bot is None else bot.name

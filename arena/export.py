@@ -1,0 +1,47 @@
+"""Finished games as JSON lines: one self-contained object per game, for analysis outside the arena.
+
+Each line holds `id`, `tournament`, `table` and `game` (its place in the schedule), `seed`,
+`attempts`, `started_at` and `finished_at` (ISO 8601, UTC), `seats` (bot names in seat order),
+`results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null),
+`end_reasons` (per round) and `record`: the engine's full game record (`GameRecord.to_dict`),
+which `sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again move by move.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+
+from sqlmodel import Session
+
+from . import store
+
+
+def game_line(detail: store.GameDetail) -> str:
+    """One finished game as a single JSON line (no newline)."""
+    info = detail.info
+    assert detail.record is not None and info.started_at is not None and info.finished_at is not None
+    return json.dumps(
+        {
+            "id": info.id,
+            "tournament": info.tournament,
+            "table": info.table_index,
+            "game": info.game_index,
+            "seed": info.seed,
+            "attempts": info.attempts,
+            "started_at": info.started_at.isoformat(),
+            "finished_at": info.finished_at.isoformat(),
+            "seats": list(info.seats),
+            "results": [asdict(s) for s in info.results],
+            "end_reasons": list(info.end_reasons),
+            "record": detail.record.to_dict(),
+        },
+        separators=(",", ":"),
+    )
+
+
+def export_games(*, session: Session, tournament: str | None = None) -> Iterator[str]:
+    """The JSON line of every finished game (of `tournament`, or all), in play order."""
+    for info in store.list_games(session=session, tournament=tournament, status=store.GameStatus.FINISHED):
+        yield game_line(store.show_game(session=session, game_id=info.id))

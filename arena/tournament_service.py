@@ -1,0 +1,154 @@
+"""The Arena service of an arena that keeps a database: tournaments, ratings and game records.
+
+`TournamentArenaService` answers every call of `ArenaService` (registration, games on demand)
+and the tournament, rating and game calls besides. Store errors become gRPC statuses
+(`STATUS_OF`) carrying their one-line message; database trouble is UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
+
+import grpc
+from sqlalchemy.exc import DBAPIError
+
+from sdk.wire import arena_pb2 as pb
+
+from . import convert_tournaments as convert
+from . import store
+from .asyncstore import AsyncStore
+from .credentials import AdminGate
+from .directory import BotDirectory
+from .errors import (
+    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, InvalidName, InvalidSetting,
+    NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
+)
+from .export import game_line
+from .referee import Limits, Referee
+from .service import ArenaService, bearer_token
+from .tournaments import TournamentRunner
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
+    InvalidName: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidSetting: grpc.StatusCode.INVALID_ARGUMENT,
+    DuplicateName: grpc.StatusCode.ALREADY_EXISTS,
+    AlreadyEntered: grpc.StatusCode.ALREADY_EXISTS,
+    UnknownBot: grpc.StatusCode.NOT_FOUND,
+    UnknownTournament: grpc.StatusCode.NOT_FOUND,
+    UnknownGame: grpc.StatusCode.NOT_FOUND,
+    EntriesClosed: grpc.StatusCode.FAILED_PRECONDITION,
+    NotEnoughEntrants: grpc.StatusCode.FAILED_PRECONDITION,
+    TournamentAlreadyStarted: grpc.StatusCode.FAILED_PRECONDITION,
+    DatabaseUnreachable: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def status_of(error: ArenaError) -> grpc.StatusCode:
+    """The status a store error is reported with; FAILED_PRECONDITION for any other refusal."""
+    for cls in type(error).__mro__:
+        if cls in STATUS_OF:
+            return STATUS_OF[cls]
+    return grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def answer(context: grpc.aio.ServicerContext, work: Awaitable[T]) -> T:
+    """`await work`, ending the call with the matching status if it raises a store error."""
+    try:
+        return await work
+    except ArenaError as exc:
+        await context.abort(status_of(exc), str(exc))
+    except DBAPIError as exc:
+        text = str(exc.orig).strip().splitlines()
+        log.error("database error: %s", text[0] if text else type(exc.orig).__name__)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "the arena's database is unavailable; try again later")
+    raise AssertionError("context.abort raises")
+
+
+class TournamentArenaService(ArenaService):
+    """Registration and games on demand (ArenaService), plus tournaments, ratings and records."""
+
+    def __init__(
+        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits, db: AsyncStore,
+        runner: TournamentRunner,
+    ) -> None:
+        super().__init__(directory, referee, admin, limits)
+        self._bots = directory
+        self._db = db
+        self._runner = runner
+
+    async def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.aio.ServicerContext) -> pb.CreateTournamentResponse:  # noqa: N802,E501
+        await self.require_admin("CreateTournament", context)
+        try:
+            settings = convert.settings_from_pb(request)
+        except InvalidSetting as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        tournament = await answer(context, self._db(settings.create))
+        log.info("tournament %r created: starts %s", tournament.name, tournament.starts_at.isoformat(timespec="seconds"))
+        self._runner.wake()
+        return convert.create_response_to_pb(tournament)
+
+    async def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.aio.ServicerContext) -> pb.StartTournamentResponse:  # noqa: N802,E501
+        await self.require_admin("StartTournament", context)
+        name = convert.name_request(request)
+        tournament = await answer(context, self._db(store.start_tournament, tournament=name))
+        self._runner.wake()
+        return convert.start_response_to_pb(tournament)
+
+    async def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.aio.ServicerContext) -> pb.EnterTournamentResponse:  # noqa: N802,E501
+        token = bearer_token(context)
+        bot = None if token is None else await answer(context, self._bots.authenticate(token))
+        if bot is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'"
+            )
+        assert bot is not None
+        name = convert.enter_request_from_pb(request)
+        try:
+            await self._db(store.enter_tournament, tournament=name, bot=bot)
+            log.info("bot %r entered tournament %r", bot, name)
+        except (AlreadyEntered, EntriesClosed) as exc:
+            entered = await answer(context, self._db(store.show_tournament, tournament=name))
+            if bot not in entered.entrants:
+                await context.abort(status_of(exc), str(exc))
+        except ArenaError as exc:
+            await context.abort(status_of(exc), str(exc))
+        tournament = await answer(context, self._db(store.show_tournament, tournament=name))
+        return convert.enter_response_to_pb(bot, tournament)
+
+    async def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext) -> pb.ListTournamentsResponse:  # noqa: N802,E501
+        return convert.tournaments_to_pb(await answer(context, self._db(store.list_tournaments)))
+
+    async def ShowTournament(self, request: pb.ShowTournamentRequest, context: grpc.aio.ServicerContext) -> pb.ShowTournamentResponse:  # noqa: N802,E501
+        name = convert.name_request(request)
+        return convert.show_response_to_pb(await answer(context, self._db(store.show_tournament, tournament=name)))
+
+    async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:  # noqa: N802
+        return convert.bots_to_pb(await answer(context, self._db(store.list_bots)))
+
+    async def Ratings(self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext) -> pb.RatingsResponse:  # noqa: N802
+        scope = convert.scope_from_pb(request)
+        return convert.ratings_to_pb(await answer(context, self._db(store.rating_table, tournament=scope)))
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:  # noqa: N802
+        tournament, status = convert.games_request_from_pb(request)
+        games = await answer(context, self._db(store.list_games, tournament=tournament, status=status))
+        return convert.games_to_pb(games)
+
+    async def ShowGame(self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext) -> pb.ShowGameResponse:  # noqa: N802
+        game_id = convert.show_game_request_from_pb(request)
+        return convert.game_detail_to_pb(await answer(context, self._db(store.show_game, game_id=game_id)))
+
+    async def ExportGames(self, request: pb.ExportGamesRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ExportGamesResponse]:  # noqa: N802,E501
+        tournament = convert.scope_from_pb(request)
+        games = await answer(
+            context, self._db(store.list_games, tournament=tournament, status=store.GameStatus.FINISHED)
+        )
+        for info in games:
+            detail = await answer(context, self._db(store.show_game, game_id=info.id))
+            yield convert.exported_to_pb(game_line(detail))

@@ -1,0 +1,219 @@
+"""The tournament runner: inside the arena process, it starts tournaments and plays their games.
+
+* **Starting.** Every tick (`TICK_S`, or at once when woken after a StartTournament call) it
+  starts the scheduled tournaments whose start time has come: `store.start_tournament` closes the
+  entries and stores the schedule with every game's seed. One with fewer entrants than seats at a
+  table stays open for entries and is tried again.
+* **Playing.** Each running tournament has one task that plays its scheduled games with the
+  referee, at most the tournament's `concurrency` at once, and never more at once for a bot than
+  the capacity its session declared (its games in other tournaments and PlayGame calls count too).
+* **Committing in schedule order.** A finished game is committed with `store.commit_game` (record,
+  results and both rating scopes in one transaction) only after every game before it in the
+  schedule, and games start only among the first `concurrency * COMMIT_WINDOW` uncommitted ones.
+  TrueSkill updates depend on their order; committing in a fixed order makes a tournament's rating
+  table a function of its seeds and of the bots' play alone, not of which game finished first -
+  the same after a crash and resume as without one.
+* **Absent bots.** A bot that is not connected when its game is due is waited for up to the
+  tournament's `absent_wait_ms`; then the game is played with its seat forfeited from the start
+  (the reason is recorded), and so are its next games, at once, until it connects again.
+* **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
+  the runner then finds the running tournaments and plays their remaining games in the same order
+  from the same seeds. A game counts once it is committed, and is committed once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from . import store
+from .asyncstore import AsyncStore
+from .errors import NotEnoughEntrants, TournamentAlreadyStarted
+from .referee import Limits, Referee
+from .results import GameResult
+from .sessions import SessionHub, Unavailable
+from .tournament_settings import FailurePolicy
+
+log = logging.getLogger(__name__)
+
+TICK_S = 1.0
+"""How often due tournaments are looked for when nothing wakes the runner."""
+POLL_S = 0.2
+"""How often a waiting game looks again for its absent bots (a connection has no notification)."""
+COMMIT_WINDOW = 4
+"""Games start only among the first `concurrency * COMMIT_WINDOW` not yet committed: a slow game
+holds up the commits behind it, never more than that many."""
+
+
+@dataclass
+class _Slot:
+    """A game of the window: not started (task None), playing, or finished and awaiting commit."""
+
+    game: store.GameToPlay
+    task: asyncio.Task[GameResult] | None = None
+
+
+class TournamentRunner:
+    """Starts due tournaments and plays every running one; `run` until cancelled."""
+
+    def __init__(self, db: AsyncStore, referee: Referee, hub: SessionHub) -> None:
+        self._db = db
+        self._referee = referee
+        self._hub = hub
+        self._wake = asyncio.Event()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._reserved: Counter[str] = Counter()
+        """Games a bot was given that have not seated it yet: they count against its capacity."""
+        self._absent_since: dict[str, float] = {}
+        self._short_of_entrants: set[str] = set()
+
+    def wake(self) -> None:
+        """Look for tournaments to start and play now rather than at the next tick."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Start and play tournaments until cancelled; cancelling abandons the games in play
+        (still marked running: the next start voids and replays them)."""
+        try:
+            while True:
+                self._wake.clear()
+                await self._tick()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), TICK_S)
+                except TimeoutError:
+                    pass
+        finally:
+            tasks = list(self._tasks.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _tick(self) -> None:
+        now = datetime.now(timezone.utc)
+        for name in await self._db(store.due_tournaments, now=now):
+            try:
+                await self._db(store.start_tournament, tournament=name, now=now)
+            except NotEnoughEntrants as exc:
+                if name not in self._short_of_entrants:
+                    self._short_of_entrants.add(name)
+                    log.warning("tournament %r is due but waits for entrants: %s", name, exc)
+            except TournamentAlreadyStarted:
+                pass
+        for t in await self._db(store.list_tournaments):
+            if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
+                task = asyncio.create_task(self._play_tournament(t), name=f"tournament {t.name}")
+                task.add_done_callback(self._ended)
+                self._tasks[t.name] = task
+
+    @staticmethod
+    def _ended(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s stopped: %s; restart the arena to resume it", task.get_name(), task.exception(),
+                      exc_info=task.exception())
+
+    async def _play_tournament(self, t: store.Tournament) -> None:
+        policy = FailurePolicy.from_json(t.failure_policy)
+        limits = policy.limits(t.move_limit_ms)
+        queue = deque(await self._db(store.next_games, tournament=t.name))
+        done, total = t.games.finished, t.games.total
+        log.info("tournament %r %s: %d of %d games to play, %d at once, %d-seat tables, entrants %s", t.name,
+                 "resumed" if done else "started", len(queue), total, t.concurrency, t.table_size, ", ".join(t.entrants))
+        window: list[_Slot] = []
+        changed = asyncio.Event()
+        try:
+            while queue or window:
+                changed.clear()
+                while queue and len(window) < t.concurrency * COMMIT_WINDOW:
+                    window.append(_Slot(queue.popleft()))
+                while window and window[0].task is not None and window[0].task.done():
+                    slot = window.pop(0)
+                    assert slot.task is not None
+                    result = slot.task.result()
+                    await self._db(store.commit_game, game_id=slot.game.id, result=result)
+                    done += 1
+                    _log_game(t.name, slot.game, result, done, total)
+                playing = sum(1 for s in window if s.task is not None and not s.task.done())
+                for slot in window:
+                    if playing >= t.concurrency:
+                        break
+                    if slot.task is None and self._has_room(slot.game.seats):
+                        slot.task = self._start(slot.game, limits, policy.absent_wait_ms / 1000)
+                        slot.task.add_done_callback(lambda _: changed.set())
+                        playing += 1
+                if window and not (window[0].task is not None and window[0].task.done()):
+                    try:
+                        await asyncio.wait_for(changed.wait(), POLL_S)
+                    except TimeoutError:
+                        pass
+        finally:
+            started = [s.task for s in window if s.task is not None]
+            for task in started:
+                task.cancel()
+            await asyncio.gather(*started, return_exceptions=True)
+        log.info("tournament %r finished: %d games", t.name, done)
+
+    def _has_room(self, bots: Sequence[str]) -> bool:
+        """False if a connected bot has no capacity left; absent bots are waited for in the game."""
+        for bot in bots:
+            conn = self._hub.get(bot)
+            if conn is not None and conn.connected:
+                self._absent_since.pop(bot, None)
+                if len(conn.tables) + self._reserved[bot] >= conn.capacity:
+                    return False
+        return True
+
+    def _start(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> asyncio.Task[GameResult]:
+        self._reserved.update(game.seats)
+        return asyncio.create_task(self._play(game, limits, absent_wait_s), name=f"game {game.id}")
+
+    async def _play(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
+        """Mark the game running, wait for its absent bots (bounded), then play it."""
+        reserved = True
+        try:
+            await self._db(store.mark_game_running, game_id=game.id)
+            # A fresh id for every attempt: a bot still holding the state of an interrupted
+            # attempt is not confused by the replay.
+            game_id = f"{game.id}-{secrets.token_hex(3)}"
+            while True:
+                absent = self._absent(game.seats, absent_wait_s)
+                if absent is not None:
+                    self._reserved.subtract(game.seats)
+                    reserved = False
+                    try:
+                        return await self._referee.play(game_id, game.seats, game.seed, limits, absent)
+                    except Unavailable:
+                        self._reserved.update(game.seats)
+                        reserved = True
+                await asyncio.sleep(POLL_S)
+        finally:
+            if reserved:
+                self._reserved.subtract(game.seats)
+
+    def _absent(self, bots: Sequence[str], wait_s: float) -> dict[str, str] | None:
+        """The game's absent bots with the reason they forfeit, or None while one is still awaited."""
+        now = asyncio.get_running_loop().time()
+        missing = []
+        for bot in dict.fromkeys(bots):
+            conn = self._hub.get(bot)
+            if conn is not None and conn.connected:
+                self._absent_since.pop(bot, None)
+            else:
+                missing.append(bot)
+                self._absent_since.setdefault(bot, now)
+        if any(now - self._absent_since[bot] < wait_s for bot in missing):
+            return None
+        return {bot: f"absent: not connected within {wait_s:g} s of the game being due" for bot in missing}
+
+
+def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
+    seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
+    log.info("%s: game %d (table %d, game %d) done [%d/%d]: %s", tournament, game.id, game.table_index,
+             game.game_index, done, total, seats)
+    for s in result.seats:
+        if s.forfeit is not None:
+            log.warning("%s: game %d: %s forfeited seat %d: %s", tournament, game.id, s.bot, s.seat, s.forfeit)

@@ -1,0 +1,45 @@
+"""A bot program whose play depends on nothing but what it sees: `python tests/tournament/hashed_bot.py
+--target HOST:PORT --token TOKEN [--seed N]`.
+
+It picks a legal action "at random" with a generator seeded by its seed and the observation, so the
+same observation always gets the same action, whatever order its games' requests arrive in and
+however often a game is replayed. A seeded `random.Random` shared by all games would not do: its
+draws would depend on how the concurrent games interleave.
+"""
+
+from __future__ import annotations
+
+import random
+
+import typer
+
+from sdk import Action, Bot, Observation
+from sdk.cli import serve
+
+
+class HashedRandomBot(Bot):
+    """A legal action drawn by a generator seeded with (seed, observation)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+
+    def _rng(self, obs: Observation) -> random.Random:
+        t = obs.table
+        return random.Random(repr((self.seed, obs.seat, obs.hand, t.round, t.round_actions, t.active_set, t.seats)))
+
+    def choose(self, obs: Observation) -> Action:
+        return self._rng(obs).choice(obs.legal_actions)
+
+    def flip(self, obs: Observation) -> bool:
+        return self._rng(obs).random() < 0.5
+
+
+def main(
+    target: str = typer.Option(...), token: str = typer.Option(...), seed: int = 0, capacity: int = 4
+) -> None:
+    serve(HashedRandomBot(seed), target=target, token=token, capacity=capacity, max_games=None)
+
+
+if __name__ == "__main__":
+    typer.run(main)
