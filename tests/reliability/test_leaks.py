@@ -25,10 +25,16 @@ GAMES = 3
 SLOW_GAMES = 40
 
 
-async def seat_loop(target: str, token: str, rng: random.Random, drop_after: int | None) -> list[pb.ArenaMessage]:
+CONCURRENT = 3
+"""Games played at once: each blocks one thread of asyncio's default pool in `Arena.play`, and
+every bot's read is bounded, so a game must not wait long for a free thread."""
+
+
+async def seat_loop(
+    bot: RawBot, target: str, token: str, rng: random.Random, drop_after: int | None
+) -> list[pb.ArenaMessage]:
     """Play one seat with random legal actions; after answer number `drop_after` close the stream
     and carry on over a new one. Returns every message of every stream, in order."""
-    bot = await RawBot.connect(target, token)
     streams = [bot]
     answered = 0
     while True:
@@ -46,28 +52,32 @@ async def seat_loop(target: str, token: str, rng: random.Random, drop_after: int
             break
         elif kind in ("action_rejected", "error"):
             raise AssertionError(f"unexpected {msg}")
-    for stream in streams[-1:]:
-        await stream.close()
+    await bot.close()
     return [m for stream in streams for m in stream.received]
 
 
-async def one_game(arena: Arena, players: int, seed: int) -> tuple[GameRecord, list[list[pb.ArenaMessage]]]:
+async def one_game(
+    arena: Arena, players: int, seed: int, slots: asyncio.Semaphore
+) -> tuple[GameRecord, list[list[pb.ArenaMessage]]]:
     rng = random.Random(seed)
-    names, tokens = zip(*[await asyncio.to_thread(arena.register, "leak") for _ in range(players)])
-    dropper = rng.randrange(players)
-    loops = [
-        asyncio.create_task(seat_loop(arena.target, token, random.Random(seed * 10 + i),
-                                      rng.randint(1, 3) if i == dropper else None))
-        for i, token in enumerate(tokens)
-    ]
-    response = await asyncio.to_thread(arena.play, list(names), seed)
-    received = await asyncio.gather(*loops)
+    async with slots:
+        names, tokens = zip(*[await asyncio.to_thread(arena.register, "leak") for _ in range(players)])
+        bots = [await RawBot.connect(arena.target, token) for token in tokens]
+        dropper = rng.randrange(players)
+        loops = [
+            asyncio.create_task(seat_loop(bot, arena.target, token, random.Random(seed * 10 + i),
+                                          rng.randint(1, 3) if i == dropper else None))
+            for i, (bot, token) in enumerate(zip(bots, tokens))
+        ]
+        response = await asyncio.to_thread(arena.play, list(names), seed)
+        received = await asyncio.gather(*loops)
     return check_against_replay(response), received
 
 
 def check_games(arena: Arena, players: int, games: int) -> None:
     async def scenario() -> list[tuple[GameRecord, list[list[pb.ArenaMessage]]]]:
-        return await asyncio.gather(*(one_game(arena, players, 500 * players + g) for g in range(games)))
+        slots = asyncio.Semaphore(CONCURRENT)
+        return await asyncio.gather(*(one_game(arena, players, 500 * players + g, slots) for g in range(games)))
 
     for record, received in asyncio.run(scenario()):
         for seat, messages in enumerate(received):
