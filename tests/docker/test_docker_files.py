@@ -203,6 +203,8 @@ def compose() -> dict[str, Any]:
 
 
 BOTS = ("random", "greedy", "montecarlo")
+ENTRANTS = ("RandomBot", "GreedyBot", "MonteCarloBot")
+"""The names the example bots register and enter under."""
 
 
 def test_compose_has_the_arena_postgres_and_the_example_bots() -> None:
@@ -257,7 +259,7 @@ def test_every_variable_has_a_default_or_says_what_to_set() -> None:
 
 def test_compose_validates_where_a_compose_cli_exists(tmp_path: Path) -> None:
     """Docker's own validation, where this machine has it (the checks above run everywhere)."""
-    env = {**os.environ, "SCOUT_ADMIN_TOKEN": "0" * 64}
+    env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
         done = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
     elif shutil.which("docker-compose"):
@@ -295,11 +297,14 @@ def arena_command() -> list[str]:
 
 
 def local(argv: list[str], replacements: dict[str, str]) -> list[str]:
-    """A service's command line for this machine: programs from this venv, addresses replaced."""
-    argv = [replacements.get(word, word) for word in argv]
-    for option in ("--db", "--host", "--port"):
-        if option in argv and option in replacements:
-            argv[argv.index(option) + 1] = replacements[option]
+    """A service's command line for this machine: programs from this venv, and each word that is a
+    key of `replacements` replaced, or for an option (`--db`) the value that follows it."""
+    argv = list(argv)
+    for i, word in enumerate(argv):
+        if word in replacements and not word.startswith("--"):
+            argv[i] = replacements[word]
+        elif word in replacements and i + 1 < len(argv):
+            argv[i + 1] = replacements[word]
     program = BIN / argv[0]
     return [str(program) if program.exists() else argv[0], *argv[1:]]
 
@@ -370,7 +375,7 @@ def test_the_healthcheck_fails_without_an_arena() -> None:
 
 
 def service_commands() -> list[tuple[str, list[str]]]:
-    env = {"SCOUT_ADMIN_TOKEN": "0" * 64}
+    env = {"SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     return [(name, [interpolate(str(w), env) for w in spec["command"]]) for name, spec in compose()["services"].items() if "command" in spec]
 
 
@@ -404,7 +409,7 @@ def test_the_compose_arena_command_serves_on_loopback_with_sqlite(tmp_path: Path
     pytest.importorskip("arena.cli", reason="arena/cli.py (the `scout-arena` command line) has not landed yet")
     port = free_port()
     env = {**os.environ, **compose()["services"]["arena"]["environment"]}
-    env.update(SCOUT_ADMIN_TOKEN="0" * 64, SCOUT_PORT=str(port))
+    env.update(SCOUT_ARENA_ADMIN_TOKEN="0" * 64, SCOUT_PORT=str(port))
     argv = [interpolate(w, env) for w in compose()["services"]["arena"]["command"]]
     argv = local(argv, {"--db": f"sqlite:///{tmp_path / 'arena.db'}", "--host": "127.0.0.1", "--port": str(port)})
     log = tmp_path / "arena.log"
@@ -435,10 +440,13 @@ def pointed_at(argv: list[str], address: str) -> list[str]:
     return argv
 
 
-def test_the_compose_services_connect_and_stop_cleanly_without_docker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("play", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["enter", "play"])
+def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) -> None:
     """The arena's and every bot's command line from the compose file, with SQLite, loopback and a
-    free port, after the README's command that creates the tournament: every bot connects, and
-    everything stops cleanly on SIGTERM."""
+    free port, after the README's command that creates the tournament: every bot connects and
+    enters it (as the README's `tournament show` tells), and everything stops cleanly on SIGTERM.
+    The slow variant also starts the tournament with the README's command and plays it to the end
+    (about a minute: the Monte-Carlo bot thinks 0.2 s a move), then reads the README's ratings."""
     pytest.importorskip("arena.cli", reason="arena/cli.py (the `scout-arena` command line) has not landed yet")
     from sdk.cli import app as scout_bot
     from tests.docs.readme import commands
@@ -450,7 +458,7 @@ def test_the_compose_services_connect_and_stop_cleanly_without_docker(tmp_path: 
     port = free_port()
     address = f"127.0.0.1:{port}"
     services = compose()["services"]
-    env = {**os.environ, "SCOUT_ADMIN_TOKEN": "0" * 64}
+    env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     env.update({k: interpolate(str(v), env) for k, v in services["arena"]["environment"].items()}, SCOUT_PORT=str(port))
     replacements = {"--db": f"sqlite:///{tmp_path / 'arena.db'}", "--host": "127.0.0.1", "--port": str(port), "arena:50051": address}
     log = tmp_path / "arena.log"
@@ -461,14 +469,22 @@ def test_the_compose_services_connect_and_stop_cleanly_without_docker(tmp_path: 
     bots: list[subprocess.Popen[str]] = []
     try:
         wait_healthy(arena, port, log)
-        (create,) = [c.argv[5:] for c in commands() if c.argv[:5] == ["docker", "compose", "-f", "docker/compose.yaml", "exec"]
-                     and c.argv[6:9] == ["scout-arena", "tournament", "create"]]
-        done = subprocess.run(local(pointed_at(create[1:], address), {}), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
-        assert done.returncode == 0, done.stdout + done.stderr
+        in_arena = {tuple(c.argv[6:9]): c.argv[6:] for c in commands()
+                    if c.argv[:6] == ["docker", "compose", "-f", "docker/compose.yaml", "exec", "arena"]}
+
+        def organiser(*words: str) -> str:
+            """Run the README's `exec arena scout-arena tournament ...` command of that verb."""
+            argv = local(pointed_at(in_arena[("scout-arena", *words)], address), {})
+            done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+            assert done.returncode == 0, done.stdout + done.stderr
+            return done.stdout
+
+        organiser("tournament", "create")
         for name in BOTS:
             (tmp_path / name).mkdir()
             argv = local([interpolate(str(w), env) for w in services[name]["command"]], replacements)
-            bot_env = {**os.environ, "HOME": str(tmp_path / name)}  # each bot's home is a volume of its own
+            bot_env = {k: v for k, v in os.environ.items() if not k.startswith("SCOUT_")}
+            bot_env["HOME"] = str(tmp_path / name)  # each bot's home is a volume of its own: its token is saved there
             bots.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("w"),
                                          text=True, cwd=tmp_path / name, env=bot_env))
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -477,6 +493,19 @@ def test_the_compose_services_connect_and_stop_cleanly_without_docker(tmp_path: 
                 assert bot.poll() is None, f"{name} exited: {(tmp_path / f'{name}.log').read_text()[-2000:]}"
             assert time.monotonic() < deadline, f"the bots did not all connect: {log.read_text()[-2000:]}"
             time.sleep(0.2)
+        shown = organiser("tournament", "show")
+        for bot in ENTRANTS:
+            assert bot in shown, f"{bot} did not enter: {shown}"
+        if play:
+            organiser("tournament", "start")
+            deadline = time.monotonic() + 240
+            while "finished" not in organiser("tournament", "show").split("status", 1)[1].splitlines()[0]:
+                assert time.monotonic() < deadline, f"the tournament did not finish: {log.read_text()[-2000:]}"
+                time.sleep(1)
+            for bot in bots:  # a bot entered with --tournament stops once its tournament has finished
+                assert bot.wait(timeout=30) == 0
+            ratings = organiser("ratings", "--tournament")
+            assert all(bot in ratings for bot in ENTRANTS), ratings
     finally:
         codes = [stop(bot) for bot in bots]
         code = stop(arena)
