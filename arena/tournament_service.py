@@ -102,11 +102,13 @@ class TournamentArenaService(ArenaService):
 
     async def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.aio.ServicerContext) -> pb.EnterTournamentResponse:  # noqa: N802,E501
         token = bearer_token(context)
-        bot = None if token is None else await answer(context, self._bots.authenticate(token))
-        if bot is None:
+        if token is None:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED, "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'"
             )
+        bot = await answer(context, self._bots.authenticate(token))  # type: ignore[arg-type]
+        if bot is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         assert bot is not None
         name = convert.enter_request_from_pb(request)
         try:

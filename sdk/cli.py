@@ -3,6 +3,7 @@
     scout-bot play path/to/bot.py --against greedy,random --games 50 --players 4
     scout-bot check path/to/bot.py
     scout-bot run path/to/bot.py --target arena.example:50051 --token TOKEN
+    scout-bot run path/to/bot.py --tournament friday --target arena.example:50051
 
 BOT is a file (``bot.py``), a module (``package.module``), either with ``:ClassName``, or the
 name of an example bot (random, greedy, montecarlo). A mistake on the command line prints one
@@ -30,9 +31,11 @@ from .conformance import check_bot
 from .loading import BotLoadError, load_bot
 from .local import BotError, GameResult, MatchResult, play_match
 from .runner import DEFAULT_TARGET, ArenaRefused, run
+from .submit import bot_token, play_tournament
+from .tokens import TokenFileError, tokens_path
 
 
-class _OneLineErrors:
+class OneLineErrors:
     """Turns Typer's usage panel into one `error: ...` line on stderr, exit status kept."""
 
     def main(
@@ -59,16 +62,16 @@ class _OneLineErrors:
         sys.exit(code if isinstance(code, int) else 0)
 
 
-class _Group(_OneLineErrors, TyperGroup):
-    pass
+class OneLineGroup(OneLineErrors, TyperGroup):
+    """A Typer group whose usage errors are one line (`scout-arena` uses it too)."""
 
 
-class _Command(_OneLineErrors, TyperCommand):
-    pass
+class OneLineCommand(OneLineErrors, TyperCommand):
+    """A single Typer command whose usage errors are one line."""
 
 
 app = typer.Typer(
-    cls=_Group,
+    cls=OneLineGroup,
     help="Try a SCOUT bot locally, check it before a tournament, and run it against an arena.",
     no_args_is_help=True,
     add_completion=False,
@@ -82,7 +85,7 @@ BotArgument = Annotated[
         show_default=False,
     ),
 ]
-TargetOption = Annotated[str, typer.Option(help="The arena's HOST:PORT.", envvar="SCOUT_TARGET")]
+TargetOption = Annotated[str, typer.Option("--target", "--server", help="The arena's HOST:PORT.", envvar="SCOUT_TARGET")]
 TokenOption = Annotated[
     str, typer.Option(help="The bot's token, from registering it.", envvar="SCOUT_TOKEN", show_default=False)
 ]
@@ -104,11 +107,19 @@ def _example_names() -> dict[str, Callable[[int], Bot]]:
     return {name: (lambda seed, name=name: make_example(name, seed)) for name in EXAMPLES}  # type: ignore[misc]
 
 
-def resolve_bot(spec: str, seed: int = 0) -> Bot:
-    """An example bot by name, or a bot loaded from `spec`; a bad spec ends the command."""
+def resolve_bot(spec: str, seed: int = 0, move_time: float | None = None) -> Bot:
+    """An example bot by name (with `move_time` as its thinking time per move, if it searches),
+    or a bot loaded from `spec`; a bad spec ends the command."""
     examples = _example_names()
     if spec in examples:
-        return examples[spec](seed)
+        bot = examples[spec](seed)
+        if move_time is not None:
+            if not hasattr(bot, "move_time"):
+                fail(f"--move-time is for example bots that search (montecarlo), not {spec!r}")
+            bot.move_time = move_time
+        return bot
+    if move_time is not None:
+        fail("--move-time is for example bots that search (montecarlo); your own bot sets its own time")
     try:
         return load_bot(spec)
     except BotLoadError as exc:
@@ -198,15 +209,61 @@ def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | 
     typer.echo(f"{bot.name}: games played: {finished}", err=True)
 
 
-@app.command("run", help="Connect BOT to an arena and play the games it is given until stopped.")
+def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int) -> None:
+    """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity)
+    except ArenaRefused as exc:
+        fail(f"the arena refused {bot.name}: {exc}")
+    typer.echo(f"{bot.name}: tournament {tournament!r} {status}", err=True)
+
+
+@app.command(
+    "run",
+    help="Connect BOT to an arena and play the games it is given until stopped; with --tournament, enter it in "
+    "that tournament and play until the tournament finishes. Without --token the bot's saved token is used, or "
+    "the bot is registered and its token saved (SCOUT_ARENA_TOKENS, default ~/.config/scout-arena/tokens.json).",
+)
 def run_command(
     bot: BotArgument,
-    token: TokenOption,
+    token: Annotated[
+        str | None, typer.Option(help="The bot's token (default: saved, or register).", envvar="SCOUT_TOKEN", show_default=False)
+    ] = None,
     target: TargetOption = DEFAULT_TARGET,
+    tournament: Annotated[str | None, typer.Option(help="Enter this tournament; stop once it has finished.")] = None,
+    name: Annotated[
+        str | None, typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False)
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of an example bot's randomness.")] = 0,
+    move_time: Annotated[
+        float | None, typer.Option(min=0.001, help="Thinking seconds per move of an example bot that searches.")
+    ] = None,
     capacity: CapacityOption = 4,
     max_games: MaxGamesOption = None,
 ) -> None:
-    serve(resolve_bot(bot), target=target, token=token, capacity=capacity, max_games=max_games)
+    if tournament is not None and max_games is not None:
+        fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        fail(f"--target must be HOST:PORT, not {target!r}")
+    entrant = resolve_bot(bot, seed, move_time)
+    if name is not None:
+        entrant.name = name
+    try:
+        key, registered = bot_token(entrant.name, target, token)
+    except ArenaRefused as exc:
+        taken = str(exc).startswith("ALREADY_EXISTS")
+        fail(f"cannot register {entrant.name!r} at {target}: {exc}"
+             + (f"; if the name is yours, pass its --token (none is saved in {tokens_path()})" if taken else ""))
+    except TokenFileError as exc:
+        fail(str(exc))
+    if registered:
+        typer.echo(f"registered {entrant.name!r} at {target}; its token is saved in {tokens_path()}", err=True)
+    if tournament is None:
+        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games)
+    else:
+        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity)
 
 
 def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
@@ -219,7 +276,7 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
     """
     program = typer.Typer(add_completion=False)
 
-    @program.command(cls=_Command, help=f"Connect {getattr(make_bot, '__name__', 'the bot')} to an arena and play.")
+    @program.command(cls=OneLineCommand, help=f"Connect {getattr(make_bot, '__name__', 'the bot')} to an arena and play.")
     def main(
         token: TokenOption,
         target: TargetOption = DEFAULT_TARGET,
@@ -229,3 +286,7 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
         serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games)
 
     return program
+
+
+if __name__ == "__main__":
+    app()

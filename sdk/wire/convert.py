@@ -261,3 +261,30 @@ def register_request_to_pb(name: str) -> arena_pb.RegisterBotRequest:
 
 def registered_token(reply: arena_pb.RegisterBotResponse) -> str:
     return reply.token
+
+
+def enter_request_to_pb(tournament: str) -> arena_pb.EnterTournamentRequest:
+    return arena_pb.EnterTournamentRequest(tournament=tournament)
+
+
+def entered_bot(reply: arena_pb.EnterTournamentResponse) -> str:
+    """The name the arena knows the entering bot by."""
+    return reply.bot
+
+
+def show_tournament_request_to_pb(name: str) -> arena_pb.ShowTournamentRequest:
+    return arena_pb.ShowTournamentRequest(name=name)
+
+
+_STATUS_NAME = {
+    arena_pb.TOURNAMENT_STATUS_SCHEDULED: "scheduled",
+    arena_pb.TOURNAMENT_STATUS_RUNNING: "running",
+    arena_pb.TOURNAMENT_STATUS_FINISHED: "finished",
+}
+
+
+def tournament_progress(reply: arena_pb.EnterTournamentResponse | arena_pb.ShowTournamentResponse) -> tuple[str, int, int]:
+    """(status - 'scheduled', 'running' or 'finished' -, games finished, games in all) of the
+    reply's tournament; no games are scheduled before it starts."""
+    t = reply.tournament
+    return _STATUS_NAME.get(t.status, "unknown"), t.games.finished, t.games.scheduled + t.games.running + t.games.finished

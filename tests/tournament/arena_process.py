@@ -13,13 +13,13 @@ START_TIMEOUT_S = 30.0
 
 
 class ArenaProcess:
-    """`python -m arena.server --db URL --port 0`: where it listens, its admin token (when this
-    start created or was given it) and its log."""
+    """`python -m arena.server --db URL --port PORT` (0: a free one): where it listens, its admin
+    token (when this start created or was given it) and its log."""
 
-    def __init__(self, url: str, log: Path, *args: str) -> None:
+    def __init__(self, url: str, log: Path, *args: str, port: int = 0) -> None:
         self.log = log
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.server", "--db", url, "--port", "0", *args],
+            [sys.executable, "-m", "arena.server", "--db", url, "--port", str(port), *args],
             stdout=subprocess.PIPE, stderr=log.open("a"), text=True,
         )
         assert self.proc.stdout is not None

@@ -1,0 +1,360 @@
+"""`scout-arena`: run an arena, organise tournaments, and read ratings and games.
+
+    scout-arena serve [--db URL] [--host H] [--port N]
+    scout-arena tournament create NAME --table-size 4 --games-per-table 2 --starts-at 2030-01-04T18:00Z
+    scout-arena tournament list | show NAME | start NAME
+    scout-arena bot register NAME | list
+    scout-arena ratings [--tournament NAME]
+    scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME]
+    scout-arena admin rotate-token --db URL
+    scout-arena demo
+
+Every command except `serve`, `demo` and `admin` talks to a running arena (`--server HOST:PORT`,
+default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
+directly, for when no server runs. Organiser commands (creating and starting tournaments) need the
+admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN (SCOUT_ADMIN_TOKEN is read too).
+A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from sdk.cli import OneLineGroup
+
+from . import demo as demo_module
+from .clients import ArenaClient, LocalArena, RemoteArena, database_url
+from .credentials import set_admin_token
+from .db import DEFAULT_DATABASE_URL
+from .errors import ArenaError
+from .referee import Limits
+from .replay import replay_lines
+from .server import ArenaServer, ServerConfig, serve as serve_arena
+from .store import GameStatus
+from .tournament_settings import DEFAULT_ABSENT_WAIT_MS, FailurePolicy, TournamentSettings
+from .views import bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+ADMIN_TOKEN_VARIABLES = ["SCOUT_ARENA_ADMIN_TOKEN", "SCOUT_ADMIN_TOKEN"]
+_DURATION = re.compile(r"\+(\d+)([smhd])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+class _ArenaGroup(OneLineGroup):
+    """One-line usage errors, and every `ArenaError` as one `error:` line with status 1."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+
+
+def _group(help: str) -> typer.Typer:
+    return typer.Typer(cls=_ArenaGroup, help=help, no_args_is_help=True, add_completion=False)
+
+
+app = _group("Run a Scout Arena, organise tournaments, and read ratings and game records.")
+tournament_app = _group("Create, list, show and start tournaments.")
+bot_app = _group("Register and list bots.")
+games_app = _group("List, replay and export tournament games.")
+admin_app = _group("Look after the arena's admin token.")
+app.add_typer(tournament_app, name="tournament")
+app.add_typer(bot_app, name="bot")
+app.add_typer(games_app, name="games")
+app.add_typer(admin_app, name="admin")
+
+ServerOption = Annotated[
+    str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar="SCOUT_ARENA_SERVER")
+]
+DbOption = Annotated[
+    str | None,
+    typer.Option(help="Work on this database (URL, or a SQLite file's path) instead of a server.", show_default=False),
+]
+AdminTokenOption = Annotated[
+    str | None,
+    typer.Option(help="The arena's admin token.", envvar=ADMIN_TOKEN_VARIABLES, show_default=False),
+]
+TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
+
+
+def fail(message: str) -> NoReturn:
+    """End the command with one error line and status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+@contextmanager
+def arena(server: str, db: str | None, admin_token: str | None = None, *, admin: bool = False) -> Iterator[ArenaClient]:
+    """The arena a command works on: the database `db` if given, else the server at `server`
+    (which needs the admin token for `admin` commands)."""
+    client: ArenaClient
+    if db is not None:
+        client = LocalArena.open(db)
+    else:
+        if admin and not admin_token:
+            fail("this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN "
+                 "(or work on the database with --db)")
+        client = RemoteArena(server, admin_token)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def parse_start(text: str, now: datetime | None = None) -> datetime:
+    """A start time: ISO 8601 (local time unless it names a zone), '+90s'/'+10m'/'+2h'/'+1d', or 'now'."""
+    now = now or datetime.now(timezone.utc)
+    if text == "now":
+        return now
+    if match := _DURATION.fullmatch(text):
+        return now + timedelta(**{_UNITS[match[2]]: int(match[1])})
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected an ISO 8601 time such as 2030-01-04T18:00:00Z, +DURATION such as +10m, or 'now'; not {text!r}",
+            param_hint="--starts-at",
+        ) from None
+    return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+# ---- serve ----------------------------------------------------------------------------------------
+
+
+@app.command(help="Run an arena: bots connect to it; it plays tournaments and keeps their ratings in the database.")
+def serve(
+    db: Annotated[str, typer.Option(help="Database URL, or a SQLite file's path.")] = DEFAULT_DATABASE_URL,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on; 0 picks a free one.")] = 50051,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(help="Make this the admin token (default: the stored one; a new one on the first start).",
+                     envvar=ADMIN_TOKEN_VARIABLES, show_default=False),
+    ] = None,
+    move_ms: Annotated[int, typer.Option(help="Per-move limit of games played on demand (PlayGame).")] = Limits().move_ms,
+    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+) -> None:
+    level = logging.getLevelName(log_level.upper())
+    if not isinstance(level, int):
+        fail(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S",
+                        stream=sys.stderr)
+    try:
+        limits = Limits(move_ms=move_ms)
+    except ValueError as exc:
+        fail(str(exc).replace("move_ms", "--move-ms"))
+    config = ServerConfig(host, port, admin_token, limits, database_url(db))
+
+    def announce(server: ArenaServer) -> None:
+        typer.echo(f"Scout Arena listening on {host}:{server.port}, database {db}")
+        if admin_token is None and server.admin_token is not None:
+            typer.echo(f"Admin token (shown this once; only its hash is kept): {server.admin_token}")
+            typer.echo("Organiser commands read it from SCOUT_ARENA_ADMIN_TOKEN; "
+                       "`scout-arena admin rotate-token` replaces it.")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(serve_arena(config, announce))
+    except OSError as exc:
+        fail(str(exc))
+
+
+# ---- tournaments ----------------------------------------------------------------------------------
+
+
+@tournament_app.command("create", help="Create a tournament; bots enter it until it starts.")
+def tournament_create(
+    name: Annotated[str, typer.Argument(help="Its unique name.", show_default=False)],
+    starts_at: Annotated[
+        str,
+        typer.Option(help="When it starts: ISO 8601 (2030-01-04T18:00:00Z; local time without a zone), "
+                     "+DURATION (+90s, +10m, +2h, +1d) or 'now'. Until then bots may enter.", show_default=False),
+    ],
+    table_size: Annotated[int, typer.Option("--table-size", "--seats", help="Players at each table, 2 to 5.")] = 4,
+    games_per_table: Annotated[int, typer.Option(help="Games at each scheduled table, each a fresh deal.")] = 1,
+    move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit in ms.")] = Limits().move_ms,
+    concurrency: Annotated[int, typer.Option(help="Games of it played at once.")] = 4,
+    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and every deal (default: random).")] = None,
+    absent_wait_ms: Annotated[
+        int, typer.Option(help="How long a bot absent when its game is due is waited for before it forfeits.")
+    ] = DEFAULT_ABSENT_WAIT_MS,
+    grace_ms: Annotated[int, typer.Option(help="How long a bot cut off mid-game may take to come back.")] = Limits().grace_ms,
+    time_bank_ms: Annotated[int, typer.Option(help="Extra time per seat per game.")] = Limits().time_bank_ms,
+    max_invalid: Annotated[int, typer.Option(help="Illegal answers to one request that forfeit the seat.")] = Limits().max_invalid,
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    admin_token: AdminTokenOption = None,
+) -> None:
+    policy = FailurePolicy(absent_wait_ms, grace_ms, time_bank_ms, max_invalid)
+    settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
+                                  seed, policy)
+    with arena(server, db, admin_token, admin=True) as client:
+        made = client.create_tournament(settings)
+    console = Console()
+    console.print(f"Created tournament {made.name!r}; bots may enter until it starts.", highlight=False)
+    console.print(tournament_view(made))
+
+
+@tournament_app.command("list", help="List every tournament with its progress.")
+def tournament_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+    with arena(server, db) as client:
+        Console().print(tournaments_table(client.tournaments()))
+
+
+@tournament_app.command("show", help="Show a tournament's options, entrants and progress.")
+def tournament_show(
+    name: Annotated[str, typer.Argument(show_default=False)], server: ServerOption = DEFAULT_SERVER, db: DbOption = None
+) -> None:
+    with arena(server, db) as client:
+        Console().print(tournament_view(client.tournament(name)))
+
+
+@tournament_app.command("start", help="Start a tournament now: close its entries and schedule its games.")
+def tournament_start(
+    name: Annotated[str, typer.Argument(show_default=False)],
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    admin_token: AdminTokenOption = None,
+) -> None:
+    with arena(server, db, admin_token, admin=True) as client:
+        started = client.start_tournament(name)
+    Console().print(f"Started tournament {started.name!r}: {started.games.total} games scheduled among "
+                    f"{len(started.entrants)} entrants.", highlight=False)
+
+
+# ---- bots and ratings -------------------------------------------------------------------------------
+
+
+@bot_app.command("register", help="Register a bot and print its token (shown once).")
+def bot_register(
+    name: Annotated[str, typer.Argument(show_default=False)], server: ServerOption = DEFAULT_SERVER, db: DbOption = None
+) -> None:
+    with arena(server, db) as client:
+        token = client.register_bot(name)
+    typer.echo(f"Registered bot {name!r}. Its token, shown this once: {token}")
+
+
+@bot_app.command("list", help="List the registered bots.")
+def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+    with arena(server, db) as client:
+        Console().print(bots_table(client.bots()))
+
+
+@app.command(help="Show a tournament's rating table, or the global ladder.")
+def ratings(tournament: TournamentOption = None, server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+    with arena(server, db) as client:
+        rows = client.ratings(tournament)
+    title = f"Ratings: tournament {tournament}" if tournament else "Ratings: global ladder"
+    Console().print(ratings_table(rows, title))
+
+
+# ---- games -------------------------------------------------------------------------------------------
+
+
+@games_app.command("list", help="List tournament games with their results.")
+def games_list(
+    tournament: TournamentOption = None,
+    status: Annotated[GameStatus | None, typer.Option(help="Only games in this state.", show_default=False)] = None,
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+) -> None:
+    with arena(server, db) as client:
+        Console().print(games_table(client.games(tournament, status)))
+
+
+@games_app.command("show", help="Replay a game move by move.")
+def games_show(
+    game_id: Annotated[int, typer.Argument(metavar="ID", show_default=False)],
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+) -> None:
+    with arena(server, db) as client:
+        detail = client.game(game_id)
+    console = Console(highlight=False)
+    for line in (game_header(detail.info), *replay_lines(detail)):
+        console.print(line, markup=False, soft_wrap=True)
+
+
+@games_app.command("export", help="Write every finished game as a JSON line (record, results, seats).")
+def games_export(
+    tournament: TournamentOption = None,
+    output: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.", show_default=False)] = None,
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+) -> None:
+    with arena(server, db) as client:
+        lines = client.export(tournament)
+        if output is None:
+            for line in lines:
+                typer.echo(line)
+            return
+        try:
+            with output.open("w") as out:
+                count = sum(out.write(line + "\n") > 0 for line in lines)
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc.strerror}")
+    typer.echo(f"exported {count} games to {output}", err=True)
+
+
+# ---- admin -------------------------------------------------------------------------------------------
+
+
+@admin_app.command("rotate-token", help="Replace the admin token and print the new one; the old one stops working at once.")
+def admin_rotate_token(
+    db: Annotated[str, typer.Option(help="The arena's database (URL, or a SQLite file's path).", show_default=False)],
+) -> None:
+    local = LocalArena.open(db)
+    try:
+        token = set_admin_token(local.engine)
+    finally:
+        local.close()
+    typer.echo(f"New admin token (shown this once): {token}")
+
+
+# ---- demo ----------------------------------------------------------------------------------------
+
+
+@app.command(help="Run a demo tournament of the example bots, each its own process, and show the ratings.")
+def demo(
+    bots: Annotated[str, typer.Option(help="Comma-separated example bots (random, greedy, montecarlo); repeats "
+                                      "are numbered.")] = demo_module.DEFAULT_BOTS,
+    table_size: Annotated[
+        int, typer.Option("--table-size", "--seats", min=2, max=5, help="Players at each table.")
+    ] = demo_module.DEFAULT_TABLE_SIZE,
+    games_per_table: Annotated[int, typer.Option(min=1, help="Games at each scheduled table.")] = demo_module.DEFAULT_GAMES_PER_TABLE,
+    db: Annotated[Path, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after.")] = Path(
+        demo_module.DEFAULT_DB
+    ),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The arena's port; 0 picks a free one.")] = 0,
+    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and deals (default: random).")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Overwrite the database file if it exists.")] = False,
+) -> None:
+    cast = demo_module.entrants([k.strip() for k in bots.split(",") if k.strip()], table_size)
+    path = db.expanduser().resolve()
+    if path.exists() and not replace:
+        if not demo_module.interactive():
+            fail(f"{db} exists: pass --replace to overwrite it, or --db ANOTHER.db")
+        if not typer.confirm(f"{db} exists. Replace it with the demo's database?", default=False):
+            fail(f"{db} is left as it was: pass --db ANOTHER.db")
+    demo_module.remove_database(path)
+    console = Console()
+    rows = demo_module.run_demo(console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=path,
+                                port=port, seed=seed)
+    console.print(ratings_table(rows, f"Ratings: tournament {demo_module.TOURNAMENT}"))
+    console.print(f"The database is {db}. Look closer with:\n"
+                  f"  scout-arena ratings --db {db}\n"
+                  f"  scout-arena games list --db {db}\n"
+                  f"  scout-arena games show 1 --db {db}", highlight=False)

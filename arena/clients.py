@@ -1,0 +1,252 @@
+"""What the `scout-arena` commands talk to: a running arena over gRPC, or its database directly.
+
+`ArenaClient` is every operation the command line offers. `RemoteArena` calls the Arena service
+of a server (`--server HOST:PORT`); `LocalArena` calls `arena.store` on a database (`--db URL`),
+for when no server runs. Both return the store's own values, so each command is written once and
+shows the same thing either way. Every failure is an `arena.errors.ArenaError` with one line.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import grpc
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from sdk.wire import arena_pb2_grpc
+from sdk.wire.convert import register_request_to_pb, registered_token
+
+from . import convert_tournaments as convert
+from . import store
+from .asyncstore import AsyncStore
+from .db import open_database
+from .directory import check_name
+from .errors import ArenaError, InvalidDatabaseURL, InvalidName
+from .export import export_games
+from .ratings import RatingRow
+from .tournament_settings import TournamentSettings
+
+CONNECT_TIMEOUT_S = 5.0
+CALL_TIMEOUT_S = 30.0
+EXPORT_TIMEOUT_S = 600.0
+"""Bounds on waiting for the server: to connect, for one call, for a whole export."""
+_ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
+
+
+class ServerUnreachable(ArenaError):
+    """No arena answers at the address."""
+
+
+class ServerRefused(ArenaError):
+    """The arena answered the call with an error; the message is its own."""
+
+
+class ArenaClient(Protocol):
+    """The operations of the `scout-arena` commands, against a server or a database."""
+
+    def register_bot(self, name: str) -> str:
+        """Register a bot and return its token (shown once)."""
+        ...
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        ...
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        ...
+
+    def tournaments(self) -> list[store.Tournament]:
+        ...
+
+    def tournament(self, name: str) -> store.Tournament:
+        ...
+
+    def bots(self) -> list[store.Bot]:
+        ...
+
+    def ratings(self, tournament: str | None) -> list[RatingRow]:
+        ...
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        ...
+
+    def game(self, game_id: int) -> store.GameDetail:
+        ...
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        """Every finished game as a JSON line (`arena.export`)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def database_url(text: str) -> str:
+    """`text` as a database URL: a URL as it is, a plain path as a SQLite file."""
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+class LocalArena:
+    """The database of an arena, read and changed in this process (no server needed).
+
+    Starting a tournament here while a server runs on the same database is fine: the server's
+    tournament runner picks it up within a second.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        """The open database; `close` disposes of it."""
+        self._db = AsyncStore(engine)
+
+    @classmethod
+    def open(cls, text: str, *, must_exist: bool = True) -> LocalArena:
+        """Open the database at `text` (URL or file); a missing SQLite file is refused unless
+        `must_exist` is False, so a typo never creates an empty database to read."""
+        url = database_url(text)
+        if must_exist and url.startswith("sqlite"):
+            path = url.split(":///", 1)[-1].split("?", 1)[0]
+            if path and not Path(path).is_file():
+                raise InvalidDatabaseURL(f"there is no database file {path}: check --db (or start an arena on it)")
+        return cls(open_database(url))
+
+    def register_bot(self, name: str) -> str:
+        try:
+            check_name(name)
+        except ValueError as exc:
+            raise InvalidName(str(exc)) from None
+        return self._db.run(store.register_bot, name=name).token
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        return self._db.run(settings.create)
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        return self._db.run(store.start_tournament, tournament=name)
+
+    def tournaments(self) -> list[store.Tournament]:
+        return self._db.run(store.list_tournaments)
+
+    def tournament(self, name: str) -> store.Tournament:
+        return self._db.run(store.show_tournament, tournament=name)
+
+    def bots(self) -> list[store.Bot]:
+        return self._db.run(store.list_bots)
+
+    def ratings(self, tournament: str | None) -> list[RatingRow]:
+        return self._db.run(store.rating_table, tournament=tournament)
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        return self._db.run(store.list_games, tournament=tournament, status=status)
+
+    def game(self, game_id: int) -> store.GameDetail:
+        return self._db.run(store.show_game, game_id=game_id)
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        with Session(self.engine) as session:
+            yield from export_games(session=session, tournament=tournament)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class RemoteArena:
+    """A running arena's Arena service; `admin_token` is sent with the calls that need it."""
+
+    def __init__(self, target: str, admin_token: str | None = None) -> None:
+        if not _ADDRESS.fullmatch(target):
+            raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {target!r}")
+        self.target = target
+        self._admin_token = admin_token
+        self._channel = grpc.insecure_channel(target)
+        if not _connects(self._channel):
+            self._channel.close()
+            raise ServerUnreachable(
+                f"no arena answers at {target}: start one with `scout-arena serve`, "
+                "or read a database without a server with --db"
+            )
+        self._stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
+
+    def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
+        metadata = (("authorization", f"Bearer {self._admin_token}"),) if admin and self._admin_token else ()
+        try:
+            return getattr(self._stub, method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+        except grpc.RpcError as exc:
+            raise self._refusal(exc) from None
+
+    def _refusal(self, exc: grpc.RpcError) -> ArenaError:
+        code, details = exc.code(), exc.details()
+        if code is grpc.StatusCode.UNAUTHENTICATED:
+            return ServerRefused(
+                f"the arena at {self.target} refused the admin token: give the one it printed on its first "
+                "start with --admin-token or SCOUT_ARENA_ADMIN_TOKEN"
+            )
+        if code is grpc.StatusCode.UNIMPLEMENTED:
+            return ServerRefused(
+                f"the arena at {self.target} keeps no database, so it runs no tournaments: "
+                "start it with `scout-arena serve`"
+            )
+        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            return ServerUnreachable(f"the arena at {self.target} did not answer in time")
+        if code is grpc.StatusCode.UNAVAILABLE and not details.startswith("the arena"):
+            return ServerUnreachable(f"lost the arena at {self.target}: {details}")
+        return ServerRefused(details)
+
+    def register_bot(self, name: str) -> str:
+        return registered_token(self._call("RegisterBot", register_request_to_pb(name)))
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        reply = self._call("CreateTournament", convert.settings_to_pb(settings), admin=True)
+        return convert.tournament_reply_from_pb(reply)
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        reply = self._call("StartTournament", convert.start_request_to_pb(name), admin=True)
+        return convert.tournament_reply_from_pb(reply)
+
+    def tournaments(self) -> list[store.Tournament]:
+        return convert.tournaments_from_pb(self._call("ListTournaments", convert.list_tournaments_request()))
+
+    def tournament(self, name: str) -> store.Tournament:
+        return convert.tournament_reply_from_pb(self._call("ShowTournament", convert.show_request_to_pb(name)))
+
+    def bots(self) -> list[store.Bot]:
+        return convert.bots_from_pb(self._call("ListBots", convert.list_bots_request()))
+
+    def ratings(self, tournament: str | None) -> list[RatingRow]:
+        return convert.ratings_from_pb(self._call("Ratings", convert.scope_to_pb(tournament)))
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        return convert.games_from_pb(self._call("ListGames", convert.games_request_to_pb(tournament, status)))
+
+    def game(self, game_id: int) -> store.GameDetail:
+        return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id)))
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        try:
+            for msg in self._stub.ExportGames(convert.export_request_to_pb(tournament), timeout=EXPORT_TIMEOUT_S):
+                yield convert.exported_from_pb(msg)
+        except grpc.RpcError as exc:
+            raise self._refusal(exc) from None
+
+    def close(self) -> None:
+        self._channel.close()
+
+
+def _connects(channel: grpc.Channel) -> bool:
+    """Whether `channel` connects within CONNECT_TIMEOUT_S; a refused connection answers at once."""
+    settled = threading.Event()
+    states: list[grpc.ChannelConnectivity] = []
+
+    def watch(state: grpc.ChannelConnectivity) -> None:
+        if state in (grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.TRANSIENT_FAILURE):
+            states.append(state)
+            settled.set()
+
+    channel.subscribe(watch, try_to_connect=True)
+    try:
+        settled.wait(CONNECT_TIMEOUT_S)
+    finally:
+        channel.unsubscribe(watch)
+    return bool(states) and states[0] is grpc.ChannelConnectivity.READY

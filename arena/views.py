@@ -1,0 +1,124 @@
+"""How `scout-arena` shows things: rich tables of tournaments, bots, ratings and games.
+
+Times are shown in UTC, to the minute, so every reader sees the same table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from .ratings import RatingRow
+from .store import Bot, GameInfo, Tournament
+from .tournament_settings import FailurePolicy
+
+
+def when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def progress(t: Tournament) -> str:
+    """'done/total games', or what the tournament waits for."""
+    if t.games.total == 0:
+        return f"{len(t.entrants)} entered; the schedule is made at the start"
+    return f"{t.games.finished}/{t.games.total} games"
+
+
+def tournaments_table(tournaments: Sequence[Tournament]) -> Table:
+    table = Table(title="Tournaments")
+    for column in ("name", "status", "seats", "games/table", "starts", "entrants", "progress"):
+        table.add_column(column, justify="right" if column in ("seats", "games/table", "entrants") else "left",
+                         no_wrap=column == "name")
+    for t in tournaments:
+        table.add_row(t.name, t.status.value, str(t.table_size), str(t.games_per_table), when(t.starts_at),
+                      str(len(t.entrants)), progress(t))
+    return table
+
+
+def tournament_view(t: Tournament) -> RenderableType:
+    """One tournament: its options, failure policy, entrants and progress."""
+    policy = FailurePolicy.from_json(t.failure_policy)
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    for label, value in (
+        ("tournament", t.name),
+        ("status", t.status.value),
+        ("table size", f"{t.table_size} seats"),
+        ("games per table", str(t.games_per_table)),
+        ("starts", when(t.starts_at)),
+        ("started", when(t.started_at)),
+        ("finished", when(t.finished_at)),
+        ("move limit", f"{t.move_limit_ms} ms"),
+        ("concurrency", f"{t.concurrency} games at once"),
+        ("seed", str(t.seed)),
+        ("absent bots", f"waited for {policy.absent_wait_ms} ms, then forfeit"),
+        ("disconnects", f"{policy.grace_ms} ms grace"),
+        ("time bank", f"{policy.time_bank_ms} ms per game"),
+        ("invalid answers", f"{policy.max_invalid} forfeit a seat"),
+        ("entrants", ", ".join(t.entrants) or "none yet"),
+        ("progress", progress(t)),
+    ):
+        facts.add_row(label, value)
+    if t.games.total == 0:
+        return facts
+    bar = ProgressBar(total=t.games.total, completed=t.games.finished, width=40)
+    counts = Text(f" {t.games.finished} finished, {t.games.running} running, {t.games.scheduled} waiting")
+    return Group(facts, _row(bar, counts))
+
+
+def _row(*cells: RenderableType) -> Table:
+    grid = Table.grid()
+    grid.add_row(*cells)
+    return grid
+
+
+def bots_table(bots: Sequence[Bot]) -> Table:
+    table = Table(title="Bots")
+    table.add_column("bot", no_wrap=True)
+    table.add_column("registered")
+    for bot in bots:
+        table.add_row(bot.name, when(bot.created_at))
+    return table
+
+
+def ratings_table(rows: Sequence[RatingRow], title: str) -> Table:
+    """The rating table: rank by mu - 3 sigma, then mu, sigma, games, wins, averages."""
+    table = Table(title=title)
+    for column in ("#", "bot", "μ", "σ", "μ−3σ", "games", "wins", "avg pts", "avg place"):
+        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
+    for r in rows:
+        table.add_row(
+            str(r.rank), r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.games),
+            f"{r.wins:g}" if r.wins == int(r.wins) else f"{r.wins:.2f}",
+            "-" if r.average_points is None else f"{r.average_points:.1f}",
+            "-" if r.average_placing is None else f"{r.average_placing:.2f}",
+        )
+    return table
+
+
+def games_table(games: Sequence[GameInfo]) -> Table:
+    table = Table(title="Games")
+    for column in ("id", "tournament", "table", "game", "status", "seats: points (rank)"):
+        table.add_column(column, justify="right" if column in ("id", "table", "game") else "left",
+                         no_wrap=column != "seats: points (rank)")
+    for g in games:
+        if g.results:
+            seats = ", ".join(
+                f"{s.bot}: {s.points} ({s.rank}{', forfeit' if s.forfeit else ''})" for s in g.results
+            )
+        else:
+            seats = ", ".join(g.seats)
+        table.add_row(str(g.id), g.tournament, str(g.table_index), str(g.game_index), g.status.value, seats)
+    return table
+
+
+def game_header(g: GameInfo) -> str:
+    retried = f", played {g.attempts} times (interrupted attempts were voided)" if g.attempts > 1 else ""
+    return (f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
+            f"seed {g.seed}, {len(g.seats)} players: {', '.join(g.seats)}{retried}")

@@ -1,0 +1,99 @@
+"""A bot author's "submit": enter a bot in a tournament and play its games until the tournament ends.
+
+    scout-bot run my_bot.py --tournament friday --target arena.example:50051
+
+`bot_token` finds the bot's token: the one given, else the one saved for this arena and name
+(`sdk.tokens`), else it registers the name and saves the new token. `play_tournament` enters the
+tournament (entering again is fine, so a restarted bot simply carries on), plays every game the
+arena gives the bot (`sdk.runner`), and stops once the tournament has finished, which it asks the
+arena every `POLL_S` seconds; an arena restart is ridden out like the runner's reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import grpc
+
+from .bot import Bot
+from .runner import ArenaRefused, register, run_async
+from .tokens import save_token, saved_token
+from .wire import arena_pb2_grpc
+from .wire.convert import enter_request_to_pb, entered_bot, show_tournament_request_to_pb, tournament_progress
+
+log = logging.getLogger(__name__)
+
+POLL_S = 2.0
+"""How often the arena is asked whether the tournament has finished."""
+CALL_TIMEOUT_S = 10.0
+
+
+def bot_token(name: str, target: str, token: str | None = None) -> tuple[str, bool]:
+    """(the bot's token, whether it was registered just now). Raises ArenaRefused if registering
+    fails (a taken name, say) and `sdk.tokens.TokenFileError` if the token file is unusable."""
+    if token:
+        return token, False
+    saved = saved_token(target, name)
+    if saved is not None:
+        return saved, False
+    token = register(name, target=target)
+    save_token(target, name, token)
+    return token, True
+
+
+async def play_tournament_async(bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4) -> str:
+    """Enter `tournament`, then play until it finishes; returns its status then ('finished').
+
+    Raises ArenaRefused if the arena refuses the entry (unknown tournament or token, entries
+    closed) or the bot's session.
+    """
+    auth = (("authorization", f"Bearer {token}"),)
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+        try:
+            reply = await stub.EnterTournament(enter_request_to_pb(tournament), metadata=auth, timeout=CALL_TIMEOUT_S)
+        except grpc.aio.AioRpcError as exc:
+            raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
+        status, done, total = tournament_progress(reply)
+        log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
+        if status == "finished":
+            return status
+        runner = asyncio.create_task(run_async(bot, target=target, token=token, capacity=capacity))
+        try:
+            while not runner.done():
+                await asyncio.wait({runner}, timeout=POLL_S)
+                try:
+                    shown = await stub.ShowTournament(show_tournament_request_to_pb(tournament), timeout=CALL_TIMEOUT_S)
+                except grpc.aio.AioRpcError as exc:
+                    log.debug("cannot ask the arena about %r now: %s", tournament, exc.code().name)
+                    continue
+                status, done, total = tournament_progress(shown)
+                if status == "finished":
+                    log.info("tournament %r finished: %d games", tournament, total)
+                    return status
+            runner.result()
+            return status
+        finally:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+
+
+def play_tournament(bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4) -> str:
+    """The blocking form of `play_tournament_async`; SIGINT or SIGTERM stops it ('stopped')."""
+
+    async def main() -> str:
+        task = asyncio.create_task(
+            play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity)
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            log.info("stopped")
+            return "stopped"
+
+    return asyncio.run(main())

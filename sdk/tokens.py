@@ -1,0 +1,61 @@
+"""Bot tokens saved for their owner, so `scout-bot run` registers a bot once per arena.
+
+The file is `$SCOUT_ARENA_TOKENS` if set, else `$XDG_CONFIG_HOME/scout-arena/tokens.json`, else
+`~/.config/scout-arena/tokens.json`. It holds one JSON object, `{"HOST:PORT": {"bot name":
+"token"}}`, is readable by its owner only, and is replaced atomically when a token is added. Keep
+it as you would a password file; delete an entry to register that bot afresh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+class TokenFileError(ValueError):
+    """The token file cannot be read or written; the message names it and says why."""
+
+
+def tokens_path() -> Path:
+    """Where tokens are saved (see the module docstring)."""
+    if explicit := os.environ.get("SCOUT_ARENA_TOKENS"):
+        return Path(explicit).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(config) / "scout-arena" / "tokens.json"
+
+
+def _load(path: Path) -> dict[str, dict[str, str]]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise TokenFileError(f"cannot read the token file {path}: {exc}; fix or delete it") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(bots, dict) and all(isinstance(t, str) for t in bots.values()) for bots in data.values()
+    ):
+        raise TokenFileError(f"the token file {path} is not a {{\"HOST:PORT\": {{\"bot\": \"token\"}}}} object; fix or delete it")
+    return data
+
+
+def saved_token(target: str, name: str, path: Path | None = None) -> str | None:
+    """The token saved for bot `name` at the arena `target`, if any."""
+    return _load(path or tokens_path()).get(target, {}).get(name)
+
+
+def save_token(target: str, name: str, token: str, path: Path | None = None) -> Path:
+    """Save (or replace) the token of bot `name` at `target`; returns the file written."""
+    path = path or tokens_path()
+    data = _load(path)
+    data.setdefault(target, {})[name] = token
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
+        with os.fdopen(fd, "w") as out:  # mkstemp creates it readable by its owner only
+            json.dump(data, out, indent=2, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise TokenFileError(f"cannot write the token file {path}: {exc}") from None
+    return path

@@ -1,0 +1,140 @@
+"""`scout-arena` and `scout-bot run --tournament` end to end against a real arena process: a
+tournament is created, entered by bots that register themselves, started, played and read back,
+and every read command shows the same over gRPC as on the database file."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sdk.engine import GameRecord, replay
+
+from tests.tournament.arena_process import ArenaProcess
+
+from .conftest import arena_cli, bot_cli, scout_bot_process
+
+BOTS = {"ann": ["greedy"], "bob": ["random", "--seed", "3"], "cy": ["montecarlo", "--move-time", "0.01"]}
+FINISH_TIMEOUT_S = 120.0
+
+
+class Played:
+    """The arena, its database file and what the bots logged, once the tournament 'cup' is over."""
+
+    def __init__(self, server: ArenaProcess, db: Path, tokens: Path, logs: Path) -> None:
+        self.server, self.db, self.tokens, self.logs = server, db, tokens, logs
+
+    def via_server(self, *args: str) -> tuple[int, str]:
+        return arena_cli(*args, "--server", self.server.target)
+
+    def via_db(self, *args: str) -> tuple[int, str]:
+        return arena_cli(*args, "--db", str(self.db))
+
+
+def wait_for(condition: object, what: str) -> None:
+    deadline = time.monotonic() + FINISH_TIMEOUT_S
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    tmp = tmp_path_factory.mktemp("cli")
+    db = tmp / "arena.db"
+    server = ArenaProcess(f"sqlite:///{db}", tmp / "server.log")
+    admin = ("--server", server.target, "--admin-token", server.admin_token or "")
+    code, output = arena_cli("tournament", "create", "cup", "--table-size", "3", "--games-per-table", "2",
+                             "--starts-at", "+1h", "--move-ms", "5000", "--seed", "42", *admin)
+    assert code == 0, output
+    tokens = tmp / "tokens.json"
+    bots = [scout_bot_process(tmp / f"{name}.log", tokens, "run", *spec, "--name", name, "--tournament", "cup",
+                              "--target", server.target) for name, spec in BOTS.items()]
+    try:
+        wait_for(lambda: "ann, bob, cy" in arena_cli("tournament", "show", "cup", "--server", server.target)[1],
+                 "the bots to enter")
+        code, output = arena_cli("tournament", "start", "cup", *admin)
+        assert code == 0 and "Started tournament 'cup': 6 games scheduled among 3 entrants." in output, output
+        for bot in bots:
+            bot.wait(timeout=FINISH_TIMEOUT_S)  # each stops by itself once the tournament has finished
+        assert [bot.returncode for bot in bots] == [0, 0, 0]
+        yield Played(server, db, tokens, tmp)
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+        assert server.stop() == 0
+
+
+def test_bots_register_themselves_enter_and_stop_when_the_tournament_finishes(played: Played) -> None:
+    saved = json.loads(played.tokens.read_text())
+    assert sorted(saved[played.server.target]) == sorted(BOTS)
+    for name in BOTS:
+        log = (played.logs / f"{name}.log").read_text()
+        assert f"registered '{name}' at {played.server.target}; its token is saved in {played.tokens}" in log
+        assert log.rstrip().endswith(f"{name}: tournament 'cup' finished")
+    code, output = played.via_server("tournament", "show", "cup")
+    assert code == 0 and "finished" in output and "6/6 games" in output
+
+
+def test_a_saved_token_is_reused(played: Played) -> None:
+    before = played.tokens.read_text()
+    code, output = bot_cli("run", "greedy", "--name", "ann", "--tournament", "cup", "--target", played.server.target,
+                           env={"SCOUT_ARENA_TOKENS": str(played.tokens)})
+    assert code == 0, output
+    assert "registered" not in output and output.rstrip().endswith("ann: tournament 'cup' finished")
+    assert played.tokens.read_text() == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tournament", "list"],
+        ["tournament", "show", "cup"],
+        ["bot", "list"],
+        ["ratings"],
+        ["ratings", "--tournament", "cup"],
+        ["games", "list", "--tournament", "cup"],
+        ["games", "list", "--status", "finished"],
+        ["games", "show", "1"],
+        ["games", "export", "--tournament", "cup"],
+    ],
+    ids=" ".join,
+)
+def test_read_commands_show_the_same_over_grpc_and_on_the_database(played: Played, command: list[str]) -> None:
+    code, remote = played.via_server(*command)
+    assert code == 0, remote
+    assert played.via_db(*command) == (0, remote)
+
+
+def test_the_tables_show_what_was_played(played: Played) -> None:
+    _, ratings = played.via_server("ratings", "--tournament", "cup")
+    assert "Ratings: tournament cup" in ratings
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in ratings.splitlines() if line.startswith("│")]
+    assert sorted(row[1] for row in rows) == sorted(BOTS)
+    assert [row[0] for row in rows] == ["1", "2", "3"]
+    assert all(row[5] == "6" for row in rows)  # 3 tables of all three bots, 2 games each
+    _, games = played.via_server("games", "list", "--tournament", "cup")
+    assert games.count("│ finished │") == 6
+
+
+def test_games_show_replays_the_game_move_by_move(played: Played) -> None:
+    code, output = played.via_server("games", "show", "1")
+    assert code == 0
+    lines = output.splitlines()
+    assert lines[0].startswith("Game 1: tournament cup, table 0, game 0, seed ")
+    assert sum(line.startswith("Round ") for line in lines) == 3
+    assert any(" shows " in line for line in lines) and any(" scouts " in line for line in lines)
+    assert lines[-4] == "Result:" and all(any(name in line for line in lines[-3:]) for name in BOTS)
+
+
+def test_export_writes_replayable_json_lines(played: Played, tmp_path: Path) -> None:
+    code, output = played.via_server("games", "export", "--tournament", "cup", "--output", str(tmp_path / "cup.jsonl"))
+    assert code == 0 and output == f"exported 6 games to {tmp_path / 'cup.jsonl'}\n"
+    games = [json.loads(line) for line in (tmp_path / "cup.jsonl").read_text().splitlines()]
+    assert [(g["table"], g["game"]) for g in games] == [(t, g) for g in range(2) for t in range(3)]
+    for game in games:
+        assert list(replay(GameRecord.from_dict(game["record"])).totals) == [r["points"] for r in game["results"]]

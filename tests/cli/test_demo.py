@@ -1,0 +1,54 @@
+"""`scout-arena demo` end to end with small options: an arena and the example bots as processes,
+a finished tournament, its rating table, and the database left behind for the read commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import arena_cli, assert_one_line_error
+
+SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
+CI = {**os.environ, "CI": "true"}
+
+
+def test_the_demo_plays_a_tournament_and_leaves_its_database(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    done = subprocess.run(
+        [SCOUT_ARENA, "demo", "--bots", "random,greedy,montecarlo,random", "--table-size", "3",
+         "--games-per-table", "1", "--db", str(db), "--seed", "5"],
+        capture_output=True, text=True, timeout=300, env=CI, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "Bots, each its own process: random-1, greedy, montecarlo, random-2" in out
+    assert "Tournament 'demo': 4 games at 3-seat tables, 1 per table" in out
+    assert "4/4" in out and "Ratings: tournament demo" in out
+    for name in ("random-1", "random-2", "greedy", "montecarlo"):
+        assert f"│ {name} " in out
+    assert db.exists()
+    code, ratings = arena_cli("ratings", "--db", str(db), "--tournament", "demo")
+    assert code == 0 and ratings in out
+    code, replay = arena_cli("games", "show", "1", "--db", str(db))
+    assert code == 0 and "Result:" in replay
+
+
+def test_the_demo_never_overwrites_a_database_unasked(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    db.write_bytes(b"precious")
+    done = subprocess.run([SCOUT_ARENA, "demo", "--db", str(db)], capture_output=True, text=True, timeout=60, env=CI,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert_one_line_error(done.stderr, f"{db} exists: pass --replace to overwrite it, or --db ANOTHER.db")
+    assert db.read_bytes() == b"precious"
+
+
+def test_demo_options_are_checked(tmp_path: Path) -> None:
+    code, output = arena_cli("demo", "--bots", "random,clever", "--db", str(tmp_path / "d.db"))
+    assert code == 1
+    assert_one_line_error(output, "unknown example bot 'clever' for --bots (choose from random, greedy, montecarlo")
+    code, output = arena_cli("demo", "--bots", "random,greedy", "--table-size", "3", "--db", str(tmp_path / "d.db"))
+    assert code == 1
+    assert_one_line_error(output, "2 bots cannot fill a 3-seat table: add bots or lower --table-size")
