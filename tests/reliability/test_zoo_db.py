@@ -1,0 +1,163 @@
+"""The zoo inside tournaments: a database-backed arena process plays a small tournament with one
+broken bot and two healthy ones. The stored result rows must carry the broken seat's exact forfeit
+reason (and no other forfeit), and nothing in the database may change except the rows of that
+tournament."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena import store
+from arena.db import open_database
+from arena.tournament_settings import FailurePolicy, TournamentSettings
+from tests.tournament.arena_process import ArenaProcess
+from tests.tournament.conftest import BotProcesses, wait_until
+
+from .conftest import HERE, WAIT_S
+from .zoo_bot import EXIT_CODE
+
+BOT_PROCESS = str(HERE.parent / "protocol" / "bot_process.py")
+POLICY = FailurePolicy(absent_wait_ms=500, grace_ms=300, time_bank_ms=0)
+MOVE_MS = 250
+
+Snapshot = dict[str, set[tuple[object, ...]]]
+
+
+class DbArena:
+    """One arena process on a SQLite file, with two healthy bots registered and connected."""
+
+    def __init__(self, tmp: Path, bots: BotProcesses) -> None:
+        self.path = tmp / "arena.db"
+        self.url = f"sqlite:///{self.path}"
+        self.engine: Engine = open_database(self.url)
+        self.bots = bots
+        self.process = ArenaProcess(self.url, tmp / "server.log")
+        self.healthy = ["healthy-a", "healthy-b"]
+        for name in self.healthy:
+            self.start(BOT_PROCESS, self.register(name), name)
+        for name in self.healthy:
+            self.wait_connected(name)
+
+    def register(self, name: str) -> str:
+        with Session(self.engine) as session:
+            return store.register_bot(session=session, name=name).token
+
+    def start(self, program: str, token: str, name: str, *args: str) -> None:
+        self.bots.start([program], self.process.target, token, name, *args)
+
+    def wait_connected(self, name: str) -> None:
+        wait_until(lambda: f"bot {name!r} connected" in self.process.log.read_text(), f"{name} to connect", WAIT_S)
+
+    def snapshot(self) -> Snapshot:
+        """Every row of every table, read with the sqlite3 module (independent of the store)."""
+        with sqlite3.connect(self.path) as db:
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            return {t: set(db.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables}
+
+    def rows(self, query: str, args: tuple[object, ...]) -> list[tuple[object, ...]]:
+        with sqlite3.connect(self.path) as db:
+            return db.execute(query, args).fetchall()
+
+    def columns(self, table: str) -> list[str]:
+        with sqlite3.connect(self.path) as db:
+            return [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+
+
+@pytest.fixture(scope="module")
+def db_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbArena]:
+    tmp = tmp_path_factory.mktemp("zoo-db")
+    bots = BotProcesses(tmp)
+    arena = DbArena(tmp, bots)
+    yield arena
+    bots.stop()
+    assert arena.process.stop() == 0
+    arena.engine.dispose()
+
+
+ABSENT = re.escape(f"absent: not connected within {POLICY.absent_wait_ms / 1000:g} s of the game being due")
+CASES = [
+    # behaviour, its arguments, the forfeit of its first game, the forfeit of its later games
+    ("crash-mid-game", ("--after", "4"),
+     re.escape(f"disconnected: not back within the {POLICY.grace_ms} ms grace period"), ABSENT),
+    ("raises", (), rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms",
+     rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms"),
+    ("crash-at-connect", (), ABSENT, ABSENT),
+]
+"""A crashed bot stays gone, so after the game it crashed in it forfeits as absent."""
+
+
+@pytest.mark.parametrize("behaviour, args, first, later", CASES, ids=[c[0] for c in CASES])
+def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
+    db_arena: DbArena, behaviour: str, args: tuple[str, ...], first: str, later: str
+) -> None:
+    name = f"zoo-{behaviour}"
+    token = db_arena.register(name)
+    tournament = f"t-{behaviour}"
+    settings = TournamentSettings(
+        tournament, table_size=3, games_per_table=1, starts_at=datetime.now(timezone.utc) + timedelta(days=1),
+        move_limit_ms=MOVE_MS, seed=7, policy=POLICY,
+    )
+    with Session(db_arena.engine) as session:
+        tid = settings.create(session=session).id
+        for bot in (*db_arena.healthy, name):
+            store.enter_tournament(session=session, tournament=tournament, bot=bot)
+    db_arena.start(str(HERE / "zoo_bot.py"), token, name, "--behaviour", behaviour, *args)
+    if behaviour == "crash-at-connect":
+        wait_until(lambda: db_arena.bots.procs[-1].poll() == EXIT_CODE, "the zoo bot to crash", WAIT_S)
+        wait_until(lambda: f"bot {name!r} disconnected" in db_arena.process.log.read_text(), "the disconnect", WAIT_S)
+    else:
+        db_arena.wait_connected(name)
+    with Session(db_arena.engine) as session:
+        store.start_tournament(session=session, tournament=tournament)
+    before = db_arena.snapshot()
+
+    def finished() -> bool:
+        with Session(db_arena.engine) as session:
+            return store.show_tournament(session=session, tournament=tournament).finished_at is not None
+
+    wait_until(finished, f"tournament {tournament} to finish")
+    after = db_arena.snapshot()
+
+    with Session(db_arena.engine) as session:
+        games = store.list_games(session=session, tournament=tournament)
+    assert games, "the tournament played no game"
+    forfeits = []
+    for game in sorted(games, key=lambda g: g.finished_at or datetime.max.replace(tzinfo=timezone.utc)):
+        for seat in game.results:
+            if seat.bot == name:
+                forfeits.append(seat.forfeit)
+                assert seat.rank == len(game.results)
+            else:
+                assert seat.forfeit is None, seat
+    assert forfeits and all(f is not None for f in forfeits), forfeits
+    assert re.fullmatch(first, forfeits[0]), forfeits  # type: ignore[arg-type]
+    assert all(re.fullmatch(later, f) for f in forfeits[1:]), forfeits  # type: ignore[arg-type]
+
+    bot_ids = {row[0] for row in db_arena.rows("SELECT id FROM bots WHERE name IN (?, ?, ?)", (*db_arena.healthy, name))}
+    game_ids = {row[0] for row in db_arena.rows("SELECT id FROM games WHERE tournament_id = ?", (tid,))}
+    assert len(bot_ids) == 3 and game_ids
+
+    def ours(table: str, row: dict[str, object]) -> bool:
+        """Whether a changed row is this tournament's: its own rows, its games' seats, and the
+        all-tournament ladder rows of its entrants updated by its games."""
+        if table == "tournaments":
+            return row["id"] == tid
+        if "game_id" in row:
+            return row["game_id"] in game_ids and row.get("tournament_id") in (tid, None)
+        if "tournament_id" in row:
+            return row["tournament_id"] == tid or row["tournament_id"] is None and row.get("bot_id") in bot_ids
+        return False
+
+    for table in sorted(set(before) | set(after)):
+        columns = db_arena.columns(table)
+        changed = [dict(zip(columns, r)) for r in before.get(table, set()) ^ after.get(table, set())]
+        strangers = [row for row in changed if not ours(table, row)]
+        assert strangers == [], f"{table!r}: rows changed that are not tournament {tournament!r}'s"
