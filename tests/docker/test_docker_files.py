@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.docs.readme import NoSuchOption, parse
 
@@ -198,7 +197,14 @@ def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> 
 # ---- the compose file --------------------------------------------------------------------------------
 
 
+YAML_MISSING = "PyYAML is missing: install the test extra (it includes pyyaml) to check the compose file"
+
+
 def compose() -> dict[str, Any]:
+    try:
+        import yaml
+    except ModuleNotFoundError:
+        pytest.skip(YAML_MISSING)
     return yaml.safe_load(COMPOSE.read_text())  # type: ignore[no-any-return]
 
 
@@ -375,6 +381,10 @@ def test_the_healthcheck_fails_without_an_arena() -> None:
 
 
 def service_commands() -> list[tuple[str, list[str]]]:
+    try:
+        import yaml  # noqa: F401
+    except ModuleNotFoundError:
+        return [("compose", [])]  # the test skips and says why
     env = {"SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     return [(name, [interpolate(str(w), env) for w in spec["command"]]) for name, spec in compose()["services"].items() if "command" in spec]
 
@@ -384,6 +394,8 @@ def test_each_service_command_parses(service: str, argv: list[str]) -> None:
     """Every command line of the compose file is accepted by the real command line it names."""
     from sdk.cli import app as scout_bot
 
+    if not argv:
+        pytest.skip(YAML_MISSING)
     if argv[0] == "scout-arena":
         try:
             from arena.cli import app
@@ -494,8 +506,8 @@ def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) ->
             assert time.monotonic() < deadline, f"the bots did not all connect: {log.read_text()[-2000:]}"
             time.sleep(0.2)
         shown = organiser("tournament", "show")
-        for bot in ENTRANTS:
-            assert bot in shown, f"{bot} did not enter: {shown}"
+        for entrant in ENTRANTS:
+            assert entrant in shown, f"{entrant} did not enter: {shown}"
         if play:
             organiser("tournament", "start")
             deadline = time.monotonic() + 240
@@ -505,7 +517,7 @@ def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) ->
             for bot in bots:  # a bot entered with --tournament stops once its tournament has finished
                 assert bot.wait(timeout=30) == 0
             ratings = organiser("ratings", "--tournament")
-            assert all(bot in ratings for bot in ENTRANTS), ratings
+            assert all(entrant in ratings for entrant in ENTRANTS), ratings
     finally:
         codes = [stop(bot) for bot in bots]
         code = stop(arena)
