@@ -93,12 +93,12 @@ def remove_database(path: Path) -> None:
 
 
 @contextmanager
-def arena_process(db: Path, port: int, logs: Path) -> Iterator[tuple[str, str]]:
-    """A server on `db` at 127.0.0.1:`port` (0: a free one); yields (address, admin token) and
-    stops it (SIGTERM, bounded wait) at the end."""
+def arena_process(url: str, port: int, logs: Path) -> Iterator[tuple[str, str]]:
+    """A server on the database `url` at 127.0.0.1:`port` (0: a free one), logging to
+    `logs`/arena.log; yields (address, admin token) and stops it (SIGTERM, bounded wait) at the end."""
     log = (logs / "arena.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.server", "--db", f"sqlite:///{db}", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "arena.server", "--db", url, "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )
     try:
@@ -142,7 +142,7 @@ def run_demo(
     ArenaError) says what went wrong. `db` must not exist."""
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)
-        with arena_process(db, port, logs) as (target, admin_token):
+        with arena_process(f"sqlite:///{db}", port, logs) as (target, admin_token):
             console.print(f"Arena on {target}, database {db}", highlight=False)
             client = RemoteArena(target, admin_token)
             try:

@@ -82,7 +82,10 @@ class TournamentRunner:
         try:
             while True:
                 self._wake.clear()
-                await self._tick()
+                try:
+                    await self._tick()
+                except Exception as exc:  # the database may be down for a while: try again next tick
+                    log.error("cannot look for tournaments to start (trying again in %g s): %s", TICK_S, exc)
                 try:
                     await asyncio.wait_for(self._wake.wait(), TICK_S)
                 except TimeoutError:

@@ -9,7 +9,6 @@ The bots are deterministic whatever the timing: greedy, and a "random" bot seede
 from __future__ import annotations
 
 import socket
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,6 +18,7 @@ from sqlmodel import Session
 from arena import store
 from arena.db import open_database
 from arena.ratings import RatingRow
+from arena.results import SeatResult
 from arena.tournament_settings import TournamentSettings
 
 from .arena_process import ArenaProcess
@@ -43,7 +43,7 @@ KILL_AFTER = 5
 class Outcome:
     """What a finished tournament left in its database."""
 
-    games: dict[tuple[int, int], tuple[str | None, tuple[store.SeatResult, ...]]]
+    games: dict[tuple[int, int], tuple[str | None, tuple[SeatResult, ...]]]
     """(table, game) -> (record JSON, results)"""
     commit_order: list[tuple[int, int]]
     table: list[RatingRow]
@@ -100,7 +100,7 @@ def play(tmp: Path, bots: BotProcesses, kill: bool) -> tuple[Outcome, int]:
         games = store.list_games(session=session, tournament=SETTINGS.name)
         outcome = Outcome(
             games={(g.table_index, g.game_index): (_record(session, g.id), g.results) for g in games},
-            commit_order=[(g.table_index, g.game_index) for g in sorted(games, key=lambda g: g.finished_at or 0)],
+            commit_order=[(g.table_index, g.game_index) for g in sorted(games, key=_finished)],
             table=store.rating_table(session=session, tournament=SETTINGS.name),
             ladder=store.rating_table(session=session),
             attempts={(g.table_index, g.game_index): g.attempts for g in games},
@@ -109,6 +109,10 @@ def play(tmp: Path, bots: BotProcesses, kill: bool) -> tuple[Outcome, int]:
         assert outcome.ladder == store.recompute_ratings(session=session)
     engine.dispose()
     return outcome, interrupted
+
+
+def _finished(game: store.GameInfo) -> float:
+    return game.finished_at.timestamp() if game.finished_at else 0.0
 
 
 def _record(session: Session, game_id: int) -> str | None:
@@ -127,6 +131,7 @@ def test_a_tournament_killed_midway_ends_as_if_never_interrupted(tmp_path: Path,
     assert set(calm.attempts.values()) == {1}
     assert len(killed.games) == GAMES and all(record is not None for record, _ in killed.games.values())
     assert killed.games == calm.games
+    assert killed.commit_order == calm.commit_order  # the order ratings were applied in
     assert killed.table == calm.table
     assert killed.ladder == calm.ladder
     assert sum(row.games for row in killed.table) == GAMES * SETTINGS.table_size  # nothing counted twice

@@ -5,8 +5,10 @@ stored records reproduces; a bot that never connects forfeits its games after th
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from sqlmodel import Session
 
@@ -16,6 +18,19 @@ from arena.server import ServerConfig, start_server
 from arena.tournament_settings import FailurePolicy, TournamentSettings
 
 from .conftest import GREEDY, RANDOM, BotProcesses, FINISH_TIMEOUT_S
+
+
+def most_games_at_once(log: Path) -> int:
+    """The most games a bot process had open at once, from its runner's log lines."""
+    open_games: set[str] = set()
+    most = 0
+    for line in log.read_text().splitlines():
+        if match := re.search(r" INFO game (\S+): seat ", line):
+            open_games.add(match[1])
+        elif match := re.search(r" INFO game (\S+) over: ", line):
+            open_games.discard(match[1])
+        most = max(most, len(open_games))
+    return most
 
 
 def register_and_enter(url: str, settings: TournamentSettings, bots: list[str]) -> dict[str, str]:
@@ -90,6 +105,7 @@ def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
     engine.dispose()
     assert sorted(row.bot for row in table) == names
     assert sum(row.games for row in table) == 8 * 3
+    assert max(most_games_at_once(bot_processes.logs / f"{name}.log") for name in names) <= 2  # their capacity
 
 
 def test_a_bot_that_never_connects_forfeits_each_of_its_games(database_url: str, bot_processes: BotProcesses) -> None:
