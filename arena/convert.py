@@ -16,6 +16,8 @@ from sdk.protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
     GameOver, GameStarted, Hello, PublicEvent, Welcome,
 )
+from google.protobuf.message import DecodeError
+
 from sdk.wire import arena_pb2 as arena_pb
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import game_pb2 as game_pb
@@ -26,6 +28,9 @@ from sdk.wire.convert import (
 
 from .referee import Limits
 from .results import GameResult
+
+UNDECODABLE = DecodeError
+"""Raised by a stream read whose bytes are not a BotBatch; the servicer ends such calls."""
 
 __all__ = [
     "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_batch_from_pb",

@@ -35,6 +35,9 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+UNDECODABLE_MESSAGE = "a message on this stream is not a serialized scout.arena.v1.BotBatch"
+
+
 class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
     """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways."""
 
@@ -69,6 +72,8 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             reader.cancel()
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
+        if reader.done() and not reader.cancelled() and (garbled := reader.result()):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, garbled)
         if stream.overflowed:
             log.warning("session %s: bot %r cut off: it left %d messages unread", session_id, name, MAX_QUEUED)
             await context.abort(
@@ -85,6 +90,8 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except asyncio.TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
+        except convert.UNDECODABLE:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
         if first is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
         return convert.bot_batch_from_pb(first)
@@ -108,14 +115,22 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             else:
                 self._hub.receive(conn, msg)
 
-    async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> None:
-        """Feed the bot's messages to the hub until the bot half-closes or the call ends."""
+    async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> str | None:
+        """Feed the bot's messages to the hub until the bot half-closes or the call ends.
+
+        Returns why the call must end INVALID_ARGUMENT, if the bot sent bytes that are not a BotBatch:
+        nothing after them can be trusted to be framed right, so the session ends (seats get the
+        reconnection grace period like any other disconnect)."""
+        garbled = None
         try:
             while (batch := await context.read()) is not grpc.aio.EOF and conn.stream is stream:
                 self._receive(conn, stream, convert.bot_batch_from_pb(batch))
+        except convert.UNDECODABLE:
+            garbled = UNDECODABLE_MESSAGE
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass
         stream.close()
+        return garbled
 
 
 class ArenaService(arena_pb2_grpc.ArenaServicer):
