@@ -12,7 +12,7 @@
 Every command except `serve`, `demo` and `admin` talks to a running arena (`--server HOST:PORT`,
 default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
 directly, for when no server runs. Organiser commands (creating and starting tournaments) need the
-admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN (SCOUT_ADMIN_TOKEN is read too).
+admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN.
 A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line).
 """
 
@@ -46,7 +46,7 @@ from .tournament_settings import DEFAULT_ABSENT_WAIT_MS, FailurePolicy, Tourname
 from .views import bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table
 
 DEFAULT_SERVER = "127.0.0.1:50051"
-ADMIN_TOKEN_VARIABLES = ["SCOUT_ARENA_ADMIN_TOKEN", "SCOUT_ADMIN_TOKEN"]
+ADMIN_TOKEN_VARIABLE = "SCOUT_ARENA_ADMIN_TOKEN"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
@@ -85,7 +85,7 @@ DbOption = Annotated[
 ]
 AdminTokenOption = Annotated[
     str | None,
-    typer.Option(help="The arena's admin token.", envvar=ADMIN_TOKEN_VARIABLES, show_default=False),
+    typer.Option(help="The arena's admin token.", envvar=ADMIN_TOKEN_VARIABLE, show_default=False),
 ]
 TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
 
@@ -142,7 +142,7 @@ def serve(
     admin_token: Annotated[
         str | None,
         typer.Option(help="Make this the admin token (default: the stored one; a new one on the first start).",
-                     envvar=ADMIN_TOKEN_VARIABLES, show_default=False),
+                     envvar=ADMIN_TOKEN_VARIABLE, show_default=False),
     ] = None,
     move_ms: Annotated[int, typer.Option(help="Per-move limit of games played on demand (PlayGame).")] = Limits().move_ms,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
@@ -335,7 +335,8 @@ def demo(
         int, typer.Option("--table-size", "--seats", min=2, max=5, help="Players at each table.")
     ] = demo_module.DEFAULT_TABLE_SIZE,
     games_per_table: Annotated[int, typer.Option(min=1, help="Games at each scheduled table.")] = demo_module.DEFAULT_GAMES_PER_TABLE,
-    db: Annotated[Path, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after.")] = Path(
+    db: Annotated[Path, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after; "
+                                     "the default file is the demo's own and is replaced on every run.")] = Path(
         demo_module.DEFAULT_DB
     ),
     port: Annotated[int, typer.Option(min=0, max=65535, help="The arena's port; 0 picks a free one.")] = 0,
@@ -344,7 +345,7 @@ def demo(
 ) -> None:
     cast = demo_module.entrants([k.strip() for k in bots.split(",") if k.strip()], table_size)
     path = db.expanduser().resolve()
-    if path.exists() and not replace:
+    if path.exists() and not replace and path != Path(demo_module.DEFAULT_DB).resolve():
         if not demo_module.interactive():
             fail(f"{db} exists: pass --replace to overwrite it, or --db ANOTHER.db")
         if not typer.confirm(f"{db} exists. Replace it with the demo's database?", default=False):

@@ -137,7 +137,9 @@ async def start_server(
             log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
         runner = TournamentRunner(db, referee, hub)
         arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner)
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), *KEEPALIVE_OPTIONS])
+    # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0),
+                                      *KEEPALIVE_OPTIONS])
     # The generated registration functions carry no type hints.
     bot_session_pb2_grpc.add_BotSessionServicer_to_server(  # type: ignore[no-untyped-call]
         BotSessionService(directory, hub), server

@@ -15,11 +15,13 @@ CI = {**os.environ, "CI": "true"}
 
 
 def test_the_demo_plays_a_tournament_and_leaves_its_database(tmp_path: Path) -> None:
-    db = tmp_path / "demo.db"
+    """Run where an earlier demo left its database: the demo's own default file is replaced."""
+    db = tmp_path / "scout-arena-demo.db"
+    db.write_bytes(b"an earlier demo's database")
     done = subprocess.run(
         [SCOUT_ARENA, "demo", "--bots", "random,greedy,montecarlo,random", "--table-size", "3",
-         "--games-per-table", "1", "--db", str(db), "--seed", "5"],
-        capture_output=True, text=True, timeout=300, env=CI, stdin=subprocess.DEVNULL,
+         "--games-per-table", "1", "--seed", "5"],
+        capture_output=True, text=True, timeout=300, env=CI, stdin=subprocess.DEVNULL, cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout

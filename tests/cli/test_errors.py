@@ -53,14 +53,14 @@ def test_mistakes_against_a_server(server: ArenaProcess, args: list[str], status
 
 def test_organiser_commands_need_the_right_admin_token(server: ArenaProcess) -> None:
     create = ["tournament", "create", "t", "--starts-at", "+1h", "--server", server.target]
-    code, output = arena_cli(*create, env={"SCOUT_ARENA_ADMIN_TOKEN": "", "SCOUT_ADMIN_TOKEN": ""})
+    code, output = arena_cli(*create, env={"SCOUT_ARENA_ADMIN_TOKEN": ""})
     assert code == 1
     assert_one_line_error(output, "this command needs the arena's admin token: pass --admin-token or set "
                                   "SCOUT_ARENA_ADMIN_TOKEN")
     code, output = arena_cli(*create, "--admin-token", "0" * 64)
     assert code == 1
     assert_one_line_error(output, f"the arena at {server.target} refused the admin token")
-    assert arena_cli(*create, env={"SCOUT_ADMIN_TOKEN": server.admin_token or ""})[0] == 0
+    assert arena_cli(*create, env={"SCOUT_ARENA_ADMIN_TOKEN": server.admin_token or ""})[0] == 0
 
 
 def test_unreachable_servers_and_malformed_addresses(tmp_path: Path) -> None:
@@ -132,3 +132,11 @@ def test_rotating_the_admin_token_on_the_database(tmp_path: Path) -> None:
         assert arena_cli(*create, "--admin-token", new)[0] == 0
     finally:
         assert first.stop() == 0
+
+
+def test_serving_on_a_port_another_arena_holds_fails_in_one_line(server: ArenaProcess, tmp_path: Path) -> None:
+    """A second arena on a taken port must not start and silently share the traffic (SO_REUSEPORT)."""
+    port = server.target.rsplit(":", 1)[1]
+    code, output = arena_cli("serve", "--db", f"sqlite:///{tmp_path / 'second.db'}", "--port", port)
+    assert code == 1
+    assert_one_line_error(output, f"cannot listen on 127.0.0.1:{port}")
