@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import sqlalchemy as sa
@@ -26,6 +27,20 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'arena.db'}"
         return
+    with postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A URL to an empty PostgreSQL database, for the tests only PostgreSQL can run."""
+    with postgres_schema() as url:
+        yield url
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema on the server at `SCOUT_TEST_POSTGRES_URL` (skip if unset), dropped after."""
     base = os.environ.get(POSTGRES_URL_VARIABLE)
     if not base:
         pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set: PostgreSQL storage tests need a server (.ci/run sets it)")

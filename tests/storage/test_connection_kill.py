@@ -1,0 +1,101 @@
+"""The database connection killed in the middle of `commit_game` (PostgreSQL only): the server
+terminates the committing backend after the game's record is written and before any rating is.
+Nothing of the game is stored, it can still be committed, and it then counts exactly once.
+
+SQLite has no backend to kill; its equivalent, a failure injected at the same point, is
+`test_commit.py::test_a_failure_between_record_and_ratings_stores_neither` (on both databases).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena import store
+from arena.db import open_database
+from arena.errors import GameAlreadyFinished
+
+from .helpers import random_result, running_tournament
+from .test_commit import row_counts
+
+GONE_TIMEOUT_S = 10.0
+"""Bound on the wait for the terminated backend to disappear from pg_stat_activity."""
+
+
+@pytest.fixture
+def pg_engine(postgres_url: str) -> Iterator[Engine]:
+    engine = open_database(postgres_url)
+    yield engine
+    engine.dispose()
+
+
+def terminate(killer: Engine, pid: int) -> None:
+    """pg_terminate_backend(pid) from another connection; return once the backend is gone (in
+    autocommit: pg_stat_activity is a snapshot that would otherwise last the whole transaction)."""
+    with killer.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        assert connection.exec_driver_sql("SELECT pg_terminate_backend(%s)", (pid,)).scalar_one() is True
+        deadline = time.monotonic() + GONE_TIMEOUT_S
+        while connection.exec_driver_sql("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)).scalar_one():
+            if time.monotonic() > deadline:
+                pytest.fail(f"backend {pid} still alive {GONE_TIMEOUT_S:g} s after pg_terminate_backend")
+            time.sleep(0.05)
+
+
+def test_the_connection_killed_between_record_and_ratings_stores_nothing(
+    pg_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Session(pg_engine) as session:
+        running_tournament(session, bots=3, table_size=3)
+        game = store.next_games(session=session)[0]
+        store.mark_game_running(session=session, game_id=game.id)
+        table, ladder = store.rating_table(session=session, tournament="cup"), store.rating_table(session=session)
+    result = random_result(game)
+    killed: list[int] = []
+    real_apply_game = store.apply_game
+
+    def kill_then_rate(*args: Any, **kwargs: Any) -> Any:
+        """Runs inside commit_game after the record's UPDATE and before the ratings' UPDATE."""
+        connection = committing.connection()
+        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        written = connection.exec_driver_sql("SELECT record IS NOT NULL FROM games WHERE id = %s", (game.id,))
+        assert written.scalar_one() is True, "the hook should run after the record is written"
+        if not killed:
+            terminate(killer, pid)
+            killed.append(pid)
+        return real_apply_game(*args, **kwargs)
+
+    killer = sa.create_engine(pg_engine.url)
+    monkeypatch.setattr(store, "apply_game", kill_then_rate)
+    try:
+        with Session(pg_engine) as committing:
+            with pytest.raises(sa.exc.OperationalError):
+                store.commit_game(session=committing, game_id=game.id, result=result)
+            assert killed, "the committing backend should have been terminated"
+
+            # Nothing of the game was stored; the session works again on a fresh connection.
+            detail = store.show_game(session=committing, game_id=game.id)
+            assert detail.record is None and detail.info.status is store.GameStatus.RUNNING
+            assert detail.info.results == () and detail.info.end_reasons == ()
+            assert row_counts(committing) == {"seat_results": 0, "rating_history": 0}
+            assert store.rating_table(session=committing, tournament="cup") == table
+            assert store.rating_table(session=committing) == ladder
+
+            # The game is still committable (the hook lets this attempt through), and counts once.
+            updates = store.commit_game(session=committing, game_id=game.id, result=result)
+            assert len(updates) == 2 * len(game.seats)
+            with pytest.raises(GameAlreadyFinished):
+                store.commit_game(session=committing, game_id=game.id, result=result)
+            assert store.show_game(session=committing, game_id=game.id).record == result.record
+            assert row_counts(committing) == {"seat_results": 3, "rating_history": 6}
+            stored = store.rating_table(session=committing, tournament="cup")
+            assert sum(r.games for r in stored) == len(game.seats)
+            assert store.recompute_ratings(session=committing, tournament="cup") == stored
+            assert store.recompute_ratings(session=committing) == store.rating_table(session=committing)
+    finally:
+        killer.dispose()
