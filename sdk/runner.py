@@ -114,6 +114,8 @@ class _Session:
         self.finished = 0
         self.outbox: asyncio.Queue[Decision] = asyncio.Queue()
         self.tasks: set[asyncio.Task[None]] = set()
+        self.welcomed = False
+        """Whether the arena welcomed the current connection: back-off restarts after a good one."""
 
     @property
     def done(self) -> bool:
@@ -143,6 +145,7 @@ class _Session:
         elif type(msg) is GameOver:
             self._game_over(msg)
         elif type(msg) is Welcome:
+            self.welcomed = True
             log.info("welcome: playing as %r (session %s, capacity %d)", msg.bot_name, msg.session_id, msg.capacity)
         elif type(msg) is ArenaError:
             if msg.code is ErrorCode.SUPERSEDED:
@@ -263,13 +266,15 @@ async def run_async(
     while True:
         async with grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
             log.info("connecting to %s as %s", target, bot.name)
+            session.welcomed = False
             try:
                 await _play_stream(session, channel, token)
-                attempt = 0
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in _FATAL:
                     raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
                 log.warning("connection to %s lost: %s %s", target, exc.code().name, exc.details())
+            if session.welcomed:
+                attempt = 0
         if session.done:
             for task in list(session.tasks):
                 task.cancel()
