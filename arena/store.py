@@ -584,18 +584,18 @@ def commit_game(
     return updates
 
 
-def void_interrupted_games(*, session: Session) -> int:
-    """Put every running game back to scheduled (call at start-up: nothing can be running then).
+def void_interrupted_games(*, session: Session, tournament: str | None = None) -> int:
+    """Put every running game (of one tournament, if named) back to scheduled. Call it when nothing
+    can be playing them: at start-up, or before a tournament's games are picked up again.
 
     An interrupted game left no record, results or ratings (they commit together), so it is
     simply played again, from the same seed. Returns how many games were voided.
     """
+    query = sa.update(GameRow).where(GameRow.status == GameStatus.RUNNING)
+    if tournament is not None:
+        query = query.where(GameRow.tournament_id == _tournament_row(session, tournament).id)
     try:
-        voided = session.exec(
-            sa.update(GameRow)
-            .where(GameRow.status == GameStatus.RUNNING)
-            .values(status=GameStatus.SCHEDULED, started_at=None)
-        )
+        voided = session.exec(query.values(status=GameStatus.SCHEDULED, started_at=None))
         session.commit()
     except BaseException:
         session.rollback()

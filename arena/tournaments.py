@@ -18,7 +18,9 @@
   (the reason is recorded), and so are its next games, at once, until it connects again.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
-  from the same seeds. A game counts once it is committed, and is committed once.
+  from the same seeds. A game counts once it is committed, and is committed once. If a
+  tournament's play fails while the arena runs (the database went away during a commit, say), its
+  games in play are abandoned and the next tick picks the tournament up again the same way.
 """
 
 from __future__ import annotations
@@ -110,18 +112,21 @@ class TournamentRunner:
         for t in await self._db(store.list_tournaments):
             if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
                 task = asyncio.create_task(self._play_tournament(t), name=f"tournament {t.name}")
+                task.add_done_callback(lambda _, name=t.name: self._tasks.pop(name, None))
                 task.add_done_callback(self._ended)
                 self._tasks[t.name] = task
 
     @staticmethod
     def _ended(task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
-            log.error("%s stopped: %s; restart the arena to resume it", task.get_name(), task.exception(),
+            log.error("%s stopped: %s; resuming it at the next tick", task.get_name(), task.exception(),
                       exc_info=task.exception())
 
     async def _play_tournament(self, t: store.Tournament) -> None:
         policy = FailurePolicy.from_json(t.failure_policy)
         limits = policy.limits(t.move_limit_ms)
+        # Any game of this tournament still marked running was left by a task that is gone.
+        await self._db(store.void_interrupted_games, tournament=t.name)
         queue = deque(await self._db(store.next_games, tournament=t.name))
         done, total = t.games.finished, t.games.total
         log.info("tournament %r %s: %d of %d games to play, %d at once, %d-seat tables, entrants %s", t.name,

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from arena import store
@@ -136,3 +138,40 @@ def test_a_bot_that_never_connects_forfeits_each_of_its_games(database_url: str,
             else:
                 assert seat.forfeit is None
     assert table["gone"].wins == 0 and table["gone"].games == 4
+
+
+def test_a_commit_that_fails_while_the_arena_runs_is_retried_without_a_restart(
+    database_url: str, bot_processes: BotProcesses, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database refuses one commit (as if the connection dropped): the tournament's play stops,
+    the next tick picks it up again, the game is replayed once and counted once."""
+    names = ["greedy-a", "random-a"]
+    settings = TournamentSettings(
+        "flaky", table_size=2, games_per_table=2, starts_at=datetime.now(timezone.utc) + timedelta(days=1),
+        move_limit_ms=5000, concurrency=1, seed=5,
+    )
+    tokens = register_and_enter(database_url, settings, names)
+    commit, failures = store.commit_game, []
+
+    def commit_failing_once(**kwargs: object) -> object:
+        if not failures:
+            failures.append(kwargs["game_id"])
+            raise OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
+        return commit(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit_game", commit_failing_once)
+
+    def start_bots(target: str) -> None:
+        for name in names:
+            bot_processes.start(GREEDY if name.startswith("greedy") else RANDOM, target, tokens[name], name)
+
+    finished = asyncio.run(run_until_finished(database_url, "flaky", start_bots, start_once_connected=names))
+    assert failures and finished.games.finished == finished.games.total == 4
+    engine = open_database(database_url)
+    with Session(engine) as session:
+        games = store.list_games(session=session, tournament="flaky")
+        assert sorted(g.attempts for g in games) == [1, 1, 1, 2]
+        assert store.rating_table(session=session, tournament="flaky") == store.recompute_ratings(
+            session=session, tournament="flaky")
+        assert sum(row.games for row in store.rating_table(session=session, tournament="flaky")) == 4 * 2
+    engine.dispose()
