@@ -99,9 +99,6 @@ class Game:
         """Strength of the active set; None when there is none or it was scouted empty."""
         return self._active_key
 
-    def hand_tops(self, seat: Seat) -> tuple[int, ...]:
-        return tuple([c[0] for c in self.hands[seat]])
-
     # -- legal actions -------------------------------------------------------------------------
 
     def legal_actions(self, seat: Seat | None = None) -> LegalActions:
