@@ -22,7 +22,9 @@ import dataclasses
 import logging
 import random
 import signal
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import grpc
 
@@ -36,6 +38,8 @@ from .wire import arena_pb2_grpc, bot_session_pb2_grpc
 from .wire.convert import (
     arena_batch_from_pb, bot_batch_to_pb, register_request_to_pb, registered_token,
 )
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -295,12 +299,18 @@ def run(
     max_games: int | None = None,
 ) -> int:
     """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
+    return run_until_signal(
+        run_async(bot, target=target, token=token, capacity=capacity, want_legal_actions=want_legal_actions,
+                  max_games=max_games),
+        stopped=0,
+    )
 
-    async def main() -> int:
-        task = asyncio.create_task(
-            run_async(bot, target=target, token=token, capacity=capacity, want_legal_actions=want_legal_actions,
-                      max_games=max_games)
-        )
+
+def run_until_signal(work: Coroutine[Any, Any, T], *, stopped: T) -> T:
+    """Run `work` to its end, or until SIGINT or SIGTERM cancels it; then return `stopped`."""
+
+    async def main() -> T:
+        task = asyncio.create_task(work)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, task.cancel)
@@ -308,7 +318,7 @@ def run(
             return await task
         except asyncio.CancelledError:
             log.info("stopped")
-            return 0
+            return stopped
 
     return asyncio.run(main())
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 
 import grpc
 
 from .bot import Bot
-from .runner import ArenaRefused, register, run_async
+from .runner import ArenaRefused, register, run_async, run_until_signal
 from .tokens import save_token, saved_token
 from .wire import arena_pb2_grpc
 from .wire.convert import enter_request_to_pb, entered_bot, show_tournament_request_to_pb, tournament_progress
@@ -82,18 +81,7 @@ async def play_tournament_async(bot: Bot, *, target: str, token: str, tournament
 
 def play_tournament(bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4) -> str:
     """The blocking form of `play_tournament_async`; SIGINT or SIGTERM stops it ('stopped')."""
-
-    async def main() -> str:
-        task = asyncio.create_task(
-            play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity)
-        )
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            return await task
-        except asyncio.CancelledError:
-            log.info("stopped")
-            return "stopped"
-
-    return asyncio.run(main())
+    return run_until_signal(
+        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity),
+        stopped="stopped",
+    )
