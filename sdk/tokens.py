@@ -8,6 +8,7 @@ it as you would a password file; delete an entry to register that bot afresh.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -48,14 +49,17 @@ def saved_token(target: str, name: str, path: Path | None = None) -> str | None:
 def save_token(target: str, name: str, token: str, path: Path | None = None) -> Path:
     """Save (or replace) the token of bot `name` at `target`; returns the file written."""
     path = path or tokens_path()
-    data = _load(path)
-    data.setdefault(target, {})[name] = token
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
-        with os.fdopen(fd, "w") as out:  # mkstemp creates it readable by its owner only
-            json.dump(data, out, indent=2, sort_keys=True)
-        os.replace(tmp, path)
+        # Several bot processes may save at once: the read-modify-write holds an exclusive lock.
+        with open(path.with_name(path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            data = _load(path)
+            data.setdefault(target, {})[name] = token
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
+            with os.fdopen(fd, "w") as out:  # mkstemp creates it readable by its owner only
+                json.dump(data, out, indent=2, sort_keys=True)
+            os.replace(tmp, path)
     except OSError as exc:
         raise TokenFileError(f"cannot write the token file {path}: {exc}") from None
     return path
