@@ -18,7 +18,7 @@ from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
 
 from .errors import InvalidSetting
 from .ratings import RatingRow
-from .results import SeatResult
+from .results import ForfeitCause, SeatResult
 from .store import Bot, GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus
 from .tournament_settings import FailurePolicy, TournamentSettings
 
@@ -34,6 +34,13 @@ GAME_STATUS_TO_PB = {
     GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
 }
 GAME_STATUS_FROM_PB = {v: k for k, v in GAME_STATUS_TO_PB.items()}
+CAUSE_TO_PB = {
+    ForfeitCause.TIMEOUT: pb.FORFEIT_CAUSE_TIMEOUT,
+    ForfeitCause.ILLEGAL: pb.FORFEIT_CAUSE_ILLEGAL,
+    ForfeitCause.DISCONNECT: pb.FORFEIT_CAUSE_DISCONNECT,
+    ForfeitCause.ABSENT: pb.FORFEIT_CAUSE_ABSENT,
+}
+CAUSE_FROM_PB = {v: k for k, v in CAUSE_TO_PB.items()}
 _POLICY_FIELDS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid")
 
 
@@ -196,10 +203,7 @@ def game_info_to_pb(game: GameInfo) -> pb.GameInfo:
         msg.started_at.CopyFrom(_timestamp(game.started_at))
     if game.finished_at is not None:
         msg.finished_at.CopyFrom(_timestamp(game.finished_at))
-    for s in game.results:
-        seat = msg.results.add(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
-        if s.forfeit is not None:
-            seat.forfeit = s.forfeit
+    msg.results.extend(seat_result_to_pb(s) for s in game.results)
     return msg
 
 
@@ -216,11 +220,21 @@ def game_info_from_pb(msg: pb.GameInfo) -> GameInfo:
         started_at=_optional_datetime(msg, "started_at"),
         finished_at=_optional_datetime(msg, "finished_at"),
         end_reasons=tuple(END_REASON_FROM_PB[r].name for r in msg.end_reasons),
-        results=tuple(
-            SeatResult(s.seat, s.bot, s.points, s.rank, s.forfeit if s.HasField("forfeit") else None)
-            for s in msg.results
-        ),
+        results=tuple(seat_result_from_pb(s) for s in msg.results),
     )
+
+
+def seat_result_to_pb(s: SeatResult) -> pb.SeatResult:
+    msg = pb.SeatResult(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
+    if s.forfeit is not None and s.cause is not None:
+        msg.forfeit, msg.cause = s.forfeit, CAUSE_TO_PB[s.cause]
+    return msg
+
+
+def seat_result_from_pb(msg: pb.SeatResult) -> SeatResult:
+    if not msg.HasField("forfeit"):
+        return SeatResult(msg.seat, msg.bot, msg.points, msg.rank)
+    return SeatResult(msg.seat, msg.bot, msg.points, msg.rank, msg.forfeit, CAUSE_FROM_PB[msg.cause])
 
 
 def game_detail_to_pb(detail: GameDetail) -> pb.ShowGameResponse:

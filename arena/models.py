@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump when the tables change; `arena.db.create_schema` refuses a database of another version."""
 
 
@@ -158,7 +158,8 @@ class GameRow(SQLModel, table=True):
 
 
 class SeatResultRow(SQLModel, table=True):
-    """One seat of a finished game. `forfeit` is why the seat was forfeited, or NULL."""
+    """One seat of a finished game. `forfeit` is why the seat was forfeited, or NULL;
+    `forfeit_cause` (an `arena.results.ForfeitCause` value) classifies it."""
 
     __tablename__ = "seat_results"
 
@@ -168,6 +169,7 @@ class SeatResultRow(SQLModel, table=True):
     points: int
     rank: int
     forfeit: str | None = Field(default=None, sa_type=sa.Text)
+    forfeit_cause: str | None = Field(default=None, max_length=16)
 
 
 class BotRatingRow(SQLModel, table=True):

@@ -2,12 +2,13 @@
 
 Each seat is sent only `observe(game, seat)`; every request has a deadline; an illegal answer is
 rejected with the engine's reason and may be retried until the deadline, up to
-`Limits.max_invalid` times. A seat is forfeited when
+`Limits.max_invalid` times. A seat is forfeited, with a `ForfeitCause` and a reason, when
 
-* its request times out ("timeout ..."): the move limit plus whatever is left of its time bank;
-* it gives `max_invalid` illegal answers to one request ("invalid answers ...");
-* its bot stays disconnected longer than the grace period ("disconnected ...");
-* its bot was absent when the game began (`Referee.play`'s `absent`, the tournament runner's call).
+* its request times out (TIMEOUT, "timeout ..."): the move limit plus what is left of its time bank;
+* it gives `max_invalid` illegal answers to one request (ILLEGAL, "invalid answers ...");
+* its bot stays disconnected longer than the grace period (DISCONNECT, "disconnected ...");
+* its bot was absent when the game began (ABSENT; `Referee.play`'s `absent`, given by the
+  tournament runner with its reason).
 
 The game then goes on with the fallback policy playing that seat (`fallback_action`: keep the
 hand at a flip, otherwise the first legal action in the engine's order), and the seat ranks last
@@ -29,7 +30,7 @@ from sdk.protocol import (
     ErrorCode, GameOver, GameStarted, PublicEvent,
 )
 
-from .results import GameResult, SeatResult, final_ranks
+from .results import ForfeitCause, GameResult, SeatResult, final_ranks
 from .sessions import SessionHub
 
 
@@ -70,13 +71,14 @@ class _Wake(Enum):
 
 
 class _Seat:
-    __slots__ = ("index", "bot", "bank_ms", "forfeit")
+    __slots__ = ("index", "bot", "bank_ms", "forfeit", "cause")
 
     def __init__(self, index: Seat, bot: str, bank_ms: int) -> None:
         self.index = index
         self.bot = bot
         self.bank_ms = bank_ms
         self.forfeit: str | None = None
+        self.cause: ForfeitCause | None = None
 
 
 class _Request:
@@ -122,7 +124,8 @@ class _Table:
         self.hub = hub
         self.seats = [_Seat(i, bot, limits.time_bank_ms) for i, bot in enumerate(bots)]
         for seat in self.seats:
-            seat.forfeit = absent.get(seat.bot)
+            if seat.bot in absent:
+                seat.forfeit, seat.cause = absent[seat.bot], ForfeitCause.ABSENT
         self.bots = tuple(b for b in dict.fromkeys(bots) if b not in absent)
         """The bots seated, who hear the game; absent ones are not told of it."""
         self.requests: dict[int, _Request] = {}
@@ -231,14 +234,14 @@ class _Table:
     async def _decide(self, seat: _Seat, kind: DecisionKind) -> None:
         """Have `seat` make its decision, or play the fallback for it."""
         if seat.forfeit is None:
-            reason = await self._ask(seat, kind)
-            if reason is None:
+            failure = await self._ask(seat, kind)
+            if failure is None:
                 return
-            self._forfeit(seat, reason)
+            self._forfeit(seat, *failure)
         self.game.apply(seat.index, fallback_action(self.game, seat.index))
 
-    async def _ask(self, seat: _Seat, kind: DecisionKind) -> str | None:
-        """Wait for a legal answer; return None once it is applied, else the forfeit reason."""
+    async def _ask(self, seat: _Seat, kind: DecisionKind) -> tuple[ForfeitCause, str] | None:
+        """Wait for a legal answer; return None once it is applied, else why the seat forfeits."""
         req = _Request(self.next_request, seat, kind)
         self.next_request += 1
         self.requests[req.id] = req
@@ -269,18 +272,18 @@ class _Table:
                         self.on_answer(req.used)
                     return None
                 if req.invalid >= limits.max_invalid:
-                    return f"invalid answers: {req.invalid} illegal answers to request {req.id}, the last: {req.last_reason}"
+                    return ForfeitCause.ILLEGAL, f"invalid answers: {req.invalid} illegal answers to request {req.id}, the last: {req.last_reason}"
                 if wake is _Wake.EXPIRED:
                     if connected:
-                        return f"timeout: no legal answer to request {req.id} within {round(budget * 1000)} ms"
-                    return f"disconnected: not back within the {limits.grace_ms} ms grace period"
+                        return ForfeitCause.TIMEOUT, f"timeout: no legal answer to request {req.id} within {round(budget * 1000)} ms"
+                    return ForfeitCause.DISCONNECT, f"disconnected: not back within the {limits.grace_ms} ms grace period"
         finally:
             req.closed = True
             req.started = None
             del self.requests[req.id]
 
-    def _forfeit(self, seat: _Seat, reason: str) -> None:
-        seat.forfeit = reason
+    def _forfeit(self, seat: _Seat, cause: ForfeitCause, reason: str) -> None:
+        seat.forfeit, seat.cause = reason, cause
         self._send(
             seat.bot,
             ArenaError(
@@ -294,7 +297,8 @@ class _Table:
         forfeited = [s.forfeit is not None for s in self.seats]
         ranks = final_ranks(game.totals, forfeited)
         seats = tuple(
-            SeatResult(s.index, s.bot, game.totals[s.index], ranks[s.index], s.forfeit) for s in self.seats
+            SeatResult(s.index, s.bot, game.totals[s.index], ranks[s.index], s.forfeit, s.cause)
+            for s in self.seats
         )
         over = GameOver(
             self.game_id, tuple(game.totals), ranks,

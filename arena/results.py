@@ -4,19 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from sdk.engine import GameRecord, competition_ranks
 
 
+class ForfeitCause(Enum):
+    """Why the referee forfeited a seat; a tournament's failure policy decides per cause."""
+
+    TIMEOUT = "timeout"
+    """No legal answer to a request within its time."""
+    ILLEGAL = "illegal"
+    """Too many illegal answers to one request."""
+    DISCONNECT = "disconnect"
+    """The bot's connection broke mid-game and it did not come back within the grace period."""
+    ABSENT = "absent"
+    """The bot was not connected when the game began (it crashed at start, or never came)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """One seat's result. `forfeit` is the reason the seat was forfeited, or None."""
+    """One seat's result. `forfeit` is the reason the seat was forfeited, or None; `cause`
+    classifies it and is set exactly when `forfeit` is."""
 
     seat: int
     bot: str
     points: int
     rank: int
     forfeit: str | None = None
+    cause: ForfeitCause | None = None
+
+    def __post_init__(self) -> None:
+        if (self.forfeit is None) != (self.cause is None):
+            raise ValueError("a forfeited seat needs both a reason and a cause, any other seat neither")
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ from .models import (
     TournamentStatus,
 )
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
-from .results import GameResult, SeatResult, final_ranks
+from .results import ForfeitCause, GameResult, SeatResult, final_ranks
 from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
 
 __all__ = [
@@ -572,6 +572,7 @@ def commit_game(
                     "points": s.points,
                     "rank": s.rank,
                     "forfeit": s.forfeit,
+                    "forfeit_cause": None if s.cause is None else s.cause.value,
                 }
                 for s in result.seats
             ],
@@ -892,7 +893,10 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
         .order_by(SeatResultRow.game_id, SeatResultRow.seat)
     ):
         results.setdefault(seat.game_id, []).append(
-            SeatResult(seat.seat, names[seat.bot_id], seat.points, seat.rank, seat.forfeit)
+            SeatResult(
+                seat.seat, names[seat.bot_id], seat.points, seat.rank, seat.forfeit,
+                None if seat.forfeit_cause is None else ForfeitCause(seat.forfeit_cause),
+            )
         )
     out = []
     for game, seats, tournament in rows:

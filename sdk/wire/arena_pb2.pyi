@@ -11,6 +11,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ForfeitCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FORFEIT_CAUSE_UNSPECIFIED: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_TIMEOUT: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_ILLEGAL: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_DISCONNECT: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_ABSENT: _ClassVar[ForfeitCause]
+
 class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
@@ -24,6 +32,11 @@ class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     GAME_STATUS_SCHEDULED: _ClassVar[GameStatus]
     GAME_STATUS_RUNNING: _ClassVar[GameStatus]
     GAME_STATUS_FINISHED: _ClassVar[GameStatus]
+FORFEIT_CAUSE_UNSPECIFIED: ForfeitCause
+FORFEIT_CAUSE_TIMEOUT: ForfeitCause
+FORFEIT_CAUSE_ILLEGAL: ForfeitCause
+FORFEIT_CAUSE_DISCONNECT: ForfeitCause
+FORFEIT_CAUSE_ABSENT: ForfeitCause
 TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_STATUS_SCHEDULED: TournamentStatus
 TOURNAMENT_STATUS_RUNNING: TournamentStatus
@@ -62,18 +75,20 @@ class PlayGameRequest(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., move_limit_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot", "points", "rank", "forfeit")
+    __slots__ = ("seat", "bot", "points", "rank", "forfeit", "cause")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     FORFEIT_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot: str
     points: int
     rank: int
     forfeit: str
-    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ...) -> None: ...
+    cause: ForfeitCause
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ..., cause: _Optional[_Union[ForfeitCause, str]] = ...) -> None: ...
 
 class PlayGameResponse(_message.Message):
     __slots__ = ("game_id", "seats", "round_end_reasons", "record_json")

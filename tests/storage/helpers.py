@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlmodel import Session
 
 from arena import store
-from arena.results import GameResult, SeatResult, final_ranks
+from arena.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -40,7 +40,7 @@ def result_of(game: store.GameToPlay, record: GameRecord, forfeits: Collection[i
     forfeited = [s in forfeits for s in range(len(game.seats))]
     ranks = final_ranks(record.totals, forfeited)
     seats = tuple(
-        SeatResult(s, bot, record.totals[s], ranks[s], "timed out" if forfeited[s] else None)
+        SeatResult(s, bot, record.totals[s], ranks[s], *(("timed out", ForfeitCause.TIMEOUT) if forfeited[s] else ()))
         for s, bot in enumerate(game.seats)
     )
     return GameResult(record, seats)
