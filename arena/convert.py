@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sdk.engine import Action, Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from sdk.engine import Action, Card, Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from sdk.protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
     GameOver, GameStarted, Hello, PublicEvent, Welcome,
@@ -33,7 +34,7 @@ UNDECODABLE = DecodeError
 """Raised by a stream read whose bytes are not a BotBatch; the servicer ends such calls."""
 
 __all__ = [
-    "SERVICE_NAMES", "WireError", "arena_batch_to_pb", "arena_message_to_pb", "bot_batch_from_pb",
+    "BOT_SESSION", "SERVICE_NAMES", "WireError", "arena_batch_bytes", "bot_batch_from_bytes", "bot_batch_from_pb",
     "bot_message_from_pb", "play_request_from_pb", "play_response_to_pb", "register_request_name",
     "register_response_to_pb",
 ]
@@ -43,6 +44,9 @@ SERVICE_NAMES = (
     arena_pb.DESCRIPTOR.services_by_name["Arena"].full_name,
 )
 """The full names of the arena's own services, for health checking and reflection."""
+BOT_SESSION = SERVICE_NAMES[0]
+bot_batch_from_bytes = session_pb.BotBatch.FromString
+"""The Play stream's request deserializer; it raises UNDECODABLE."""
 
 # ---- bot -> arena ---------------------------------------------------------------------------------
 
@@ -75,10 +79,11 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
 # ---- arena -> bot ---------------------------------------------------------------------------------
 
 
-def _observation_to_pb(obs: Observation) -> game_pb.Observation:
+def _fill_observation(msg: game_pb.Observation, obs: Observation) -> None:
+    """Write `obs` into the empty `msg`; the cards go in as cached wire entries (see `_legal_action_entry`)."""
     t = obs.table
-    msg = game_pb.Observation(seat=obs.seat)
-    fill_cards(msg.hand, obs.hand)
+    msg.seat = obs.seat
+    msg.MergeFromString(b"".join([_hand_entry(c) for c in obs.hand]))
     table = msg.table
     table.players = t.players
     table.round = t.round
@@ -87,7 +92,8 @@ def _observation_to_pb(obs: Observation) -> game_pb.Observation:
     table.phase = PHASE_TO_PB[t.phase]
     if t.to_move is not None:
         table.to_move = t.to_move
-    fill_cards(table.active_set, t.active_set)
+    if t.active_set:
+        table.MergeFromString(b"".join([_active_set_entry(c) for c in t.active_set]))
     if t.active_owner is not None:
         table.active_owner = t.active_owner
     table.round_actions = t.round_actions
@@ -99,7 +105,18 @@ def _observation_to_pb(obs: Observation) -> game_pb.Observation:
         )
         if p.flipped is not None:
             view.flipped = p.flipped
-    return msg
+
+
+@functools.cache
+def _hand_entry(card: Card) -> bytes:
+    """An `Observation.hand` entry in wire form (one per card orientation: 90 at most)."""
+    return game_pb.Observation(hand=[game_pb.Card(top=card.top, bottom=card.bottom)]).SerializeToString()
+
+
+@functools.cache
+def _active_set_entry(card: Card) -> bytes:
+    """A `TableView.active_set` entry in wire form."""
+    return game_pb.TableView(active_set=[game_pb.Card(top=card.top, bottom=card.bottom)]).SerializeToString()
 
 
 def _scouted_to_pb(e: Scouted) -> game_pb.Scouted:
@@ -140,13 +157,18 @@ def event_to_pb(event: Event) -> game_pb.Event:
 
 
 def _decision_request(r: DecisionRequest, legal_actions: bool) -> session_pb.ArenaMessage:
-    msg = session_pb.DecisionRequest(
-        game_id=r.game_id, request_id=r.request_id, kind=KIND_TO_PB[r.kind],
-        observation=_observation_to_pb(r.observation), time_left_ms=r.time_left_ms, time_bank_ms=r.time_bank_ms,
-    )
+    """Filled in place, field by field: nested constructors would copy every sub-message."""
+    msg = session_pb.ArenaMessage()
+    req = msg.decision_request
+    req.game_id = r.game_id
+    req.request_id = r.request_id
+    req.kind = KIND_TO_PB[r.kind]
+    req.time_left_ms = r.time_left_ms
+    req.time_bank_ms = r.time_bank_ms
+    _fill_observation(req.observation, r.observation)
     if legal_actions:
-        msg.MergeFromString(b"".join([_legal_action_entry(a) for a in r.observation.legal_actions]))
-    return session_pb.ArenaMessage(decision_request=msg)
+        req.MergeFromString(b"".join([_legal_action_entry(a) for a in r.observation.legal_actions]))
+    return msg
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -157,16 +179,10 @@ def _legal_action_entry(action: Action) -> bytes:
     return session_pb.DecisionRequest(legal_actions=[action_to_pb(action)]).SerializeToString()
 
 
-@functools.lru_cache(maxsize=4096)
-def _public_event_pb(e: PublicEvent) -> session_pb.ArenaMessage:
+def _public_event(e: PublicEvent, _: bool) -> session_pb.ArenaMessage:
     return session_pb.ArenaMessage(
         public_event=session_pb.PublicEvent(game_id=e.game_id, seq=e.seq, event=event_to_pb(e.event))
     )
-
-
-def _public_event(e: PublicEvent, _: bool) -> session_pb.ArenaMessage:
-    """Every seat of a game gets the same events: each is encoded once (batches copy it)."""
-    return _public_event_pb(e)
 
 
 def _accepted(a: ActionAccepted, _: bool) -> session_pb.ArenaMessage:
@@ -219,14 +235,59 @@ _ENCODERS: dict[type, Callable[[Any, bool], session_pb.ArenaMessage]] = {
 }
 
 
-def arena_message_to_pb(msg: ArenaMessage, legal_actions: bool) -> session_pb.ArenaMessage:
-    """Encode one message for a bot; `legal_actions` says whether its Hello asked for them."""
-    return _ENCODERS[type(msg)](msg, legal_actions)
+def arena_batch_bytes(msgs: Sequence[ArenaMessage], legal_actions: bool) -> bytes:
+    """The serialized ArenaBatch of `msgs`, what the Play stream writes (see `BOT_SESSION_HANDLER`).
+
+    A serialized repeated field is the concatenation of its entries, each framed with the field's
+    tag and length, so a batch is joined from messages serialized one by one: a public event
+    goes to every bot at its table and is serialized once for all of them (`_EventCache`)."""
+    parts = []
+    for m in msgs:
+        if type(m) is PublicEvent:
+            parts.append(_events.framed(m))
+        else:
+            parts.append(_framed(_ENCODERS[type(m)](m, legal_actions).SerializeToString()))
+    return b"".join(parts)
 
 
-def arena_batch_to_pb(msgs: Sequence[ArenaMessage], legal_actions: bool) -> session_pb.ArenaBatch:
-    """Encode the messages of one write, in order."""
-    return session_pb.ArenaBatch(messages=[_ENCODERS[type(m)](m, legal_actions) for m in msgs])
+_BATCH_ENTRY_TAG = b"\x0a"
+"""Field 1 (`ArenaBatch.messages`), wire type 2 (length-delimited)."""
+
+
+def _framed(message: bytes) -> bytes:
+    """One `ArenaBatch.messages` entry: tag, varint length, bytes."""
+    n = len(message)
+    if n < 0x80:
+        return _BATCH_ENTRY_TAG + bytes((n,)) + message
+    length = bytearray()
+    while n >= 0x80:
+        length.append(n & 0x7F | 0x80)
+        n >>= 7
+    length.append(n)
+    return _BATCH_ENTRY_TAG + bytes(length) + message
+
+
+class _EventCache:
+    """Framed public events, by message object: the referee sends one `PublicEvent` object to every
+    bot at the table. Entries hold their message, so an id is never reused while cached; the
+    oldest go first, long after the table's bots were sent them."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[int, tuple[PublicEvent, bytes]] = OrderedDict()
+
+    def framed(self, e: PublicEvent) -> bytes:
+        entry = self._entries.get(id(e))
+        if entry is not None and entry[0] is e:
+            return entry[1]
+        if len(self._entries) >= self._size:
+            self._entries.popitem(last=False)
+        data = _framed(_public_event(e, False).SerializeToString())
+        self._entries[id(e)] = (e, data)
+        return data
+
+
+_events = _EventCache(4096)
 
 
 # ---- the operator service -------------------------------------------------------------------------

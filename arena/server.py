@@ -37,7 +37,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.engine import Engine
 
-from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
+from sdk.wire import arena_pb2_grpc
 
 from . import store
 from .asyncstore import AsyncStore
@@ -47,7 +47,7 @@ from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
 from .referee import Limits, Referee
-from .service import ArenaService, BotSessionService
+from .service import ArenaService, BotSessionService, add_bot_session
 from .sessions import SessionHub
 from .tournament_service import TournamentArenaService
 from .tournaments import TournamentRunner
@@ -140,10 +140,8 @@ async def start_server(
     # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0),
                                       *KEEPALIVE_OPTIONS])
+    add_bot_session(BotSessionService(directory, hub), server)
     # The generated registration functions carry no type hints.
-    bot_session_pb2_grpc.add_BotSessionServicer_to_server(  # type: ignore[no-untyped-call]
-        BotSessionService(directory, hub), server
-    )
     arena_pb2_grpc.add_ArenaServicer_to_server(arena_service, server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -83,7 +83,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
     @staticmethod
     async def _write(stream: Stream, context: grpc.aio.ServicerContext) -> None:
         while batch := await stream.next_batch():
-            await context.write(convert.arena_batch_to_pb(batch, stream.want_legal_actions))
+            await context.write(convert.arena_batch_bytes(batch, stream.want_legal_actions))
 
     async def _read_first(self, context: grpc.aio.ServicerContext) -> list[BotMessage | convert.WireError]:
         try:
@@ -131,6 +131,18 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             pass
         stream.close()
         return garbled
+
+
+def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None:
+    """Serve `service.Play` on `server`. Unlike the generated registration, responses go out as the
+    bytes `Play` writes (`convert.arena_batch_bytes` serializes batches itself)."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            service.Play, request_deserializer=convert.bot_batch_from_bytes, response_serializer=None
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(convert.BOT_SESSION, handlers),))
+    server.add_registered_method_handlers(convert.BOT_SESSION, handlers)
 
 
 class ArenaService(arena_pb2_grpc.ArenaServicer):

@@ -55,43 +55,58 @@ class AtCapacity(Unavailable):
 class Stream:
     """One open Play call: the messages waiting to be written to it, in order."""
 
-    __slots__ = ("session_id", "want_legal_actions", "queue", "overflowed", "writer")
+    __slots__ = ("session_id", "want_legal_actions", "pending", "closed", "overflowed", "writer", "_ready")
 
     def __init__(self, session_id: str, want_legal_actions: bool) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
+        self.pending: list[ArenaMessage] = []
+        self.closed = False
         self.overflowed = False
         self.writer: asyncio.Task[object] | None = None
         """The task writing this stream's messages; set by the servicer."""
-        self.queue: asyncio.Queue[ArenaMessage | None] = asyncio.Queue()
-        """None tells the writer to end the call."""
+        self._ready: asyncio.Future[None] | None = None
+        """Set while the writer waits for a message."""
 
     def send(self, msg: ArenaMessage) -> None:
-        """Queue `msg`. A bot that lets MAX_QUEUED messages pile up unread is cut off: the task
-        serving its call (`writer`) is cancelled and the bot counts as disconnected, so a stalled
-        reader cannot hold the arena's memory."""
-        if self.queue.qsize() < MAX_QUEUED:
-            self.queue.put_nowait(msg)
+        """Queue `msg` (dropped once the stream is closed). A bot that lets MAX_QUEUED messages
+        pile up unread is cut off: the task serving its call (`writer`) is cancelled and the bot
+        counts as disconnected, so a stalled reader cannot hold the arena's memory."""
+        if self.closed:
+            return
+        if len(self.pending) < MAX_QUEUED:
+            self.pending.append(msg)
+            self._wake()
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
             self.writer.cancel()
 
     def close(self) -> None:
         """End the call once the messages queued so far are written."""
-        self.queue.put_nowait(None)
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(None)
 
     async def next_batch(self) -> list[ArenaMessage]:
-        """Wait for a message, give others BATCH_WAIT_S to join it, then take every message
-        queued (one write for all of them); an empty list once the stream is closed."""
-        batch: list[ArenaMessage] = []
-        msg = await self.queue.get()
+        """Wait for a message, give others BATCH_WAIT_S to join it, then take up to MAX_BATCH
+        (one write for all of them); an empty list once the stream is closed and drained.
+
+        A plain list and one future per wait: an asyncio.Queue cost more per message than the
+        rest of the hand-off, with several messages per decision."""
+        if not self.pending and not self.closed:
+            self._ready = asyncio.get_running_loop().create_future()
+            try:
+                await self._ready
+            finally:
+                self._ready = None
+        if not self.pending:
+            return []
         await asyncio.sleep(BATCH_WAIT_S)
-        while msg is not None:
-            batch.append(msg)
-            if self.queue.empty() or len(batch) >= MAX_BATCH:
-                return batch
-            msg = self.queue.get_nowait()
-        self.queue.put_nowait(None)
+        batch = self.pending[:MAX_BATCH]
+        del self.pending[:MAX_BATCH]
         return batch
 
 

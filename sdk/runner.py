@@ -18,11 +18,10 @@ process taking over the bot's session, stops the runner with `ArenaRefused`.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import random
 import signal
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -72,11 +71,12 @@ class Backoff:
         return random.uniform(ceiling / 2, ceiling)
 
 
-def local_legal_actions(obs: Observation) -> tuple[Action, ...]:
+def local_legal_actions(obs: Observation) -> Sequence[Action]:
     """The seat's legal actions computed with the engine from its observation alone.
 
     Legality depends only on the mover's hand, the active set, the chips and the phase, so a
-    `Game` holding those (other hands empty) gives exactly the referee's list.
+    `Game` holding those (other hands empty) gives exactly the referee's list, as the engine's
+    lazy `LegalActions`: a bot pays for the Scout & Show actions it looks at, not for all of them.
     """
     table = obs.table
     if table.phase is Phase.FLIP:
@@ -92,7 +92,7 @@ def local_legal_actions(obs: Observation) -> tuple[Action, ...]:
     game._active_key = set_key([c.top for c in table.active_set]) if table.active_set else None
     game.chips = [p.scout_chips for p in table.seats]
     game.scout_show = [p.has_scout_show for p in table.seats]
-    return tuple(game.legal_actions(obs.seat))
+    return game.legal_actions(obs.seat)
 
 
 @dataclass
@@ -168,9 +168,9 @@ class _Session:
             task.add_done_callback(self.tasks.discard)
 
     async def _think(self, state: _GameState, req: DecisionRequest) -> None:
-        obs = req.observation
-        table = dataclasses.replace(obs.table, history=tuple(state.history))
-        obs = dataclasses.replace(obs, legal_actions=obs.legal_actions or local_legal_actions(obs), table=table)
+        obs = req.observation.with_history(state.history)
+        if not obs.legal_actions:
+            obs = Observation(obs.seat, obs.hand, local_legal_actions(obs), obs.table)
         try:
             if req.kind is DecisionKind.FLIP:
                 action: Action = Flip(bool(await resolve(self.bot.flip(obs))))

@@ -68,35 +68,38 @@ class Observation:
     def my_turn(self) -> bool:
         return bool(self.legal_actions)
 
+    def with_history(self, history: Sequence[Event]) -> Observation:
+        """This observation with `history` as its table's history: the wire carries the history
+        as separate events, and the SDK puts it back (a hot path: no `dataclasses.replace`)."""
+        t = self.table
+        table = PublicView(
+            t.players, t.round, t.rounds, t.first_player, t.phase, t.to_move, t.active_set, t.active_owner, t.seats,
+            t.round_actions, tuple(history),
+        )
+        return Observation(self.seat, self.hand, self.legal_actions, table)
+
 
 def public_view(game: Game, viewer: Seat | None = None) -> PublicView:
-    """The public table; `viewer` also sees their own flip decision before the reveal."""
+    """The public table; `viewer` also sees their own flip decision before the reveal.
+
+    Built for every request the referee sends, hence positional arguments in field order
+    (tests/engine/test_observation.py names every field's value)."""
     revealed = game.phase is not Phase.FLIP
-    seats = tuple(
+    hands, captured, chips, scout_show, flips, totals = (
+        game.hands, game.captured, game.chips, game.scout_show, game.flips, game.totals
+    )
+    round_scores = list(zip(*(r.scores for r in game.results))) or [()] * game.players
+    seats = tuple([
         PlayerView(
-            seat=s,
-            hand_size=len(game.hands[s]),
-            captured=len(game.captured[s]),
-            scout_chips=game.chips[s],
-            has_scout_show=game.scout_show[s],
-            flipped=game.flips[s] if revealed or s == viewer else None,
-            round_scores=tuple(r.scores[s] for r in game.results),
-            total=game.totals[s],
+            s, len(hands[s]), len(captured[s]), chips[s], scout_show[s],
+            flips[s] if revealed or s == viewer else None, round_scores[s], totals[s],
         )
         for s in range(game.players)
-    )
+    ])
     return PublicView(
-        players=game.players,
-        round=game.round,
-        rounds=game.rules.rounds,
-        first_player=game.round % game.players,
-        phase=game.phase,
-        to_move=game.to_move if game.phase is Phase.PLAY else None,
-        active_set=tuple(game.active),
-        active_owner=game.owner,
-        seats=seats,
-        round_actions=game.round_actions,
-        history=tuple(game.events),
+        game.players, game.round, game.rules.rounds, game.round % game.players, game.phase,
+        game.to_move if game.phase is Phase.PLAY else None, tuple(game.active), game.owner, seats,
+        game.round_actions, tuple(game.events),
     )
 
 
@@ -106,8 +109,5 @@ def observe(game: Game, seat: Seat, *, with_legal_actions: bool = True) -> Obser
     if not 0 <= seat < game.players:
         raise ValueError(f"there is no seat {seat} at a {game.players}-player table")
     return Observation(
-        seat=seat,
-        hand=tuple(game.hands[seat]),
-        legal_actions=game.legal_actions(seat) if with_legal_actions else (),
-        table=public_view(game, viewer=seat),
+        seat, tuple(game.hands[seat]), game.legal_actions(seat) if with_legal_actions else (), public_view(game, seat)
     )

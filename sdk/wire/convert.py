@@ -128,34 +128,22 @@ def _legal_action(msg: game_pb.Action) -> Action:
 
 
 def _observation_from_pb(msg: game_pb.Observation, legal: tuple[Action, ...]) -> Observation:
+    """Positional arguments in field order (tests/protocol checks every field): this runs for every
+    decision a bot makes."""
     t = msg.table
-    seats = tuple(
+    seats = tuple([
         PlayerView(
-            seat=p.seat,
-            hand_size=p.hand_size,
-            captured=p.captured,
-            scout_chips=p.scout_chips,
-            has_scout_show=p.has_scout_show,
-            flipped=p.flipped if p.HasField("flipped") else None,
-            round_scores=tuple(p.round_scores),
-            total=p.total,
+            p.seat, p.hand_size, p.captured, p.scout_chips, p.has_scout_show,
+            p.flipped if p.HasField("flipped") else None, tuple(p.round_scores), p.total,
         )
         for p in t.seats
-    )
+    ])
     table = PublicView(
-        players=t.players,
-        round=t.round,
-        rounds=t.rounds,
-        first_player=t.first_player,
-        phase=PHASE_FROM_PB[t.phase],
-        to_move=t.to_move if t.HasField("to_move") else None,
-        active_set=cards_from_pb(t.active_set),
-        active_owner=t.active_owner if t.HasField("active_owner") else None,
-        seats=seats,
-        round_actions=t.round_actions,
-        history=(),
+        t.players, t.round, t.rounds, t.first_player, PHASE_FROM_PB[t.phase],
+        t.to_move if t.HasField("to_move") else None, cards_from_pb(t.active_set),
+        t.active_owner if t.HasField("active_owner") else None, seats, t.round_actions, (),
     )
-    return Observation(seat=msg.seat, hand=cards_from_pb(msg.hand), legal_actions=legal, table=table)
+    return Observation(msg.seat, cards_from_pb(msg.hand), legal, table)
 
 
 def _scouted_from_pb(msg: game_pb.Scouted) -> Scouted:

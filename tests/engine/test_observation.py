@@ -167,3 +167,33 @@ def test_9_every_seat_sees_everyones_round_scores_and_totals() -> None:
         for view in observe(game, viewer).table.seats:
             assert view.round_scores == tuple(r.scores[view.seat] for r in game.results)
             assert view.total == game.totals[view.seat]
+
+
+def test_with_history_replaces_the_history_and_nothing_else() -> None:
+    """§9: the SDK rebuilds an observation from the wire's parts; no field may be dropped or moved."""
+    game = Game(4, 11)
+    for seat in game.awaiting:
+        game.apply(seat, Flip(seat % 2 == 0))
+    obs = observe(game, game.to_move)
+    stripped = dataclasses.replace(obs, table=dataclasses.replace(obs.table, history=()))
+    assert stripped.with_history(list(game.events)) == obs
+    assert type(stripped.with_history(list(game.events)).table.history) is tuple
+
+
+@pytest.mark.parametrize("steps", [3, 40, None])
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_9_every_public_field_says_what_its_name_says(players: int, steps: int | None) -> None:
+    """Views are built positionally for speed; each field is checked against the game by name."""
+    game = random_game(players, 7, steps)
+    for viewer in (None, *range(players)):
+        view = public_view(game, viewer)
+        assert (view.players, view.round, view.rounds, view.first_player) == (
+            players, game.round, game.rules.rounds, game.round % players)
+        assert (view.phase, view.active_set, view.active_owner, view.round_actions) == (
+            game.phase, tuple(game.active), game.owner, game.round_actions)
+        assert view.to_move == (game.to_move if game.phase is Phase.PLAY else None)
+        assert view.history == tuple(game.events)
+        for s, seat in enumerate(view.seats):
+            assert (seat.seat, seat.hand_size, seat.captured, seat.scout_chips, seat.has_scout_show, seat.total) == (
+                s, len(game.hands[s]), len(game.captured[s]), game.chips[s], game.scout_show[s], game.totals[s])
+            assert seat.round_scores == tuple(r.scores[s] for r in game.results)

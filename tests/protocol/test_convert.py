@@ -18,7 +18,7 @@ from sdk.wire import convert as sdk_convert
 
 
 def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage:
-    data = arena_convert.arena_batch_to_pb([msg], legal_actions).SerializeToString()
+    data = arena_convert.arena_batch_bytes([msg], legal_actions)
     received, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(data))
     assert skipped == [] and len(received) == 1
     return received[0]
@@ -150,7 +150,7 @@ def test_flip_requests_offer_both_choices_on_the_wire() -> None:
 
 def test_a_batch_keeps_its_order_and_reports_what_it_cannot_read() -> None:
     messages = [ActionAccepted("g", i) for i in range(5)]
-    batch = arena_convert.arena_batch_to_pb(messages, legal_actions=True)
+    batch = session_pb.ArenaBatch.FromString(arena_convert.arena_batch_bytes(messages, legal_actions=True))
     batch.messages.insert(2, session_pb.ArenaMessage())
     received, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(batch.SerializeToString()))
     assert received == messages
@@ -165,3 +165,23 @@ def test_a_bot_batch_keeps_its_order_and_flags_what_does_not_decode() -> None:
     assert received[:1] + received[2:] == messages
     assert isinstance(received[1], sdk_convert.WireError)
     assert str(received[1]) == "a BotMessage must set hello or decision"
+
+
+def test_a_batch_written_as_bytes_is_the_protobuf_serialization_of_its_messages() -> None:
+    """The arena frames batch entries itself; long messages need multi-byte varint lengths."""
+    game = Game(5, 3)
+    obs = observe(game, 0)
+    event = PublicEvent("g", 0, game.events[0])
+    messages: list[ArenaMessage] = [
+        event, DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0), event,
+        ArenaError(ErrorCode.MALFORMED, "x" * 20_000), PublicEvent("g", 0, game.events[0]), ActionAccepted("g", 1),
+    ]
+    data = arena_convert.arena_batch_bytes(messages, legal_actions=True)
+    parsed = session_pb.ArenaBatch.FromString(data)
+    assert [m.WhichOneof("kind") for m in parsed.messages] == [
+        "public_event", "decision_request", "public_event", "error", "public_event", "action_accepted",
+    ]
+    assert parsed.SerializeToString() == data
+    received, skipped = sdk_convert.arena_batch_from_pb(parsed)
+    assert skipped == [] and received[0] == received[2] == received[4] == event
+    assert received[3] == messages[3]
