@@ -6,6 +6,10 @@ neighbouring places are ties (measured over 1,200 engine games, 2-5 players). FA
 that 0.01 converged quickly on a simulated SCOUT ladder, so we keep it small as it advises; the
 measured tie rate, not this constant, is what a draw costs or earns.
 
+Ratings are computed by `trueskill_ffa.rate_free_for_all`, the library's algorithm specialised to
+free-for-all games of one-player teams: about ten times faster and bit-identical to
+`TrueSkill.rate`, which the tests keep as the oracle.
+
 At extreme ratings TrueSkill's default backend can raise FloatingPointError (mpmath would avoid it
 but is not a dependency). `rate_game` then leaves the ratings of that game unchanged and logs a
 warning: a game must never fail to commit for numeric reasons, and recomputation from the records
@@ -20,6 +24,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from trueskill import Rating, TrueSkill
+
+from .trueskill_ffa import rate_free_for_all
 
 __all__ = [
     "DRAW_PROBABILITY", "Rating", "RatingRow", "Standing", "apply_game", "arena_env", "rate_game",
@@ -50,11 +56,13 @@ def rate_game(
     if set(bots) != set(ranks):
         raise ValueError("ratings and ranks must name the same bots")
     try:
-        rated = env.rate([(current[b],) for b in bots], ranks=[ranks[b] for b in bots])
+        rated = rate_free_for_all(
+            env, [(current[b].mu, current[b].sigma) for b in bots], [ranks[b] for b in bots]
+        )
     except FloatingPointError as exc:
         log.warning("TrueSkill could not rate a game (%s); ratings of %s left unchanged", exc, bots)
         return dict(current)
-    return {b: group[0] for b, group in zip(bots, rated)}
+    return {b: Rating(mu, sigma) for b, (mu, sigma) in zip(bots, rated)}
 
 
 def win_shares(ranks: Mapping[Bot, int]) -> dict[Bot, float]:
