@@ -11,13 +11,79 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action, Flip, action_from_dict, action_to_dict
-from .cards import Card, Seat
+from .actions import MAX_HAND, Action, End, Flip, Scout, ScoutShow, Show, action_from_dict, action_to_dict
+from .cards import FULL_DECK, Card, Seat
 from .errors import IllegalAction, ReplayMismatch
 from .game import Game
 from .results import EndReason, RoundResult
 
 Hand = tuple[Card, ...]
+
+# Encoding: committing a game writes its record, and building a dict per action for json.dumps
+# made that as slow as the rest of the commit. The JSON is assembled from precomputed strings
+# instead, falling back to json for anything outside the tables (hand-built records); the text is
+# the same as `json.dumps(record.to_dict(), separators=(",", ":"))` except that numbers inside
+# actions and cards are always written as integers (even if an action was built with a bool).
+
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+"""Compact JSON by the C encoder; tuples are written as arrays."""
+
+_SHOW_JSON: dict[int, dict[int, str]] = {
+    start: {length: f'{{"show":[{start},{length}]}}' for length in range(MAX_HAND + 1)}
+    for start in range(MAX_HAND + 1)
+}
+_SCOUT_JSON: dict[int, dict[bool, dict[int, str]]] = {
+    end: {
+        flip: {pos: f'{{"scout":["{end.name.lower()}",{_dumps(flip)},{pos}]}}' for pos in range(MAX_HAND + 1)}
+        for flip in (False, True)
+    }
+    for end in End
+}
+"""`action_to_dict` as JSON for every Show and Scout a game can log, looked up by field values:
+dict lookups by int are cheaper than hashing the dataclass actions themselves."""
+
+_ENTRY_PREFIX: dict[int, dict[int, str]] = {r: {s: f"[{r},{s}," for s in range(5)} for r in range(5)}
+"""The start of an action entry, [round,seat, for the at most 5 rounds and seats of a game."""
+
+_CARD_JSON: dict[Card, str] = {c: f"[{c.top},{c.bottom}]" for card in FULL_DECK for c in (card, card.turned())}
+
+
+def _action_json(action: Action) -> str:
+    try:
+        kind = type(action)
+        if kind is Show:
+            return _SHOW_JSON[action.start][action.length]  # type: ignore[union-attr]
+        if kind is Scout:
+            return _SCOUT_JSON[action.end][action.flip][action.position]  # type: ignore[union-attr]
+        if kind is ScoutShow:
+            scout, show = action.scout, action.show  # type: ignore[union-attr]
+            return (
+                _SCOUT_JSON[scout.end][scout.flip][scout.position][:-1]
+                + ","
+                + _SHOW_JSON[show.start][show.length][1:]
+            )
+    except (KeyError, TypeError):
+        pass
+    return _dumps(action_to_dict(action))
+
+
+def _actions_json(actions: tuple[tuple[int, Seat, Action], ...]) -> str:
+    if not actions:
+        return "[]"
+    try:
+        return "[%s]]" % "],".join([_ENTRY_PREFIX[r][s] + _action_json(a) for r, s, a in actions])
+    except (KeyError, TypeError):
+        return _dumps([[r, s, action_to_dict(a)] for r, s, a in actions])
+
+
+def _deals_json(deals: tuple[tuple[Hand, ...], ...]) -> str:
+    card = _CARD_JSON.__getitem__
+    try:
+        return "[%s]" % ",".join(
+            ["[%s]" % ",".join(["[%s]" % ",".join(map(card, hand)) for hand in deal]) for deal in deals]
+        )
+    except (KeyError, TypeError):
+        return _dumps(deals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +121,22 @@ class GameRecord:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        """`to_dict()` as compact JSON, assembled from precomputed strings (see "Encoding" above)."""
+        results = [
+            {
+                "round": r.round,
+                "reason": r.reason.name,
+                "scores": r.scores,
+                "hand_sizes": r.hand_sizes,
+                "exempt": r.exempt,
+            }
+            for r in self.results
+        ]
+        return (
+            f'{{"players":{_dumps(self.players)},"seed":{_dumps(self.seed)},"deals":{_deals_json(self.deals)},'
+            f'"flips":{_dumps(self.flips)},"actions":{_actions_json(self.actions)},"results":{_dumps(results)},'
+            f'"totals":{_dumps(self.totals)}}}'
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
