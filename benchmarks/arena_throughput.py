@@ -1,7 +1,7 @@
 """Arena throughput over loopback, against a bare gRPC ping-pong measured in the same run.
 
     .venv/bin/python benchmarks/arena_throughput.py [--games 64] [--players 4] [--seconds 5]
-        [--repeat 3] [--bots 16] [--bot-processes 2] [--no-legal-actions]
+        [--repeat 3] [--bots 16] [--bot-processes 2] [--legal-actions]
 
 This process is the server in both phases; clients run in subprocesses (this script again, in
 client mode), so "server CPU" is this process's CPU time over the measuring window.
@@ -10,7 +10,8 @@ client mode), so "server CPU" is this process's CPU time over the measuring wind
    the client answers ~20 bytes, repeated, on `--games` streams at once.
 2. Arena: the real arena server (`arena.server.start_server`) keeps `--games` games of
    `--players` random bots running; the bots are `sdk.runner` sessions (`--bots` of them, spread
-   over `--bot-processes` processes, each seated in games up to its capacity).
+   over `--bot-processes` processes, each seated in games up to its capacity) with the SDK's
+   defaults: they compute legal actions themselves unless `--legal-actions` has the arena list them.
 
 Reported: round trips (decisions) per second, server CPU per round trip (decision), the round
 trip seen by the server (request written to answer read) p50/p99, the clients' CPU, and how many
@@ -250,7 +251,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternate the two phases this many times")
     parser.add_argument("--bots", type=int, default=16)
     parser.add_argument("--bot-processes", type=int, default=2)
-    parser.add_argument("--no-legal-actions", action="store_true", help="bots compute legal actions themselves")
+    parser.add_argument(
+        "--legal-actions", action="store_true",
+        help="bots ask the arena to list legal actions (the SDK's default computes them itself)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
@@ -262,7 +266,7 @@ def main() -> None:
         base = asyncio.run(baseline(args.games, args.seconds))
         print(base.line(f"baseline ping-pong, {args.games} streams"), flush=True)
         got = asyncio.run(
-            arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, not args.no_legal_actions)
+            arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, args.legal_actions)
         )
         print(got.line(f"arena, {args.games} games x {args.players} bots"), flush=True)
         throughput.append(got.per_second / base.per_second)

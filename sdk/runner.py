@@ -254,7 +254,7 @@ async def run_async(
     target: str = DEFAULT_TARGET,
     token: str,
     capacity: int = 4,
-    want_legal_actions: bool = True,
+    want_legal_actions: bool = False,
     max_games: int | None = None,
     backoff: Backoff = Backoff(),
 ) -> int:
@@ -262,6 +262,10 @@ async def run_async(
 
     Returns the number of games finished. Raises ArenaRefused if the arena rejects the token or
     the Hello, or another process takes the bot's session over.
+
+    The bot's `obs.legal_actions` are computed here with the engine (lazily) unless
+    `want_legal_actions` asks the arena to list them in every request: the same list either way,
+    but listing them is most of the arena's work per decision (docs/benchmarks.md).
     """
     if max_games is not None:
         capacity = max(1, min(capacity, max_games))
@@ -295,7 +299,7 @@ def run(
     target: str = DEFAULT_TARGET,
     token: str,
     capacity: int = 4,
-    want_legal_actions: bool = True,
+    want_legal_actions: bool = False,
     max_games: int | None = None,
 ) -> int:
     """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
