@@ -11,8 +11,9 @@ free-for-all games of one-player teams: about ten times faster and bit-identical
 `TrueSkill.rate`, which the tests keep as the oracle.
 
 At extreme ratings TrueSkill's default backend can raise FloatingPointError (mpmath would avoid it
-but is not a dependency). `rate_game` then leaves the ratings of that game unchanged and logs a
-warning: a game must never fail to commit for numeric reasons, and recomputation from the records
+but is not a dependency), or fail in plain arithmetic (a negative precision makes `math.sqrt`
+raise ValueError; division by zero, overflow). `rate_game` then leaves the ratings of that game
+unchanged and logs a warning: a game must never fail to commit for numeric reasons, and recomputation from the records
 takes the same path, so stored and recomputed ratings still agree.
 """
 
@@ -49,8 +50,8 @@ def rate_game(
 ) -> dict[Bot, Rating]:
     """The ratings after one free-for-all game; lower rank is better, equal ranks are draws.
 
-    `current` and `ranks` have the same keys (the game's bots). On FloatingPointError the ratings
-    are returned unchanged (see the module docstring).
+    `current` and `ranks` have the same keys (the game's bots). When the arithmetic fails the
+    ratings are returned unchanged (see the module docstring).
     """
     bots = list(current)
     if set(bots) != set(ranks):
@@ -59,7 +60,7 @@ def rate_game(
         rated = rate_free_for_all(
             env, [(current[b].mu, current[b].sigma) for b in bots], [ranks[b] for b in bots]
         )
-    except FloatingPointError as exc:
+    except (ArithmeticError, ValueError) as exc:  # the game's shape is checked: this is numeric
         log.warning("TrueSkill could not rate a game (%s); ratings of %s left unchanged", exc, bots)
         return dict(current)
     return {b: Rating(mu, sigma) for b, (mu, sigma) in zip(bots, rated)}

@@ -74,7 +74,7 @@ def same(a: Outcome, b: Outcome) -> bool:
 @example(([Rating(-200, 1), Rating(200, 1)], [1, 2]))  # the underdog wins: w_win gives up
 @example(([Rating(-200, 1), Rating(200, 1)], [1, 1]))  # a draw this far apart: w_draw gives up
 @example(([Rating(), Rating(), Rating(-300, 1), Rating(300, 1), Rating()], [1, 2, 3, 4, 5]))
-# a negative precision: math.sqrt raises ValueError in both, which rate_game does not catch
+# a negative precision: math.sqrt raises ValueError in both
 @example(([Rating(24, 8.3), Rating(25, 1.7), Rating(226, 1.5), Rating(), Rating(25, 1.3)], [5, 3, 5, 1, 1]))
 def test_bit_identical_to_the_library(game: tuple[list[Rating], list[int]]) -> None:
     env = arena_env()
@@ -148,3 +148,16 @@ def test_unsupported_environments_and_games_are_refused() -> None:
         rate_free_for_all(arena_env(), [(25, 8)], [1])
     with pytest.raises(ValueError, match="ranks"):
         rate_free_for_all(arena_env(), [(25, 8), (25, 8)], [1])
+
+
+def test_a_game_whose_arithmetic_fails_is_left_unrated(caplog: pytest.LogCaptureFixture) -> None:
+    """Found with the example above: not a FloatingPointError, yet the game must still commit."""
+    current = [Rating(24, 8.3), Rating(25, 1.7), Rating(226, 1.5), Rating(), Rating(25, 1.3)]
+    ranks = [5, 3, 5, 1, 1]
+    with pytest.raises(ValueError, match="math domain"):
+        arena_env().rate([(r,) for r in current], ranks=ranks)
+    bots = {f"b{i}": r for i, r in enumerate(current)}
+    with caplog.at_level(logging.WARNING, logger="arena.ratings"):
+        after = rate_game(arena_env(), bots, {f"b{i}": rank for i, rank in enumerate(ranks)})
+    assert after == bots
+    assert "left unchanged" in caplog.text
