@@ -259,6 +259,9 @@ def main() -> None:
     logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
 
+    from arena.server import tune_gc
+
+    tune_gc()  # as the arena process does: both phases run with it
     print("command: python", " ".join(sys.argv))
     print(f"protobuf backend {api_implementation.Type()}, grpcio {grpc.__version__}, {os.cpu_count()} cores")
     throughput, cpu = [], []
