@@ -18,16 +18,17 @@ process taking over the bot's session, stops the runner with `ArenaRefused`.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import random
 import signal
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
 
-from .bot import Bot, resolve
+from .bot import Bot
 from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, set_key, table_rules
 from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
@@ -157,30 +158,47 @@ class _Session:
             log.warning("arena: %s (%s)", msg.message, msg.code.value)
 
     def _answer(self, state: _GameState, req: DecisionRequest) -> None:
-        """Send the answer again if there is one (a resent request), else ask the bot."""
+        """Send the answer again if there is one (a resent request), else ask the bot: a sync bot
+        answers at once (it would block the loop in a task just the same), an async one in a task
+        of its own, so a slow decision in one game does not hold up the others."""
         answer = state.answers.get(req.request_id)
         if answer is not None:
             self.outbox.put_nowait(Decision(req.game_id, req.request_id, answer))
-        elif req.request_id not in state.thinking:
-            state.thinking.add(req.request_id)
-            task = asyncio.create_task(self._think(state, req))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-
-    async def _think(self, state: _GameState, req: DecisionRequest) -> None:
+            return
+        if req.request_id in state.thinking:
+            return
         obs = req.observation.with_history(state.history)
         if not obs.legal_actions:
             obs = Observation(obs.seat, obs.hand, local_legal_actions(obs), obs.table)
         try:
-            if req.kind is DecisionKind.FLIP:
-                action: Action = Flip(bool(await resolve(self.bot.flip(obs))))
-            else:
-                action = await resolve(self.bot.choose(obs))  # type: ignore[assignment]
+            value = self.bot.flip(obs) if req.kind is DecisionKind.FLIP else self.bot.choose(obs)
         except Exception:
-            log.exception("game %s: the bot failed on request %d; the arena will time it out", req.game_id, req.request_id)
+            self._failed(req)
+            return
+        if not inspect.isawaitable(value):
+            self._send_answer(state, req, value)
+            return
+        state.thinking.add(req.request_id)
+        task = asyncio.create_task(self._await_answer(state, req, value))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _await_answer(self, state: _GameState, req: DecisionRequest, value: Awaitable[object]) -> None:
+        try:
+            answer = await value
+        except Exception:
+            self._failed(req)
             return
         finally:
             state.thinking.discard(req.request_id)
+        self._send_answer(state, req, answer)
+
+    @staticmethod
+    def _failed(req: DecisionRequest) -> None:
+        log.exception("game %s: the bot failed on request %d; the arena will time it out", req.game_id, req.request_id)
+
+    def _send_answer(self, state: _GameState, req: DecisionRequest, answer: object) -> None:
+        action = Flip(bool(answer)) if req.kind is DecisionKind.FLIP else answer
         if not isinstance(action, ACTION_TYPES):
             log.error("game %s: the bot returned %r, not an action; the arena will time it out", req.game_id, action)
             return

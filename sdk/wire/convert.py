@@ -56,8 +56,18 @@ ERROR_FROM_PB = {v: k for k, v in ERROR_TO_PB.items()}
 # ---- cards and actions (shared with the arena) -------------------------------------------------
 
 
+_CARDS = {(top, bottom): Card(top, bottom) for top in range(1, 11) for bottom in range(1, 11)}
+"""Every possible card, made once: a lookup is several times cheaper than building a Card."""
+
+
+def card_from_pb(card: game_pb.Card) -> Card:
+    return _CARDS.get((card.top, card.bottom)) or Card(card.top, card.bottom)
+
+
 def cards_from_pb(cards: Iterable[game_pb.Card]) -> tuple[Card, ...]:
-    return tuple([Card(c.top, c.bottom) for c in cards])
+    """`card_from_pb` of each, inlined: hands and sets are decoded for every request."""
+    get = _CARDS.get
+    return tuple([get((c.top, c.bottom)) or Card(c.top, c.bottom) for c in cards])
 
 
 def fill_cards(field: RepeatedCompositeFieldContainer[game_pb.Card], cards: Iterable[Card]) -> None:
@@ -147,7 +157,7 @@ def _observation_from_pb(msg: game_pb.Observation, legal: tuple[Action, ...]) ->
 
 
 def _scouted_from_pb(msg: game_pb.Scouted) -> Scouted:
-    return Scouted(msg.seat, END_FROM_PB[msg.end], msg.flip, Card(msg.card.top, msg.card.bottom), msg.position)
+    return Scouted(msg.seat, END_FROM_PB[msg.end], msg.flip, card_from_pb(msg.card), msg.position)
 
 
 def _shown_from_pb(msg: game_pb.Shown) -> Shown:

@@ -1,13 +1,16 @@
-"""Runner pieces that need no server: legal actions rebuilt from an observation, back-off."""
+"""Runner pieces that need no server: legal actions rebuilt from an observation, back-off, answers."""
 
 import asyncio
+import logging
 import random
+from collections.abc import Callable
 
 import grpc
 import pytest
 
-from sdk import runner
-from sdk.engine import Game, observe
+from sdk import Action, Bot, Observation, runner
+from sdk.engine import Flip, Game, observe
+from sdk.protocol import Decision, DecisionKind, DecisionRequest, GameStarted, PublicEvent
 from sdk.runner import Backoff, local_legal_actions
 from tests.protocol.bot_process import RandomBot
 
@@ -51,3 +54,60 @@ def test_backoff_restarts_after_a_connection_the_arena_welcomed(monkeypatch: pyt
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(runner.run_async(RandomBot(delay=0.0), target="127.0.0.1:9", token="t", backoff=Recorded()))
     assert attempts == [0, 1, 0, 1]
+
+
+class SyncBot(Bot):
+    """Answers with whatever `answer` gives it: an action, garbage, or an exception."""
+
+    def __init__(self, answer: Callable[[Observation], object]) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def choose(self, obs: Observation) -> Action:
+        return self.answer(obs)  # type: ignore[return-value]
+
+
+def asked(bot: Bot) -> tuple[runner._Session, DecisionRequest]:
+    """A session that has received one action request of a started game."""
+    game = Game(3, 5)
+    for seat in game.awaiting:
+        game.apply(seat, Flip(False))
+    seat = game.to_move
+    session = runner._Session(bot, capacity=1, want_legal_actions=False, max_games=None)
+    session.handle(GameStarted("g", seat, ("a", "b", "c"), 1000, 0))
+    for seq, event in enumerate(game.events):
+        session.handle(PublicEvent("g", seq, event))
+    req = DecisionRequest("g", 7, DecisionKind.ACTION, observe(game, seat, with_legal_actions=False), 1000, 0)
+    return session, req
+
+
+def test_a_sync_bot_answers_at_once_with_the_history_and_local_legal_actions() -> None:
+    seen: list[Observation] = []
+    session, req = asked(SyncBot(lambda obs: seen.append(obs) or obs.legal_actions[0]))
+    session.handle(req)
+    assert session.outbox.get_nowait() == Decision("g", 7, seen[0].legal_actions[0])
+    assert not session.tasks
+    assert len(seen[0].table.history) == len(req.observation.table.history) > 0
+    assert list(seen[0].legal_actions) == list(local_legal_actions(req.observation))
+
+
+@pytest.mark.parametrize("answer", [lambda obs: "show me", lambda obs: 1 / 0])
+def test_a_sync_bot_without_an_action_sends_nothing(answer: Callable[[Observation], object],
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """The arena's clock then forfeits the seat (docs/bot-guide.md); the runner must not crash."""
+    session, req = asked(SyncBot(answer))
+    with caplog.at_level(logging.ERROR, logger="sdk.runner"):
+        session.handle(req)
+    assert session.outbox.empty() and not session.tasks
+    assert "the arena will time it out" in caplog.text
+
+
+def test_an_async_bot_answers_from_a_task() -> None:
+    async def scenario() -> Decision:
+        session, req = asked(RandomBot(delay=0.0))
+        session.handle(req)
+        assert len(session.tasks) == 1 and session.outbox.empty()
+        return await asyncio.wait_for(session.outbox.get(), 5)
+
+    decision = asyncio.run(scenario())
+    assert decision.game_id == "g" and decision.request_id == 7
