@@ -42,13 +42,17 @@ from .referee import Limits
 from .replay import replay_lines
 from .server import ArenaServer, ServerConfig, serve as serve_arena
 from .store import GameStatus
-from .tournament_settings import DEFAULT_ABSENT_WAIT_MS, FailurePolicy, TournamentSettings
-from .views import bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table
+from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
+from .views import (
+    bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table, voided_lines,
+)
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 ADMIN_TOKEN_VARIABLE = "SCOUT_ARENA_ADMIN_TOKEN"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+_POLICY = FailurePolicy()
+"""The failure policy's defaults, shown by `tournament create --help`."""
 
 
 class _ArenaGroup(OneLineGroup):
@@ -190,15 +194,34 @@ def tournament_create(
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and every deal (default: random).")] = None,
     absent_wait_ms: Annotated[
         int, typer.Option(help="How long a bot absent when its game is due is waited for before it forfeits.")
-    ] = DEFAULT_ABSENT_WAIT_MS,
-    grace_ms: Annotated[int, typer.Option(help="How long a bot cut off mid-game may take to come back.")] = Limits().grace_ms,
-    time_bank_ms: Annotated[int, typer.Option(help="Extra time per seat per game.")] = Limits().time_bank_ms,
-    max_invalid: Annotated[int, typer.Option(help="Illegal answers to one request that forfeit the seat.")] = Limits().max_invalid,
+    ] = _POLICY.absent_wait_ms,
+    grace_ms: Annotated[int, typer.Option(help="How long a bot cut off mid-game may take to come back.")] = _POLICY.grace_ms,
+    time_bank_ms: Annotated[int, typer.Option(help="Extra time per seat per game.")] = _POLICY.time_bank_ms,
+    max_invalid: Annotated[int, typer.Option(help="Illegal answers to one request that forfeit the seat.")] = _POLICY.max_invalid,
+    on_timeout: Annotated[
+        FailureAction, typer.Option(help="A seat that times out: forfeit it, or void the game and play it again.")
+    ] = _POLICY.on_timeout,
+    on_illegal: Annotated[
+        FailureAction, typer.Option(help="A seat forfeited for illegal answers: forfeit it, or void and replay.")
+    ] = _POLICY.on_illegal,
+    on_disconnect: Annotated[
+        FailureAction, typer.Option(help="A seat whose bot dropped out mid-game: forfeit it, or void and replay.")
+    ] = _POLICY.on_disconnect,
+    on_absent: Annotated[
+        FailureAction, typer.Option(help="A seat whose bot was absent at the start: forfeit it, or void and replay.")
+    ] = _POLICY.on_absent,
+    max_replays: Annotated[
+        int, typer.Option(help="Times one game may be voided and replayed; then its failures forfeit.")
+    ] = _POLICY.max_replays,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
 ) -> None:
-    policy = FailurePolicy(absent_wait_ms, grace_ms, time_bank_ms, max_invalid)
+    policy = FailurePolicy(
+        absent_wait_ms=absent_wait_ms, grace_ms=grace_ms, time_bank_ms=time_bank_ms, max_invalid=max_invalid,
+        on_timeout=on_timeout, on_illegal=on_illegal, on_disconnect=on_disconnect, on_absent=on_absent,
+        max_replays=max_replays,
+    )
     settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
                                   seed, policy)
     with arena(server, db, admin_token, admin=True) as client:
@@ -284,7 +307,7 @@ def games_show(
     with arena(server, db) as client:
         detail = client.game(game_id)
     console = Console(highlight=False)
-    for line in (game_header(detail.info), *replay_lines(detail)):
+    for line in (game_header(detail.info), *voided_lines(detail.voided), *replay_lines(detail)):
         console.print(line, markup=False, soft_wrap=True)
 
 

@@ -9,6 +9,7 @@ command shows the same thing whether it reads a database or a server. Next to `a
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -18,9 +19,9 @@ from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
 
 from .errors import InvalidSetting
 from .ratings import RatingRow
-from .results import ForfeitCause, SeatResult
-from .store import Bot, GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus
-from .tournament_settings import FailurePolicy, TournamentSettings
+from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult
+from .store import Bot, GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus, VoidedAttempt
+from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 
 TOURNAMENT_STATUS_TO_PB = {
     TournamentStatus.SCHEDULED: pb.TOURNAMENT_STATUS_SCHEDULED,
@@ -41,7 +42,16 @@ CAUSE_TO_PB = {
     ForfeitCause.ABSENT: pb.FORFEIT_CAUSE_ABSENT,
 }
 CAUSE_FROM_PB = {v: k for k, v in CAUSE_TO_PB.items()}
-_POLICY_FIELDS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid")
+DECISION_TO_PB = {
+    PolicyDecision.FORFEIT: pb.POLICY_DECISION_FORFEIT,
+    PolicyDecision.VOID: pb.POLICY_DECISION_VOID,
+    PolicyDecision.CAP_REACHED: pb.POLICY_DECISION_VOID_CAP_REACHED,
+}
+DECISION_FROM_PB = {v: k for k, v in DECISION_TO_PB.items()}
+ACTION_TO_PB = {FailureAction.FORFEIT: pb.FAILURE_ACTION_FORFEIT, FailureAction.VOID: pb.FAILURE_ACTION_VOID}
+ACTION_FROM_PB = {v: k for k, v in ACTION_TO_PB.items()}
+_POLICY_NUMBERS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "max_replays")
+_POLICY_ACTIONS = tuple(f"on_{cause.value}" for cause in ForfeitCause)
 
 
 # ---- times ------------------------------------------------------------------------------------------
@@ -66,7 +76,22 @@ def _optional_datetime(msg: object, field: str) -> datetime | None:
 
 
 def _policy_to_pb(policy: FailurePolicy) -> pb.FailurePolicy:
-    return pb.FailurePolicy(**policy.to_json())
+    msg = pb.FailurePolicy(**{f: getattr(policy, f) for f in _POLICY_NUMBERS})
+    for f in _POLICY_ACTIONS:
+        setattr(msg, f, ACTION_TO_PB[getattr(policy, f)])
+    return msg
+
+
+def _policy_from_pb(msg: pb.FailurePolicy) -> dict[str, Any]:
+    """The fields set in `msg`, as `FailurePolicy.from_json` reads them; InvalidSetting names an
+    action that is neither forfeit nor void."""
+    data: dict[str, Any] = {f: getattr(msg, f) for f in _POLICY_NUMBERS if msg.HasField(f)}
+    for f in _POLICY_ACTIONS:
+        if msg.HasField(f):
+            if getattr(msg, f) not in ACTION_FROM_PB:
+                raise InvalidSetting(f"{f} must be FAILURE_ACTION_FORFEIT or FAILURE_ACTION_VOID")
+            data[f] = ACTION_FROM_PB[getattr(msg, f)].value
+    return data
 
 
 def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
@@ -88,8 +113,7 @@ def settings_from_pb(msg: pb.CreateTournamentRequest) -> TournamentSettings:
     """The request's settings, unset policy fields taking the defaults; InvalidSetting if bad."""
     if not msg.HasField("starts_at"):
         raise InvalidSetting("a tournament needs a start time (starts_at)")
-    given = msg.failure_policy
-    policy = FailurePolicy(**{f: getattr(given, f) for f in _POLICY_FIELDS if given.HasField(f)})
+    policy = FailurePolicy.from_json(_policy_from_pb(msg.failure_policy))
     return TournamentSettings(
         name=msg.name,
         table_size=msg.table_size,
@@ -127,7 +151,6 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
 
 
 def tournament_from_pb(msg: pb.Tournament) -> Tournament:
-    policy = msg.failure_policy
     return Tournament(
         id=msg.id,
         name=msg.name,
@@ -138,7 +161,7 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         concurrency=msg.concurrency,
         seed=msg.seed,
         status=TOURNAMENT_STATUS_FROM_PB[msg.status],
-        failure_policy={f: getattr(policy, f) for f in _POLICY_FIELDS} if msg.HasField("failure_policy") else None,
+        failure_policy=_policy_from_pb(msg.failure_policy) if msg.HasField("failure_policy") else None,
         created_at=_datetime(msg.created_at),
         started_at=_optional_datetime(msg, "started_at"),
         finished_at=_optional_datetime(msg, "finished_at"),
@@ -228,23 +251,46 @@ def seat_result_to_pb(s: SeatResult) -> pb.SeatResult:
     msg = pb.SeatResult(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
     if s.forfeit is not None and s.cause is not None:
         msg.forfeit, msg.cause = s.forfeit, CAUSE_TO_PB[s.cause]
+    if s.policy is not None:
+        msg.policy = DECISION_TO_PB[s.policy]
     return msg
 
 
 def seat_result_from_pb(msg: pb.SeatResult) -> SeatResult:
     if not msg.HasField("forfeit"):
         return SeatResult(msg.seat, msg.bot, msg.points, msg.rank)
-    return SeatResult(msg.seat, msg.bot, msg.points, msg.rank, msg.forfeit, CAUSE_FROM_PB[msg.cause])
+    policy = DECISION_FROM_PB[msg.policy] if msg.HasField("policy") else None
+    return SeatResult(msg.seat, msg.bot, msg.points, msg.rank, msg.forfeit, CAUSE_FROM_PB[msg.cause], policy)
+
+
+def _voided_to_pb(voided: VoidedAttempt) -> pb.VoidedAttempt:
+    return pb.VoidedAttempt(
+        attempt=voided.attempt,
+        voided_at=_timestamp(voided.voided_at),
+        seats=[seat_result_to_pb(s) for s in voided.result.seats],
+        record_json=voided.result.record.to_json(),
+    )
+
+
+def _voided_from_pb(msg: pb.VoidedAttempt) -> VoidedAttempt:
+    result = GameResult(GameRecord.from_json(msg.record_json), tuple(seat_result_from_pb(s) for s in msg.seats))
+    return VoidedAttempt(msg.attempt, _datetime(msg.voided_at), result)
 
 
 def game_detail_to_pb(detail: GameDetail) -> pb.ShowGameResponse:
     return pb.ShowGameResponse(
-        game=game_info_to_pb(detail.info), record_json=detail.record.to_json() if detail.record is not None else ""
+        game=game_info_to_pb(detail.info),
+        record_json=detail.record.to_json() if detail.record is not None else "",
+        voided_attempts=[_voided_to_pb(v) for v in detail.voided],
     )
 
 
 def game_detail_from_pb(msg: pb.ShowGameResponse) -> GameDetail:
-    return GameDetail(game_info_from_pb(msg.game), GameRecord.from_json(msg.record_json) if msg.record_json else None)
+    return GameDetail(
+        game_info_from_pb(msg.game),
+        GameRecord.from_json(msg.record_json) if msg.record_json else None,
+        tuple(_voided_from_pb(v) for v in msg.voided_attempts),
+    )
 
 
 def games_request_to_pb(tournament: str | None, status: GameStatus | None) -> pb.ListGamesRequest:

@@ -2,16 +2,22 @@
 
 Each line holds `id`, `tournament`, `table` and `game` (its place in the schedule), `seed`,
 `attempts`, `started_at` and `finished_at` (ISO 8601, UTC), `seats` (bot names in seat order),
-`results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null),
-`end_reasons` (per round) and `record`: the engine's full game record (`GameRecord.to_dict`),
-which `sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again move by move.
+`results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null -, `cause` -
+timeout, illegal, disconnect or absent, or null - and `policy` - what the failure policy did with
+the forfeit: forfeit or void-cap-reached, or null), `end_reasons` (per round), `record`: the
+engine's full game record (`GameRecord.to_dict`), which
+`sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again move by move, and
+`voided_attempts`: the attempts the failure policy voided, oldest first, each with `attempt`,
+`voided_at`, `results` (as above; a failing seat's `policy` is void, or forfeit for a cause the
+policy forfeits that failed in the same attempt) and `record`. With them a tournament can be
+re-rated under another failure policy.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
+from typing import Any
 
 from sqlmodel import Session
 
@@ -33,12 +39,22 @@ def game_line(detail: store.GameDetail) -> str:
             "started_at": info.started_at.isoformat(),
             "finished_at": info.finished_at.isoformat(),
             "seats": list(info.seats),
-            "results": [asdict(s) for s in info.results],
+            "results": [s.to_json() for s in info.results],
             "end_reasons": list(info.end_reasons),
             "record": detail.record.to_dict(),
+            "voided_attempts": [_voided(v) for v in detail.voided],
         },
         separators=(",", ":"),
     )
+
+
+def _voided(voided: store.VoidedAttempt) -> dict[str, Any]:
+    return {
+        "attempt": voided.attempt,
+        "voided_at": voided.voided_at.isoformat(),
+        "results": [s.to_json() for s in voided.result.seats],
+        "record": voided.result.record.to_dict(),
+    }
 
 
 def export_games(*, session: Session, tournament: str | None = None) -> Iterator[str]:

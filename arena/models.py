@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bump when the tables change; `arena.db.create_schema` refuses a database of another version."""
 
 
@@ -132,8 +132,8 @@ class ScheduledTableRow(SQLModel, table=True):
 class GameRow(SQLModel, table=True):
     """One game of a scheduled table. `record` (the engine's JSON) is set when it finishes.
 
-    `attempts` counts how often it was started: more than one means an interrupted attempt was
-    voided and the game replayed. `commit_seq` orders finished games as their ratings were applied.
+    `attempts` counts how often it was started: more than one means an earlier attempt was
+    interrupted, or voided by the failure policy (`voided_attempts`), and the game replayed. `commit_seq` orders finished games as their ratings were applied.
     """
 
     __tablename__ = "games"
@@ -159,7 +159,8 @@ class GameRow(SQLModel, table=True):
 
 class SeatResultRow(SQLModel, table=True):
     """One seat of a finished game. `forfeit` is why the seat was forfeited, or NULL;
-    `forfeit_cause` (an `arena.results.ForfeitCause` value) classifies it."""
+    `forfeit_cause` (an `arena.results.ForfeitCause` value) classifies it, and `policy` (an
+    `arena.results.PolicyDecision` value) is what the tournament's failure policy did with it."""
 
     __tablename__ = "seat_results"
 
@@ -170,6 +171,24 @@ class SeatResultRow(SQLModel, table=True):
     rank: int
     forfeit: str | None = Field(default=None, sa_type=sa.Text)
     forfeit_cause: str | None = Field(default=None, max_length=16)
+    policy: str | None = Field(default=None, max_length=24)
+
+
+class VoidedAttemptRow(SQLModel, table=True):
+    """An attempt at a game that the failure policy voided: not rated, kept so the tournament can
+    be re-rated under another policy. `seats` holds every seat's result in seat order, as JSON
+    objects with `seat`, `bot`, `points`, `rank`, `forfeit`, `cause` and `policy`; `attempt` is
+    the game's attempt number (`games.attempts` when it was voided)."""
+
+    __tablename__ = "voided_attempts"
+    __table_args__ = (sa.UniqueConstraint("game_id", "attempt"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    attempt: int
+    record: str = Field(sa_type=sa.Text)
+    seats: list[dict[str, Any]] = Field(sa_type=sa.JSON)
+    voided_at: datetime = Field(sa_type=UTCDateTime)
 
 
 class BotRatingRow(SQLModel, table=True):

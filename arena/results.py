@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from sdk.engine import GameRecord, competition_ranks
 
@@ -22,10 +23,25 @@ class ForfeitCause(Enum):
     """The bot was not connected when the game began (it crashed at start, or never came)."""
 
 
+class PolicyDecision(Enum):
+    """What a tournament's failure policy did with a forfeited seat. Stored with the result, beside
+    the cause, so a tournament can be re-rated later under another policy."""
+
+    FORFEIT = "forfeit"
+    """The policy forfeits this cause: the seat ranks last and the game counts."""
+    VOID = "void"
+    """The policy voids this cause: the attempt was voided and the game played again (only in
+    voided attempts)."""
+    CAP_REACHED = "void-cap-reached"
+    """The policy voids this cause, but the game had been voided `max_replays` times already, so
+    the seat forfeited and the game counts: a tournament always ends."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatResult:
     """One seat's result. `forfeit` is the reason the seat was forfeited, or None; `cause`
-    classifies it and is set exactly when `forfeit` is."""
+    classifies it and is set exactly when `forfeit` is. `policy` is the tournament's decision on
+    that failure (`FailurePolicy.judge`); None outside tournaments and for seats that played on."""
 
     seat: int
     bot: str
@@ -33,10 +49,30 @@ class SeatResult:
     rank: int
     forfeit: str | None = None
     cause: ForfeitCause | None = None
+    policy: PolicyDecision | None = None
 
     def __post_init__(self) -> None:
         if (self.forfeit is None) != (self.cause is None):
             raise ValueError("a forfeited seat needs both a reason and a cause, any other seat neither")
+        if self.forfeit is None and self.policy is not None:
+            raise ValueError("only a forfeited seat has a failure policy decision")
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain JSON object: the fields by name, enums by value (exports, voided attempts)."""
+        return {
+            "seat": self.seat, "bot": self.bot, "points": self.points, "rank": self.rank,
+            "forfeit": self.forfeit,
+            "cause": None if self.cause is None else self.cause.value,
+            "policy": None if self.policy is None else self.policy.value,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatResult:
+        cause, policy = data["cause"], data["policy"]
+        return cls(
+            data["seat"], data["bot"], data["points"], data["rank"], data["forfeit"],
+            None if cause is None else ForfeitCause(cause), None if policy is None else PolicyDecision(policy),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +81,11 @@ class GameResult:
 
     record: GameRecord
     seats: tuple[SeatResult, ...]
+
+    @property
+    def voided(self) -> bool:
+        """Whether the failure policy voided this attempt: the game is to be played again."""
+        return any(s.policy is PolicyDecision.VOID for s in self.seats)
 
 
 def final_ranks(points: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, ...]:

@@ -56,18 +56,19 @@ from .models import (
     SeatResultRow,
     TournamentRow,
     TournamentStatus,
+    VoidedAttemptRow,
 )
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
-from .results import ForfeitCause, GameResult, SeatResult, final_ranks
+from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
 
 __all__ = [
     "Bot", "GameCounts", "GameDetail", "GameInfo", "GameStatus", "GameToPlay", "RatingUpdate",
-    "Registration", "Tournament", "TournamentStatus", "authenticate", "commit_game",
+    "Registration", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate", "commit_game",
     "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
     "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
     "register_bot", "show_game", "show_schedule", "show_tournament", "start_tournament",
-    "void_interrupted_games",
+    "void_attempt", "void_interrupted_games",
 ]
 
 MAX_NAME_LENGTH = 64
@@ -140,6 +141,8 @@ class GameToPlay:
     seed: int
     seats: tuple[str, ...]
     move_limit_ms: int
+    voided: int = 0
+    """How many of its attempts the failure policy voided so far (its `max_replays` caps them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +165,23 @@ class GameInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class VoidedAttempt:
+    """An attempt at a game voided by the failure policy: its record and every seat's result,
+    the failing ones with their cause and the policy's decision. Not rated."""
+
+    attempt: int
+    voided_at: datetime
+    result: GameResult
+
+
+@dataclass(frozen=True, slots=True)
 class GameDetail:
-    """A game with its full record (None until it is finished), for replays and export."""
+    """A game with its full record (None until it is finished), for replays and export, and its
+    attempts voided by the failure policy, oldest first."""
 
     info: GameInfo
     record: GameRecord | None
+    voided: tuple[VoidedAttempt, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,7 +452,7 @@ def next_games(
     has spread its games evenly. Oldest tournaments first.
     """
     query = (
-        select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms)
+        select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms, _VOIDED)
         .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
         .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
         .where(GameRow.status == GameStatus.SCHEDULED, TournamentRow.status == TournamentStatus.RUNNING)
@@ -450,7 +465,7 @@ def next_games(
         query = query.limit(limit)
     rows = session.exec(query).all()
     names = _bot_names(session)
-    return [_to_play(game, seats, name, limit_ms, names) for game, seats, name, limit_ms in rows]
+    return [_to_play(game, seats, name, limit_ms, voided, names) for game, seats, name, limit_ms, voided in rows]
 
 
 def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
@@ -469,13 +484,13 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
             if game is None:
                 raise UnknownGame(f"there is no game {game_id}")
             raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
-        game, seats, name, limit_ms = session.exec(
-            select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms)
+        game, seats, name, limit_ms, voided = session.exec(
+            select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms, _VOIDED)
             .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
             .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
             .where(GameRow.id == game_id)
         ).one()
-        to_play = _to_play(game, seats, name, limit_ms, _bot_names(session))
+        to_play = _to_play(game, seats, name, limit_ms, voided, _bot_names(session))
         session.commit()
     except BaseException:
         session.rollback()
@@ -491,7 +506,9 @@ def commit_game(
     The game must be running (`mark_game_running`); committing it again raises
     GameAlreadyFinished and changes nothing. A result that does not fit the scheduled game raises
     ResultMismatch. Ranks are recomputed from points and forfeits (forfeiters last) and must
-    agree with the result's. When it is the tournament's last game, the tournament finishes.
+    agree with the result's; every forfeited seat carries the failure policy's decision (FORFEIT
+    or CAP_REACHED; a voided attempt goes to `void_attempt`), stored beside its cause so the game
+    can be re-rated later. When it is the tournament's last game, the tournament finishes.
     Returns the rating changes, tournament scope first, each in seat order.
 
     Written with prepared Core statements on the session's connection: the ORM's per-statement
@@ -520,6 +537,7 @@ def commit_game(
         names = {row.bot_id: row.name for row in rating_rows}
         seated = tuple(names[b] for b in seat_ids)
         ranks = _checked_ranks(game_id, result, seated, seed)
+        _check_decisions(game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED))
         points = {s.bot: s.points for s in result.seats}
         env = arena_env()
         updates: list[RatingUpdate] = []
@@ -573,6 +591,7 @@ def commit_game(
                     "rank": s.rank,
                     "forfeit": s.forfeit,
                     "forfeit_cause": None if s.cause is None else s.cause.value,
+                    "policy": None if s.policy is None else s.policy.value,
                 }
                 for s in result.seats
             ],
@@ -583,6 +602,47 @@ def commit_game(
         session.rollback()
         raise
     return updates
+
+
+def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
+    """Store an attempt the failure policy voided (some seat's decision is VOID) and put the game
+    back to scheduled, to be played again from the same seed, in ONE transaction. Nothing is
+    rated. Returns how many attempts of the game are voided now.
+
+    The game must be running; a result that does not fit it raises ResultMismatch.
+    """
+    try:
+        claimed = session.exec(
+            sa.update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+            .values(status=GameStatus.SCHEDULED, started_at=None)
+            .returning(GameRow.attempts, GameRow.seed, GameRow.table_id)
+        ).first()
+        if claimed is None:
+            raise _not_committable(session, game_id)
+        attempt, seed, table_id = claimed
+        seats = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.id == table_id)).one()
+        names = _bot_names(session)
+        _checked_ranks(game_id, result, tuple(names[b] for b in seats), seed)
+        _check_decisions(game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.VOID))
+        if not result.voided:
+            raise ResultMismatch(f"game {game_id}: no seat's failure voids the attempt: commit it instead")
+        session.add(
+            VoidedAttemptRow(
+                game_id=game_id,
+                attempt=attempt,
+                record=result.record.to_json(),
+                seats=[s.to_json() for s in result.seats],
+                voided_at=_now(now),
+            )
+        )
+        session.flush()
+        voided = session.exec(select(sa.func.count()).where(VoidedAttemptRow.game_id == game_id)).one()
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return int(voided)
 
 
 def void_interrupted_games(*, session: Session, tournament: str | None = None) -> int:
@@ -634,7 +694,17 @@ def show_game(*, session: Session, game_id: int) -> GameDetail:
         raise UnknownGame(f"there is no game {game_id}")
     game = rows[0][0]
     record = None if game.record is None else GameRecord.from_json(game.record)
-    return GameDetail(_game_infos(session, rows)[0], record)
+    voided = tuple(
+        VoidedAttempt(
+            row.attempt,
+            row.voided_at,
+            GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
+        )
+        for row in session.exec(
+            select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
+        )
+    )
+    return GameDetail(_game_infos(session, rows)[0], record, voided)
 
 
 # -- ratings --------------------------------------------------------------------------------------
@@ -763,6 +833,13 @@ _UPDATE_RATING = (
 )
 _INSERT_HISTORY = sa.insert(RatingHistoryRow.__table__)  # type: ignore[attr-defined]
 _INSERT_SEATS = sa.insert(SeatResultRow.__table__)  # type: ignore[attr-defined]
+_VOIDED = (
+    sa.select(sa.func.count())
+    .where(VoidedAttemptRow.game_id == GameRow.id)
+    .correlate(GameRow)
+    .scalar_subquery()
+)
+"""How many attempts of the game in the enclosing query the failure policy voided."""
 _FINISH_TOURNAMENT = (
     sa.update(_tournaments_t)
     .where(
@@ -868,7 +945,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
 
 
 def _to_play(
-    game: GameRow, seats: list[int], tournament: str, limit_ms: int, names: Mapping[int, str]
+    game: GameRow, seats: list[int], tournament: str, limit_ms: int, voided: int, names: Mapping[int, str]
 ) -> GameToPlay:
     assert game.id is not None
     return GameToPlay(
@@ -879,6 +956,7 @@ def _to_play(
         seed=game.seed,
         seats=tuple(names[b] for b in seats),
         move_limit_ms=limit_ms,
+        voided=voided,
     )
 
 
@@ -896,6 +974,7 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
             SeatResult(
                 seat.seat, names[seat.bot_id], seat.points, seat.rank, seat.forfeit,
                 None if seat.forfeit_cause is None else ForfeitCause(seat.forfeit_cause),
+                None if seat.policy is None else PolicyDecision(seat.policy),
             )
         )
     out = []
@@ -956,6 +1035,17 @@ def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], se
         else:
             return dict(zip(seated, expected))
     raise ResultMismatch(f"game {game_id}: {problem}")
+
+
+def _check_decisions(game_id: int, result: GameResult, allowed: tuple[PolicyDecision, ...]) -> None:
+    """ResultMismatch unless every forfeited seat carries one of the `allowed` policy decisions."""
+    for s in result.seats:
+        if s.forfeit is not None and s.policy not in allowed:
+            expected = " or ".join(d.value for d in allowed)
+            raise ResultMismatch(
+                f"game {game_id}: forfeited seat {s.seat} needs the failure policy's decision ({expected}), "
+                f"not {None if s.policy is None else s.policy.value}"
+            )
 
 
 def _standing(row: BotRatingRow, name: str) -> Standing:

@@ -16,6 +16,12 @@
 * **Absent bots.** A bot that is not connected when its game is due is waited for up to the
   tournament's `absent_wait_ms`; then the game is played with its seat forfeited from the start
   (the reason is recorded), and so are its next games, at once, until it connects again.
+* **Failure policy.** A finished game with a forfeited seat is judged by the tournament's
+  `FailurePolicy`: each forfeit's cause either forfeits the seat, or voids the attempt. A voided
+  attempt is stored (`store.void_attempt`: record, seats, causes; not rated) and the same game is
+  played again from the same seed, in its place in the schedule, so the commit order and with it
+  the ratings stay a function of the seeds and the play. After `max_replays` voids of one game
+  its failures forfeit (`void-cap-reached`), so a tournament always ends.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
   from the same seeds. A game counts once it is committed, and is committed once. If a
@@ -37,7 +43,7 @@ from . import store
 from .asyncstore import AsyncStore
 from .errors import NotEnoughEntrants, TournamentAlreadyStarted
 from .referee import Limits, Referee
-from .results import GameResult
+from .results import GameResult, PolicyDecision
 from .sessions import SessionHub, Unavailable
 from .tournament_settings import FailurePolicy
 
@@ -150,7 +156,7 @@ class TournamentRunner:
                     if playing >= t.concurrency:
                         break
                     if slot.task is None and self._has_room(slot.game.seats):
-                        slot.task = self._start(slot.game, limits, policy.absent_wait_ms / 1000)
+                        slot.task = self._start(slot.game, policy, limits)
                         slot.task.add_done_callback(lambda _: changed.set())
                         playing += 1
                 if window and not (window[0].task is not None and window[0].task.done()):
@@ -175,12 +181,26 @@ class TournamentRunner:
                     return False
         return True
 
-    def _start(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> asyncio.Task[GameResult]:
+    def _start(self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits) -> asyncio.Task[GameResult]:
         self._reserved.update(game.seats)
-        return asyncio.create_task(self._play(game, limits, absent_wait_s), name=f"game {game.id}")
+        return asyncio.create_task(self._play(game, policy, limits), name=f"game {game.id}")
 
-    async def _play(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
-        """Mark the game running, wait for its absent bots (bounded), then play it."""
+    async def _play(self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits) -> GameResult:
+        """Play the game until an attempt counts: the result to commit, with the policy's decision
+        on each forfeit. An attempt the policy voids is stored and the game played again (its
+        seats reserved again, as when it was first started)."""
+        voided = game.voided
+        while True:
+            result = policy.judge(await self._attempt(game, limits, policy.absent_wait_ms / 1000), voided)
+            if not result.voided:
+                return result
+            voided = await self._db(store.void_attempt, game_id=game.id, result=result)
+            _log_void(game, result, voided, policy.max_replays)
+            self._reserved.update(game.seats)
+
+    async def _attempt(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
+        """Mark the game running, wait for its absent bots (bounded), then play it; the seats'
+        reservation ends when the referee seats them, or with the attempt."""
         reserved = True
         try:
             await self._db(store.mark_game_running, game_id=game.id)
@@ -218,10 +238,18 @@ class TournamentRunner:
         return {bot: f"absent: not connected within {wait_s:g} s of the game being due" for bot in missing}
 
 
+def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int) -> None:
+    failures = "; ".join(f"{s.bot} seat {s.seat}: {s.forfeit}" for s in result.seats if s.forfeit is not None)
+    log.warning("%s: game %d voided by the failure policy (%d of at most %d), playing it again: %s",
+                game.tournament, game.id, voided, cap, failures)
+
+
 def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
     seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
     log.info("%s: game %d (table %d, game %d) done [%d/%d]: %s", tournament, game.id, game.table_index,
              game.game_index, done, total, seats)
     for s in result.seats:
         if s.forfeit is not None:
-            log.warning("%s: game %d: %s forfeited seat %d: %s", tournament, game.id, s.bot, s.seat, s.forfeit)
+            capped = " (the game was voided as often as allowed)" if s.policy is PolicyDecision.CAP_REACHED else ""
+            log.warning("%s: game %d: %s forfeited seat %d%s: %s", tournament, game.id, s.bot, s.seat, capped,
+                        s.forfeit)

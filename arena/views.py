@@ -14,8 +14,15 @@ from rich.table import Table
 from rich.text import Text
 
 from .ratings import RatingRow
-from .store import Bot, GameInfo, Tournament
-from .tournament_settings import FailurePolicy
+from .results import ForfeitCause, PolicyDecision, SeatResult
+from .store import Bot, GameInfo, Tournament, VoidedAttempt
+from .tournament_settings import FailureAction, FailurePolicy
+
+
+_ACTIONS = {
+    FailureAction.FORFEIT: "forfeit the seat",
+    FailureAction.VOID: "void the game and play it again",
+}
 
 
 def when(moment: datetime | None) -> str:
@@ -57,10 +64,12 @@ def tournament_view(t: Tournament) -> RenderableType:
         ("move limit", f"{t.move_limit_ms} ms"),
         ("concurrency", f"{t.concurrency} games at once"),
         ("seed", str(t.seed)),
-        ("absent bots", f"waited for {policy.absent_wait_ms} ms, then forfeit"),
+        ("absent bots", f"waited for {policy.absent_wait_ms} ms"),
         ("disconnects", f"{policy.grace_ms} ms grace"),
         ("time bank", f"{policy.time_bank_ms} ms per game"),
-        ("invalid answers", f"{policy.max_invalid} forfeit a seat"),
+        ("invalid answers", f"{policy.max_invalid} to one request fail the seat"),
+        *((f"on {cause.value}", _ACTIONS[policy.action(cause)]) for cause in ForfeitCause),
+        ("replays", f"a game is voided at most {policy.max_replays} times, then its failures forfeit"),
         ("entrants", ", ".join(t.entrants) or "none yet"),
         ("progress", progress(t)),
     ):
@@ -109,16 +118,32 @@ def games_table(games: Sequence[GameInfo]) -> Table:
                          no_wrap=column != "seats: points (rank)")
     for g in games:
         if g.results:
-            seats = ", ".join(
-                f"{s.bot}: {s.points} ({s.rank}{', forfeit' if s.forfeit else ''})" for s in g.results
-            )
+            seats = ", ".join(f"{s.bot}: {s.points} ({s.rank}{_forfeit(s)})" for s in g.results)
         else:
             seats = ", ".join(g.seats)
         table.add_row(str(g.id), g.tournament, str(g.table_index), str(g.game_index), g.status.value, seats)
     return table
 
 
+def _forfeit(s: SeatResult) -> str:
+    """', forfeit' with its cause and, when it was not a plain forfeit, the policy's decision."""
+    if s.cause is None:
+        return ""
+    decision = "" if s.policy is None or s.policy is PolicyDecision.FORFEIT else f", {s.policy.value}"
+    return f", forfeit: {s.cause.value}{decision}"
+
+
 def game_header(g: GameInfo) -> str:
-    retried = f", played {g.attempts} times (interrupted attempts were voided)" if g.attempts > 1 else ""
+    retried = f", played {g.attempts} times (the others were interrupted or voided)" if g.attempts > 1 else ""
     return (f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
             f"seed {g.seed}, {len(g.seats)} players: {', '.join(g.seats)}{retried}")
+
+
+def voided_lines(voided: Sequence[VoidedAttempt]) -> list[str]:
+    """One line per attempt the failure policy voided: when, and who failed how."""
+    return [
+        f"Attempt {v.attempt} voided {when(v.voided_at)}: "
+        + "; ".join(f"{s.bot} (seat {s.seat}) {s.forfeit} [{s.policy.value if s.policy else '-'}]"
+                    for s in v.result.seats if s.forfeit is not None)
+        for v in voided
+    ]

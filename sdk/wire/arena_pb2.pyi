@@ -19,12 +19,25 @@ class ForfeitCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FORFEIT_CAUSE_DISCONNECT: _ClassVar[ForfeitCause]
     FORFEIT_CAUSE_ABSENT: _ClassVar[ForfeitCause]
 
+class PolicyDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    POLICY_DECISION_UNSPECIFIED: _ClassVar[PolicyDecision]
+    POLICY_DECISION_FORFEIT: _ClassVar[PolicyDecision]
+    POLICY_DECISION_VOID: _ClassVar[PolicyDecision]
+    POLICY_DECISION_VOID_CAP_REACHED: _ClassVar[PolicyDecision]
+
 class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_SCHEDULED: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_RUNNING: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
+
+class FailureAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FAILURE_ACTION_UNSPECIFIED: _ClassVar[FailureAction]
+    FAILURE_ACTION_FORFEIT: _ClassVar[FailureAction]
+    FAILURE_ACTION_VOID: _ClassVar[FailureAction]
 
 class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -37,10 +50,17 @@ FORFEIT_CAUSE_TIMEOUT: ForfeitCause
 FORFEIT_CAUSE_ILLEGAL: ForfeitCause
 FORFEIT_CAUSE_DISCONNECT: ForfeitCause
 FORFEIT_CAUSE_ABSENT: ForfeitCause
+POLICY_DECISION_UNSPECIFIED: PolicyDecision
+POLICY_DECISION_FORFEIT: PolicyDecision
+POLICY_DECISION_VOID: PolicyDecision
+POLICY_DECISION_VOID_CAP_REACHED: PolicyDecision
 TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_STATUS_SCHEDULED: TournamentStatus
 TOURNAMENT_STATUS_RUNNING: TournamentStatus
 TOURNAMENT_STATUS_FINISHED: TournamentStatus
+FAILURE_ACTION_UNSPECIFIED: FailureAction
+FAILURE_ACTION_FORFEIT: FailureAction
+FAILURE_ACTION_VOID: FailureAction
 GAME_STATUS_UNSPECIFIED: GameStatus
 GAME_STATUS_SCHEDULED: GameStatus
 GAME_STATUS_RUNNING: GameStatus
@@ -75,20 +95,22 @@ class PlayGameRequest(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., move_limit_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot", "points", "rank", "forfeit", "cause")
+    __slots__ = ("seat", "bot", "points", "rank", "forfeit", "cause", "policy")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     FORFEIT_FIELD_NUMBER: _ClassVar[int]
     CAUSE_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot: str
     points: int
     rank: int
     forfeit: str
     cause: ForfeitCause
-    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ..., cause: _Optional[_Union[ForfeitCause, str]] = ...) -> None: ...
+    policy: PolicyDecision
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ..., cause: _Optional[_Union[ForfeitCause, str]] = ..., policy: _Optional[_Union[PolicyDecision, str]] = ...) -> None: ...
 
 class PlayGameResponse(_message.Message):
     __slots__ = ("game_id", "seats", "round_end_reasons", "record_json")
@@ -103,16 +125,26 @@ class PlayGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., round_end_reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class FailurePolicy(_message.Message):
-    __slots__ = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid")
+    __slots__ = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "on_timeout", "on_illegal", "on_disconnect", "on_absent", "max_replays")
     ABSENT_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
     GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_INVALID_FIELD_NUMBER: _ClassVar[int]
+    ON_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    ON_ILLEGAL_FIELD_NUMBER: _ClassVar[int]
+    ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
+    ON_ABSENT_FIELD_NUMBER: _ClassVar[int]
+    MAX_REPLAYS_FIELD_NUMBER: _ClassVar[int]
     absent_wait_ms: int
     grace_ms: int
     time_bank_ms: int
     max_invalid: int
-    def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ...) -> None: ...
+    on_timeout: FailureAction
+    on_illegal: FailureAction
+    on_disconnect: FailureAction
+    on_absent: FailureAction
+    max_replays: int
+    def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ..., on_timeout: _Optional[_Union[FailureAction, str]] = ..., on_illegal: _Optional[_Union[FailureAction, str]] = ..., on_disconnect: _Optional[_Union[FailureAction, str]] = ..., on_absent: _Optional[_Union[FailureAction, str]] = ..., max_replays: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy")
@@ -334,13 +366,27 @@ class ShowGameRequest(_message.Message):
     id: int
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
+class VoidedAttempt(_message.Message):
+    __slots__ = ("attempt", "voided_at", "seats", "record_json")
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    attempt: int
+    voided_at: _timestamp_pb2.Timestamp
+    seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    record_json: str
+    def __init__(self, attempt: _Optional[int] = ..., voided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
 class ShowGameResponse(_message.Message):
-    __slots__ = ("game", "record_json")
+    __slots__ = ("game", "record_json", "voided_attempts")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     game: GameInfo
     record_json: str
-    def __init__(self, game: _Optional[_Union[GameInfo, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
+    voided_attempts: _containers.RepeatedCompositeFieldContainer[VoidedAttempt]
+    def __init__(self, game: _Optional[_Union[GameInfo, _Mapping]] = ..., record_json: _Optional[str] = ..., voided_attempts: _Optional[_Iterable[_Union[VoidedAttempt, _Mapping]]] = ...) -> None: ...
 
 class ExportGamesRequest(_message.Message):
     __slots__ = ("tournament",)

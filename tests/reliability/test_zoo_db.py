@@ -1,7 +1,9 @@
 """The zoo inside tournaments: a database-backed arena process plays a small tournament with one
-broken bot and two healthy ones. The stored result rows must carry the broken seat's exact forfeit
-reason (and no other forfeit), and nothing in the database may change except the rows of that
-tournament."""
+broken bot and two healthy ones, under the default failure policy per cause (issue #6). The stored
+result rows must carry the broken seat's exact forfeit reason, cause and policy decision (and no
+other forfeit); a crash mid-game (a disconnect, which the default policy voids) must leave a
+voided attempt and a replay of the same game; and nothing in the database may change except the
+rows of that tournament."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from sqlmodel import Session
 
 from arena import store
 from arena.db import open_database
+from arena.results import ForfeitCause, PolicyDecision
 from arena.tournament_settings import FailurePolicy, TournamentSettings
 from tests.tournament.arena_process import ArenaProcess
 from tests.tournament.conftest import BotProcesses, wait_until
@@ -82,21 +85,26 @@ def db_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbArena]:
     arena.engine.dispose()
 
 
-ABSENT = re.escape(f"absent: not connected within {POLICY.absent_wait_ms / 1000:g} s of the game being due")
+ABSENT = (ForfeitCause.ABSENT,
+          re.escape(f"absent: not connected within {POLICY.absent_wait_ms / 1000:g} s of the game being due"))
+DISCONNECT = (ForfeitCause.DISCONNECT, re.escape(f"disconnected: not back within the {POLICY.grace_ms} ms grace period"))
+TIMEOUT = (ForfeitCause.TIMEOUT, rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms")
 CASES = [
-    # behaviour, its arguments, the forfeit of its first game, the forfeit of its later games
-    ("crash-mid-game", ("--after", "4"),
-     re.escape(f"disconnected: not back within the {POLICY.grace_ms} ms grace period"), ABSENT),
-    ("raises", (), rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms",
-     rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms"),
-    ("crash-at-connect", (), ABSENT, ABSENT),
+    # behaviour, its arguments, the forfeit (cause, reason) of its every counted game, of its voided attempts
+    ("crash-mid-game", ("--after", "4"), ABSENT, [DISCONNECT]),
+    ("crash-at-start", (), ABSENT, [DISCONNECT]),
+    ("raises", (), TIMEOUT, []),
+    ("crash-at-connect", (), ABSENT, []),
 ]
-"""A crashed bot stays gone, so after the game it crashed in it forfeits as absent."""
+"""A bot that crashes during a game (even as it starts: it was connected when the game began)
+disconnects: the default policy voids that attempt, and the replay finds the bot gone, so it
+forfeits as absent there and in its later games. A timeout and an absence forfeit at once."""
 
 
-@pytest.mark.parametrize("behaviour, args, first, later", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("behaviour, args, counted, voided", CASES, ids=[c[0] for c in CASES])
 def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
-    db_arena: DbArena, behaviour: str, args: tuple[str, ...], first: str, later: str
+    db_arena: DbArena, behaviour: str, args: tuple[str, ...], counted: tuple[ForfeitCause, str],
+    voided: list[tuple[ForfeitCause, str]],
 ) -> None:
     name = f"zoo-{behaviour}"
     token = db_arena.register(name)
@@ -127,19 +135,26 @@ def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
     after = db_arena.snapshot()
 
     with Session(db_arena.engine) as session:
-        games = store.list_games(session=session, tournament=tournament)
+        games = [store.show_game(session=session, game_id=g.id)
+                 for g in store.list_games(session=session, tournament=tournament)]
     assert games, "the tournament played no game"
-    forfeits = []
-    for game in sorted(games, key=lambda g: g.finished_at or datetime.max.replace(tzinfo=timezone.utc)):
-        for seat in game.results:
+    for game in games:
+        for seat in game.info.results:
             if seat.bot == name:
-                forfeits.append(seat.forfeit)
-                assert seat.rank == len(game.results)
+                assert seat.forfeit is not None and re.fullmatch(counted[1], seat.forfeit), seat
+                assert (seat.cause, seat.policy, seat.rank) == (counted[0], PolicyDecision.FORFEIT, len(game.info.results))
             else:
                 assert seat.forfeit is None, seat
-    assert forfeits and all(f is not None for f in forfeits), forfeits
-    assert re.fullmatch(first, forfeits[0]), forfeits  # type: ignore[arg-type]
-    assert all(re.fullmatch(later, f) for f in forfeits[1:]), forfeits  # type: ignore[arg-type]
+    attempts = [(game, v) for game in games for v in game.voided]
+    assert len(attempts) == len(voided), attempts
+    for (game, attempt), (cause, reason) in zip(attempts, voided):
+        assert attempt.result.record.seed == game.info.seed and game.info.attempts == attempt.attempt + 1
+        (failed,) = [s for s in attempt.result.seats if s.forfeit is not None]
+        assert failed.bot == name and re.fullmatch(reason, failed.forfeit), failed  # type: ignore[arg-type]
+        assert (failed.cause, failed.policy) == (cause, PolicyDecision.VOID)
+    stored = db_arena.rows("SELECT DISTINCT forfeit_cause, policy FROM seat_results JOIN games ON games.id = game_id "
+                           "WHERE tournament_id = ? AND forfeit IS NOT NULL", (tid,))
+    assert stored == [(counted[0].value, "forfeit")]
 
     bot_ids = {row[0] for row in db_arena.rows("SELECT id FROM bots WHERE name IN (?, ?, ?)", (*db_arena.healthy, name))}
     game_ids = {row[0] for row in db_arena.rows("SELECT id FROM games WHERE tournament_id = ?", (tid,))}

@@ -9,20 +9,24 @@ from datetime import datetime, timezone
 from sqlmodel import Session
 
 from arena import store
-from arena.results import ForfeitCause, GameResult, SeatResult, final_ranks
+from arena.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
-def random_result(game: store.GameToPlay, forfeits: Collection[int] = ()) -> GameResult:
-    """Play `game` with every seat choosing uniformly at random (seeded by the deal seed)."""
+def random_result(
+    game: store.GameToPlay, forfeits: Collection[int] = (), cause: ForfeitCause = ForfeitCause.TIMEOUT,
+    policy: PolicyDecision = PolicyDecision.FORFEIT,
+) -> GameResult:
+    """Play `game` with every seat choosing uniformly at random (seeded by the deal seed); the
+    `forfeits` seats failed with `cause` and the failure policy decided `policy`."""
     engine_game = Game(len(game.seats), game.seed)
     rng = random.Random(game.seed)
     while not engine_game.is_over:
         actions = engine_game.legal_actions()
         engine_game.apply(engine_game.to_move, actions[rng.randrange(len(actions))])
-    return result_of(game, record_of(engine_game), forfeits)
+    return result_of(game, record_of(engine_game), forfeits, cause, policy)
 
 
 def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Collection[int] = ()) -> GameResult:
@@ -36,11 +40,15 @@ def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Colle
     return result_of(game, record, forfeits)
 
 
-def result_of(game: store.GameToPlay, record: GameRecord, forfeits: Collection[int] = ()) -> GameResult:
+def result_of(
+    game: store.GameToPlay, record: GameRecord, forfeits: Collection[int] = (),
+    cause: ForfeitCause = ForfeitCause.TIMEOUT, policy: PolicyDecision = PolicyDecision.FORFEIT,
+) -> GameResult:
     forfeited = [s in forfeits for s in range(len(game.seats))]
     ranks = final_ranks(record.totals, forfeited)
+    failure = (f"{cause.value}: as the test says", cause, policy)
     seats = tuple(
-        SeatResult(s, bot, record.totals[s], ranks[s], *(("timed out", ForfeitCause.TIMEOUT) if forfeited[s] else ()))
+        SeatResult(s, bot, record.totals[s], ranks[s], *(failure if forfeited[s] else ()))
         for s, bot in enumerate(game.seats)
     )
     return GameResult(record, seats)

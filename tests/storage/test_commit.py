@@ -167,7 +167,7 @@ def test_rating_table_counts_shared_wins_averages_and_forfeits(session: Session)
     assert sum(r.wins for r in rows) == pytest.approx(3.0)
     forfeit_game = store.show_game(session=session, game_id=games[2].id).info
     assert [(s.points, s.rank, s.forfeit) for s in forfeit_game.results] == [
-        (9, 3, "timed out"), (0, 1, None), (0, 1, None)
+        (9, 3, "timeout: as the test says"), (0, 1, None), (0, 1, None)
     ]
     assert any(w == pytest.approx(0.5) for _, _, w in by_bot[forfeit_game.results[1].bot])
 

@@ -18,11 +18,12 @@ from arena import convert_tournaments as convert
 from arena import store
 from arena.credentials import set_admin_token
 from arena.db import open_database
-from arena.tournament_settings import FailurePolicy, TournamentSettings
+from arena.results import ForfeitCause, PolicyDecision
+from arena.tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from sdk.engine import GameRecord, replay
 from sdk.wire import arena_pb2_grpc
 
-from tests.storage.helpers import play_all
+from tests.storage.helpers import play_all, random_result
 
 from .arena_process import ArenaProcess
 
@@ -48,7 +49,8 @@ class Client:
 
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProcess, str]]:
-    """A server on a SQLite file that already holds a finished tournament ("played") with 4 bots."""
+    """A server on a SQLite file that already holds a finished tournament ("played") with 4 bots;
+    its first game has a voided attempt (a disconnect) and, as played again, a forfeit."""
     path = tmp_path_factory.mktemp("arena")
     url = f"sqlite:///{path / 'arena.db'}"
     engine = open_database(url)
@@ -58,6 +60,12 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="played", bot=bot)
         store.start_tournament(session=session, tournament="played")
+        game = store.mark_game_running(session=session, game_id=store.next_games(session=session)[0].id)
+        store.void_attempt(session=session, game_id=game.id,
+                           result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID))
+        store.mark_game_running(session=session, game_id=game.id)
+        store.commit_game(session=session, game_id=game.id,
+                          result=random_result(game, {2}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
         play_all(session)
     engine.dispose()
     server = ArenaProcess(url, path / "server.log")
@@ -92,13 +100,16 @@ def test_replies_convert_back_to_what_the_store_holds(arena: tuple[ArenaProcess,
     assert convert.games_from_pb(listed) == games
     shown = client("ShowGame", convert.show_game_request_to_pb(games[0].id))
     assert convert.game_detail_from_pb(shown) == detail
+    assert detail.voided[0].result.seats[1].cause is ForfeitCause.DISCONNECT
+    assert detail.info.results[2].policy is PolicyDecision.CAP_REACHED
 
 
 def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
     settings = TournamentSettings("created", 4, 3, LATER, 750, concurrency=2, seed=99,
-                                  policy=FailurePolicy(absent_wait_ms=1234, grace_ms=2000, time_bank_ms=500, max_invalid=3))
+                                  policy=FailurePolicy(absent_wait_ms=1234, grace_ms=2000, time_bank_ms=500, max_invalid=3,
+                                                       on_illegal=FailureAction.VOID, max_replays=4))
     request = convert.settings_to_pb(settings)
     code, message = client.refused("CreateTournament", request)
     assert code is grpc.StatusCode.UNAUTHENTICATED and "admin token" in message
@@ -168,6 +179,12 @@ def test_export_streams_every_finished_game_as_a_replayable_json_line(
         record = GameRecord.from_dict(game["record"])
         assert list(replay(record).totals) == [r["points"] for r in game["results"]]
         assert [r["bot"] for r in game["results"]] == game["seats"]
+    first = json.loads(lines[0])
+    assert (first["results"][2]["cause"], first["results"][2]["policy"]) == ("disconnect", "void-cap-reached")
+    (voided,) = first["voided_attempts"]
+    assert voided["attempt"] == 1 and voided["results"][1]["cause"] == "disconnect"
+    assert voided["results"][1]["policy"] == "void" and GameRecord.from_dict(voided["record"]).seed == first["seed"]
+    assert all(json.loads(line)["voided_attempts"] == [] for line in lines[1:])
     with pytest.raises(grpc.RpcError) as caught:
         list(client.stub.ExportGames(convert.export_request_to_pb("nope"), timeout=10))
     assert caught.value.code() is grpc.StatusCode.NOT_FOUND
