@@ -27,6 +27,7 @@ from sdk.wire.convert import (
     action_to_pb, fill_cards,
 )
 
+from .convert_tournaments import seat_result_to_pb
 from .referee import Limits
 from .results import GameResult
 
@@ -317,8 +318,5 @@ def play_response_to_pb(game_id: str, result: GameResult) -> arena_pb.PlayGameRe
         round_end_reasons=[END_REASON_TO_PB[r.reason] for r in result.record.results],
         record_json=result.record.to_json(),
     )
-    for s in result.seats:
-        seat = msg.seats.add(seat=s.seat, bot=s.bot, points=s.points, rank=s.rank)
-        if s.forfeit is not None:
-            seat.forfeit = s.forfeit
+    msg.seats.extend([seat_result_to_pb(s) for s in result.seats])
     return msg

@@ -71,6 +71,8 @@ def test_repeated_invalid_answers_forfeit_the_seat_and_the_fallback_plays_it(are
     assert {m.WhichOneof("kind") for m in rest} == {"public_event"}, "a forfeited seat gets no more requests"
     record = check_against_replay(response, forfeited={0})
     assert response.seats[0].forfeit == f"invalid answers: 5 illegal answers to request 1, the last: {NOT_STARTED}"
+    assert response.seats[0].cause == arena_pb2.FORFEIT_CAUSE_ILLEGAL
+    assert not response.seats[1].HasField("cause")
     assert all(flips[0] is False for flips in record.flips), "the fallback keeps the hand"
     assert_seat_played_first_legal_actions(record, seat=0)
 
