@@ -67,11 +67,12 @@ def percentile(values: list[float], q: float) -> float:
 
 async def soak(args: argparse.Namespace) -> int:
     from arena.referee import Limits
-    from arena.server import ServerConfig, start_server
+    from arena.server import ServerConfig, start_server, tune_gc
     from arena.sessions import Unavailable
 
     stats = Stats()
     server = await start_server(ServerConfig(port=0), on_answer=stats.record)
+    tune_gc()  # as `arena.server.serve` does in the arena process
     target = f"127.0.0.1:{server.port}"
     names = [f"soak-{i}" for i in range(args.bots)]
     tokens = [await server.directory.register(name) for name in names]
