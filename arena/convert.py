@@ -237,7 +237,7 @@ _ENCODERS: dict[type, Callable[[Any, bool], session_pb.ArenaMessage]] = {
 
 
 def arena_batch_bytes(msgs: Sequence[ArenaMessage], legal_actions: bool) -> bytes:
-    """The serialized ArenaBatch of `msgs`, what the Play stream writes (see `BOT_SESSION_HANDLER`).
+    """The serialized ArenaBatch of `msgs`, what the Play stream writes (`service.add_bot_session`).
 
     A serialized repeated field is the concatenation of its entries, each framed with the field's
     tag and length, so a batch is joined from messages serialized one by one: a public event
