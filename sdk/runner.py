@@ -7,8 +7,8 @@
 One stream carries all the bot's games (docs/protocol.md). The runner keeps each game's public
 history from the arena's events, hands the bot complete `Observation`s (with legal actions, from
 the arena or computed here with the engine) and sends back its answers. Sync and async bots both
-work; each decision runs as its own task, so a slow decision in one game does not hold up the
-others (a sync bot's `choose` still blocks the event loop while it runs).
+work: an async bot's decisions each run as a task, so a slow one in one game does not hold up the
+others; a sync bot is called in place (its `choose` blocks the event loop while it runs either way).
 
 If the connection breaks the runner reconnects with exponential back-off and jitter; the arena
 gives the seats back if it returns within the arena's grace period. A refused token, or another
