@@ -76,6 +76,13 @@ def _actions_json(actions: tuple[tuple[int, Seat, Action], ...]) -> str:
         return _dumps([[r, s, action_to_dict(a)] for r, s, a in actions])
 
 
+def _result_dict(r: RoundResult) -> dict[str, Any]:
+    return {
+        "round": r.round, "reason": r.reason.name, "scores": list(r.scores), "hand_sizes": list(r.hand_sizes),
+        "exempt": r.exempt,
+    }
+
+
 def _deals_json(deals: tuple[tuple[Hand, ...], ...]) -> str:
     card = _CARD_JSON.__getitem__
     try:
@@ -107,31 +114,13 @@ class GameRecord:
             "deals": [[[list(c) for c in hand] for hand in deal] for deal in self.deals],
             "flips": [list(f) for f in self.flips],
             "actions": [[r, s, action_to_dict(a)] for r, s, a in self.actions],
-            "results": [
-                {
-                    "round": r.round,
-                    "reason": r.reason.name,
-                    "scores": list(r.scores),
-                    "hand_sizes": list(r.hand_sizes),
-                    "exempt": r.exempt,
-                }
-                for r in self.results
-            ],
+            "results": [_result_dict(r) for r in self.results],
             "totals": list(self.totals),
         }
 
     def to_json(self) -> str:
         """`to_dict()` as compact JSON, assembled from precomputed strings (see "Encoding" above)."""
-        results = [
-            {
-                "round": r.round,
-                "reason": r.reason.name,
-                "scores": r.scores,
-                "hand_sizes": r.hand_sizes,
-                "exempt": r.exempt,
-            }
-            for r in self.results
-        ]
+        results = [_result_dict(r) for r in self.results]
         return (
             f'{{"players":{_dumps(self.players)},"seed":{_dumps(self.seed)},"deals":{_deals_json(self.deals)},'
             f'"flips":{_dumps(self.flips)},"actions":{_actions_json(self.actions)},"results":{_dumps(results)},'
