@@ -2,7 +2,9 @@
 
 Both sides speak in these types: the arena's referee builds them, the SDK's runner reads them, and
 one conversion module per side (`sdk.wire.convert`, `arena.convert`) maps them to and from the
-protobuf messages of proto/scout/arena/v1/bot_session.proto, field for field.
+protobuf messages of proto/scout/arena/v1/bot_session.proto, field for field. Several are built
+per decision, so they are not frozen dataclasses (those cost four times as much to build); no
+code changes one after building it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class ErrorCode(Enum):
 # ---- bot -> arena ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hello:
     """Opens a session: who the program is and how many games it plays at once."""
 
@@ -46,7 +48,7 @@ class Hello:
     want_legal_actions: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Decision:
     """The answer to one DecisionRequest."""
 
@@ -61,7 +63,7 @@ BotMessage: TypeAlias = Hello | Decision
 # ---- arena -> bot ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Welcome:
     """The arena accepted the Hello; `bot_name` is the name the token is registered under."""
 
@@ -70,7 +72,7 @@ class Welcome:
     capacity: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameStarted:
     """The bot holds `seat` in a game; sent again for each running game after a reconnect."""
 
@@ -81,7 +83,7 @@ class GameStarted:
     time_bank_ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DecisionRequest:
     """The seat must decide. On the wire the observation carries no history (the bot keeps it
     from the PublicEvents) and its legal actions only if the Hello asked for them."""
@@ -94,13 +96,13 @@ class DecisionRequest:
     time_bank_ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ActionAccepted:
     game_id: str
     request_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ActionRejected:
     """The answer was illegal and nothing changed; the same request may be answered again."""
 
@@ -110,7 +112,7 @@ class ActionRejected:
     attempts_left: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PublicEvent:
     """Event number `seq` of the game's public history."""
 
@@ -119,7 +121,7 @@ class PublicEvent:
     event: Event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameOver:
     """The final standing; `forfeits` lists (seat, reason) for the seats the referee took over."""
 
@@ -130,7 +132,7 @@ class GameOver:
     round_end_reasons: tuple[EndReason, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ArenaError:
     """An in-band refusal: `code` says why, `message` says what to do about it."""
 

@@ -3,6 +3,10 @@
 These types are the only way game state leaves the engine towards a player. `PublicView` has no
 field that could hold a card from a hand; `Observation` adds exactly one hand, the viewer's own.
 Both are built here from a `Game`, by one function each, so a leak would have to be written here.
+
+They are slots dataclasses but not frozen: one of each is built for every decision on both ends
+of the wire, and a frozen dataclass costs four times as much to build. A bot that changes its
+observation changes only its own copy; read them as values all the same.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from .events import Event
 from .game import Game, Phase
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayerView:
     """The public facts about one seat."""
 
@@ -31,7 +35,7 @@ class PlayerView:
     total: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PublicView:
     """The table as everyone sees it: no card that sits in any hand."""
 
@@ -54,7 +58,7 @@ class PublicView:
         return self.active_owner is not None and not self.active_set
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Observation:
     """One seat's view: the public table, its own hand, and what it may do now."""
 
