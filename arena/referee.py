@@ -165,6 +165,9 @@ class _Table:
 
     # -- the hub's calls -----------------------------------------------------------------------
 
+    def waits_for(self, bot: str) -> bool:
+        return any(req.seat.bot == bot and not req.closed for req in self.requests.values())
+
     def resync(self, bot: str) -> None:
         for seat in self.seats:
             if seat.bot == bot:

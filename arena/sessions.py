@@ -9,10 +9,12 @@ messages, the referee asks it for seats. Nothing here knows protobuf.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from sdk.protocol import ArenaError, ArenaMessage, BotMessage, Decision, ErrorCode, Hello, Welcome
+from sdk.protocol import (
+    ActionAccepted, ArenaError, ArenaMessage, BotMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, Welcome,
+)
 
 MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
@@ -21,13 +23,20 @@ MAX_BATCH = 256
 MAX_QUEUED = 10_000
 """Messages waiting for one stream beyond which its bot is cut off as not reading."""
 BATCH_WAIT_S = 0.001
-"""How long a write waits for more messages to join it."""
+"""How long a due write waits for more messages to join it, while the bot's other games may send some."""
+CAN_WAIT = (PublicEvent, ActionAccepted, GameStarted)
+"""Messages a bot has no use for before its next request: they wait for one, up to NEWS_WAIT_S."""
+NEWS_WAIT_S = 0.05
+"""Longest a message of CAN_WAIT waits for something that needs writing at once."""
 
 
 class Table(Protocol):
     """A running game as the hub sees it (implemented by the referee)."""
 
     game_id: str
+
+    def waits_for(self, bot: str) -> bool:
+        """Whether the game cannot go on until one of `bot`'s seats decides."""
 
     def resync(self, bot: str) -> None:
         """`bot` has a new stream: send it its seats, the game's events and its pending requests."""
@@ -53,20 +62,34 @@ class AtCapacity(Unavailable):
 
 
 class Stream:
-    """One open Play call: the messages waiting to be written to it, in order."""
+    """One open Play call: the messages waiting to be written to it, in order.
 
-    __slots__ = ("session_id", "want_legal_actions", "pending", "closed", "overflowed", "writer", "_ready")
+    A write is due when a message arrives that the bot must act on (a request, a rejection, an
+    error, ...), or NEWS_WAIT_S after the first waiting message of CAN_WAIT: the events and
+    acceptances of a bot's games ride along with its next request instead of costing a write of
+    their own, which is most of the cost of a message at both ends (docs/benchmarks.md).
+    """
 
-    def __init__(self, session_id: str, want_legal_actions: bool) -> None:
+    __slots__ = (
+        "session_id", "want_legal_actions", "more_coming", "pending", "closed", "overflowed", "writer", "_due", "_timer",
+        "_ready",
+    )
+
+    def __init__(self, session_id: str, want_legal_actions: bool, more_coming: Callable[[], bool]) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
+        self.more_coming = more_coming
+        """Whether messages for this stream may come any moment: a due write waits for them."""
         self.pending: list[ArenaMessage] = []
         self.closed = False
         self.overflowed = False
         self.writer: asyncio.Task[object] | None = None
         """The task writing this stream's messages; set by the servicer."""
+        self._due = False
+        self._timer: asyncio.TimerHandle | None = None
+        """Makes the write due NEWS_WAIT_S after the first message that can wait."""
         self._ready: asyncio.Future[None] | None = None
-        """Set while the writer waits for a message."""
+        """Set while the writer waits for a due write."""
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` (dropped once the stream is closed). A bot that lets MAX_QUEUED messages
@@ -76,7 +99,10 @@ class Stream:
             return
         if len(self.pending) < MAX_QUEUED:
             self.pending.append(msg)
-            self._wake()
+            if type(msg) not in CAN_WAIT:
+                self._make_due()
+            elif self._timer is None and not self._due:
+                self._timer = asyncio.get_running_loop().call_later(NEWS_WAIT_S, self._make_due)
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
             self.writer.cancel()
@@ -84,19 +110,21 @@ class Stream:
     def close(self) -> None:
         """End the call once the messages queued so far are written."""
         self.closed = True
-        self._wake()
+        self._make_due()
 
-    def _wake(self) -> None:
+    def _make_due(self) -> None:
+        self._due = True
         if self._ready is not None and not self._ready.done():
             self._ready.set_result(None)
 
     async def next_batch(self) -> list[ArenaMessage]:
-        """Wait for a message, give others BATCH_WAIT_S to join it, then take up to MAX_BATCH
-        (one write for all of them); an empty list once the stream is closed and drained.
+        """Wait for a due write, give other messages BATCH_WAIT_S to join it if `more_coming`, then
+        take up to MAX_BATCH (one write for all of them); an empty list once the stream is closed and
+        drained. A bot in one game, which the game is waiting for, is written to at once.
 
         A plain list and one future per wait: an asyncio.Queue cost more per message than the
         rest of the hand-off, with several messages per decision."""
-        if not self.pending and not self.closed:
+        if not self._due:
             self._ready = asyncio.get_running_loop().create_future()
             try:
                 await self._ready
@@ -104,9 +132,15 @@ class Stream:
                 self._ready = None
         if not self.pending:
             return []
-        await asyncio.sleep(BATCH_WAIT_S)
+        if self.more_coming():
+            await asyncio.sleep(BATCH_WAIT_S)
         batch = self.pending[:MAX_BATCH]
         del self.pending[:MAX_BATCH]
+        if not self.pending and not self.closed:
+            self._due = False
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
         return batch
 
 
@@ -126,6 +160,10 @@ class BotConnection:
     @property
     def connected(self) -> bool:
         return self.stream is not None
+
+    def busy_elsewhere(self) -> bool:
+        """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
+        return any(not table.waits_for(self.name) for table in self.tables.values())
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
@@ -151,7 +189,7 @@ class SessionHub:
         if old is not None:
             old.send(ArenaError(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
-        stream = Stream(session_id, hello.want_legal_actions)
+        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere)
         conn.stream = stream
         conn.capacity = hello.capacity
         stream.send(Welcome(session_id, name, hello.capacity))
