@@ -12,7 +12,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sdk.engine import Action, Card, Event, FlipsRevealed, Observation, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from sdk.engine import (
+    Action, Card, Event, FlipsRevealed, Observation, PlayerView, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown,
+)
 from sdk.protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
     GameOver, GameStarted, Hello, PublicEvent, Welcome,
@@ -81,7 +83,7 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
 
 
 def _fill_observation(msg: game_pb.Observation, obs: Observation) -> None:
-    """Write `obs` into the empty `msg`; the cards go in as cached wire entries (see `_legal_action_entry`)."""
+    """Write `obs` into the empty `msg`; cards and seats go in as cached wire entries (see `_legal_action_entry`)."""
     t = obs.table
     msg.seat = obs.seat
     msg.MergeFromString(b"".join([_hand_entry(c) for c in obs.hand]))
@@ -98,14 +100,27 @@ def _fill_observation(msg: game_pb.Observation, obs: Observation) -> None:
     if t.active_owner is not None:
         table.active_owner = t.active_owner
     table.round_actions = t.round_actions
-    add = table.seats.add
-    for p in t.seats:
-        view = add(
+    table.MergeFromString(b"".join([_seat_entry(p) for p in t.seats]))
+
+
+_seat_entries: dict[tuple[object, ...], bytes] = {}
+_SEAT_ENTRIES_LIMIT = 1 << 16
+
+
+def _seat_entry(p: PlayerView) -> bytes:
+    """A `TableView.seats` entry in wire form, cached by value: between two requests of a game
+    only the mover's view changes, and a lookup is several times cheaper than building it."""
+    key = (p.seat, p.hand_size, p.captured, p.scout_chips, p.has_scout_show, p.flipped, p.round_scores, p.total)
+    entry = _seat_entries.get(key)
+    if entry is None:
+        if len(_seat_entries) >= _SEAT_ENTRIES_LIMIT:
+            _seat_entries.clear()
+        view = game_pb.PlayerView(
             seat=p.seat, hand_size=p.hand_size, captured=p.captured, scout_chips=p.scout_chips,
-            has_scout_show=p.has_scout_show, round_scores=p.round_scores, total=p.total,
+            has_scout_show=p.has_scout_show, flipped=p.flipped, round_scores=p.round_scores, total=p.total,
         )
-        if p.flipped is not None:
-            view.flipped = p.flipped
+        entry = _seat_entries[key] = game_pb.TableView(seats=[view]).SerializeToString()
+    return entry
 
 
 @functools.cache

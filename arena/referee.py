@@ -84,7 +84,9 @@ class _Seat:
 class _Request:
     """One decision the game waits for, with its thinking clock."""
 
-    __slots__ = ("id", "seat", "kind", "used", "started", "invalid", "answered", "closed", "last_reason", "waiter")
+    __slots__ = (
+        "id", "seat", "kind", "used", "started", "invalid", "answered", "closed", "last_reason", "waiter", "deadline",
+    )
 
     def __init__(self, request_id: int, seat: _Seat, kind: DecisionKind) -> None:
         self.id = request_id
@@ -100,6 +102,8 @@ class _Request:
         """Answered or expired: later answers are stale."""
         self.last_reason = ""
         self.waiter: asyncio.Future[_Wake] | None = None
+        self.deadline: float | None = None
+        """Loop time at which the current wait expires; None while not waiting."""
 
     def wake(self) -> None:
         if self.waiter is not None and not self.waiter.done():
@@ -112,7 +116,12 @@ class _Request:
 
 
 class _Table:
-    """One running game: the engine, the seats, the pending requests; implements sessions.Table."""
+    """One running game: the engine, the seats, the pending requests; implements sessions.Table.
+
+    One timer per table, not per request, watches the deadlines: answers take milliseconds and
+    deadlines seconds, so the timer set for one request finds it answered and moves on to the
+    deadline of a later one, instead of a timer being made and cancelled for every decision.
+    """
 
     def __init__(
         self, game_id: str, game: Game, bots: Sequence[str], limits: Limits, hub: SessionHub,
@@ -133,6 +142,8 @@ class _Table:
         self.sent_events = 0
         self.on_answer = on_answer
         self.loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
 
     # -- sending -------------------------------------------------------------------------------
 
@@ -216,6 +227,25 @@ class _Table:
         req.wake()
         return ActionAccepted(self.game_id, rid)
 
+    # -- deadlines -----------------------------------------------------------------------------
+
+    def _watch(self, deadline: float) -> None:
+        """Have the timer go off no later than `deadline`."""
+        if self._timer is None or deadline < self._timer_at:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer, self._timer_at = self.loop.call_at(deadline, self._check_deadlines), deadline
+
+    def _check_deadlines(self) -> None:
+        self._timer = None
+        now = self.loop.time()
+        later = [req.deadline for req in self.requests.values() if req.deadline is not None and req.deadline > now]
+        for req in list(self.requests.values()):
+            if req.deadline is not None and req.deadline <= now:
+                req.expire()
+        if later:
+            self._watch(min(later))
+
     # -- playing -------------------------------------------------------------------------------
 
     async def run(self) -> GameResult:
@@ -263,9 +293,10 @@ class _Table:
                     away_since = conn.disconnected_at if conn is not None else now
                     timeout = away_since + limits.grace_ms / 1000 - now
                 req.waiter = self.loop.create_future()
-                timer = self.loop.call_later(max(timeout, 0.0), req.expire)
+                req.deadline = now + max(timeout, 0.0)
+                self._watch(req.deadline)
                 wake = await req.waiter
-                timer.cancel()
+                req.deadline = None
                 if req.started is not None:
                     req.used += self.loop.time() - req.started
                     req.started = None
@@ -312,6 +343,12 @@ class _Table:
             self._send(bot, over)
         return GameResult(record_of(game), seats)
 
+    def close(self) -> None:
+        """The game is over or abandoned: stop watching its deadlines."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
 
 class Referee:
     """Plays games between bots connected to `hub`; one instance serves the whole arena.
@@ -341,4 +378,5 @@ class Referee:
         try:
             return await table.run()
         finally:
+            table.close()
             self._hub.release(table, table.bots)
