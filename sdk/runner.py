@@ -34,9 +34,9 @@ from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
     ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
 )
-from .wire import arena_pb2_grpc, bot_session_pb2_grpc
+from .wire import arena_pb2_grpc
 from .wire.convert import (
-    arena_batch_from_pb, bot_batch_to_pb, register_request_to_pb, registered_token,
+    PLAY_METHOD, arena_batch_from_bytes, arena_batch_from_pb, bot_batch_bytes, register_request_to_pb, registered_token,
 )
 
 T = TypeVar("T")
@@ -230,10 +230,10 @@ class _Session:
 
 async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
     """One stream: Hello, then read and dispatch until it ends or the session is done."""
-    stub = bot_session_pb2_grpc.BotSessionStub(channel)  # type: ignore[no-untyped-call]
-    call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
+    play = channel.stream_stream(PLAY_METHOD, request_serializer=None, response_deserializer=arena_batch_from_bytes)
+    call = play(metadata=(("authorization", f"Bearer {token}"),))
     try:
-        await call.write(bot_batch_to_pb([session.hello]))
+        await call.write(bot_batch_bytes([session.hello]))
     except grpc.aio.AioRpcError:
         pass  # the call ended at once (e.g. a refused token): the first read raises its status
 
@@ -245,7 +245,7 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
             await asyncio.sleep(0)  # decisions of other games that are ready join this write
             while not outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(outbox.get_nowait())
-            await call.write(bot_batch_to_pb(batch))
+            await call.write(bot_batch_bytes(batch))
 
     writer = asyncio.create_task(write())
     try:

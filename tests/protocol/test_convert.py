@@ -15,6 +15,8 @@ from sdk.protocol import (
 )
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import convert as sdk_convert
+from sdk.wire import framing
+from sdk.wire import game_pb2 as game_pb
 
 
 def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage:
@@ -25,7 +27,7 @@ def over_the_wire(msg: ArenaMessage, legal_actions: bool = True) -> ArenaMessage
 
 
 def bot_over_the_wire(msg: Hello | Decision) -> object:
-    data = sdk_convert.bot_batch_to_pb([msg]).SerializeToString()
+    data = sdk_convert.bot_batch_bytes([msg])
     [received] = arena_convert.bot_batch_from_pb(session_pb.BotBatch.FromString(data))
     return received
 
@@ -159,7 +161,7 @@ def test_a_batch_keeps_its_order_and_reports_what_it_cannot_read() -> None:
 
 def test_a_bot_batch_keeps_its_order_and_flags_what_does_not_decode() -> None:
     messages = [Hello("b", "1", 2, False), *(Decision("g", i, Show(i, 1)) for i in range(3))]
-    batch = sdk_convert.bot_batch_to_pb(messages)
+    batch = session_pb.BotBatch.FromString(sdk_convert.bot_batch_bytes(messages))
     batch.messages.insert(1, session_pb.BotMessage())
     received = arena_convert.bot_batch_from_pb(session_pb.BotBatch.FromString(batch.SerializeToString()))
     assert received[:1] + received[2:] == messages
@@ -185,3 +187,37 @@ def test_a_batch_written_as_bytes_is_the_protobuf_serialization_of_its_messages(
     received, skipped = sdk_convert.arena_batch_from_pb(parsed)
     assert skipped == [] and received[0] == received[2] == received[4] == event
     assert received[3] == messages[3]
+
+
+@pytest.mark.parametrize("n", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31 - 1, 2**63, -1, -2**31])
+def test_hand_framed_integers_are_the_protobuf_encoding(n: int) -> None:
+    """sdk.wire.framing writes what the protobuf library writes, for one- to ten-byte varints."""
+    if n < 0:
+        assert framing.int_field(b"\x08", n) == game_pb.Card(top=n).SerializeToString()
+    else:
+        assert framing.int_field(b"\x10", n) == session_pb.Decision(request_id=n).SerializeToString()
+
+
+def test_bot_batches_are_the_protobuf_serialization_of_their_messages() -> None:
+    """Every action of real games, with request ids needing one to three varint bytes."""
+    game, rng = Game(4, 11), random.Random(11)
+    messages: list[Hello | Decision] = [Hello("bot", "1.0", 3, True)]
+    while not game.is_over:
+        seat = game.awaiting[0]
+        actions = game.legal_actions(seat)
+        action = actions[rng.randrange(len(actions))]
+        messages.append(Decision(f"game-{seat}", 7 * len(messages) ** 2, action))
+        game.apply(seat, action)
+    expected = session_pb.BotBatch(messages=[bot_message_pb(m) for m in messages]).SerializeToString()
+    assert sdk_convert.bot_batch_bytes(messages) == expected
+
+
+def bot_message_pb(msg: Hello | Decision) -> session_pb.BotMessage:
+    """The reference encoding, built field by field with the protobuf library."""
+    if isinstance(msg, Hello):
+        return session_pb.BotMessage(hello=session_pb.Hello(
+            bot_name=msg.bot_name, bot_version=msg.bot_version, capacity=msg.capacity,
+            want_legal_actions=msg.want_legal_actions,
+        ))
+    action = sdk_convert.action_to_pb(msg.action)
+    return session_pb.BotMessage(decision=session_pb.Decision(game_id=msg.game_id, request_id=msg.request_id, action=action))
