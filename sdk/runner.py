@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import logging
 import random
 import signal
-from collections.abc import Awaitable, Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import grpc
 
@@ -96,12 +97,53 @@ def local_legal_actions(obs: Observation) -> Sequence[Action]:
     return game.legal_actions(obs.seat)
 
 
+class History(Sequence[Event]):
+    """`Observation.table.history` as the runner gives it: the first `length` events of a game's
+    list of received events, each decoded when first read (`sdk.wire.convert.ReceivedEvent`).
+    It compares equal to a tuple of the same events."""
+
+    __slots__ = ("_events", "_length")
+
+    def __init__(self, events: list[PublicEvent], length: int) -> None:
+        self._events = events
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
+        if isinstance(index, slice):
+            return tuple([e.event for e in self._events[: self._length][index]])
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("history index out of range")
+        return self._events[index].event
+
+    def __iter__(self) -> Iterator[Event]:
+        return (e.event for e in itertools.islice(self._events, self._length))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 @dataclass
 class _GameState:
-    """What the runner knows of one game: seats held, history, the latest request per seat."""
+    """What the runner knows of one game: seats held, its public events, the latest request per seat."""
 
     started: GameStarted
-    history: list[Event] = field(default_factory=list)
+    events: list[PublicEvent] = field(default_factory=list)
     requests: dict[int, DecisionRequest] = field(default_factory=dict)
     """Open requests by id: answered ones stay until accepted, so a reconnect can resend them."""
     answers: dict[int, Action] = field(default_factory=dict)
@@ -127,10 +169,10 @@ class _Session:
         return self.max_games is not None and self.finished >= self.max_games and not self.games
 
     def handle(self, msg: ArenaMessage) -> None:
-        if type(msg) is PublicEvent:
+        if isinstance(msg, PublicEvent):
             state = self.games.get(msg.game_id)
-            if state is not None and msg.seq == len(state.history):
-                state.history.append(msg.event)
+            if state is not None and msg.seq == len(state.events):
+                state.events.append(msg)
         elif type(msg) is DecisionRequest:
             state = self.games.get(msg.game_id)
             if state is not None:
@@ -167,7 +209,7 @@ class _Session:
             return
         if req.request_id in state.thinking:
             return
-        obs = req.observation.with_history(state.history)
+        obs = req.observation.with_history(History(state.events, len(state.events)))
         if not obs.legal_actions:
             obs = Observation(obs.seat, obs.hand, local_legal_actions(obs), obs.table)
         try:
@@ -253,7 +295,7 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
             batch = await call.read()
             if batch is grpc.aio.EOF:
                 break
-            messages, skipped = arena_batch_from_pb(batch)
+            messages, skipped = arena_batch_from_pb(batch, lazy_events=True)
             for problem in skipped:
                 log.warning("ignoring a message this SDK cannot read: %s", problem)
             for msg in messages:

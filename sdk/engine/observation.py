@@ -50,7 +50,9 @@ class PublicView:
     active_owner: Seat | None
     seats: tuple[PlayerView, ...]
     round_actions: int
-    history: tuple[Event, ...]
+    history: Sequence[Event]
+    """Every public event so far, oldest first: a tuple, or over the wire the SDK's lazily decoded
+    view of the events the arena sent (`sdk.runner.History`)."""
 
     @property
     def active_set_empty(self) -> bool:
@@ -73,12 +75,13 @@ class Observation:
         return bool(self.legal_actions)
 
     def with_history(self, history: Sequence[Event]) -> Observation:
-        """This observation with `history` as its table's history: the wire carries the history
-        as separate events, and the SDK puts it back (a hot path: no `dataclasses.replace`)."""
+        """This observation with `history`, kept as given (an immutable sequence), as its table's
+        history: the wire carries the history as separate events, and the SDK puts it back (a hot
+        path: no `dataclasses.replace`)."""
         t = self.table
         table = PublicView(
             t.players, t.round, t.rounds, t.first_player, t.phase, t.to_move, t.active_set, t.active_owner, t.seats,
-            t.round_actions, tuple(history),
+            t.round_actions, history,
         )
         return Observation(self.seat, self.hand, self.legal_actions, table)
 

@@ -185,12 +185,44 @@ def event_from_pb(msg: game_pb.Event) -> Event:
     raise WireError(f"unknown event kind {kind!r}")
 
 
-def arena_message_from_pb(msg: session_pb.ArenaMessage) -> ArenaMessage:
-    """Decode one message of the arena's stream; WireError for a kind this SDK does not know."""
+class ReceivedEvent(PublicEvent):
+    """A PublicEvent as read from the wire, its event decoded from the message when first read.
+
+    Every bot at a table is sent every event, several per decision; a bot that never reads its
+    history (`Observation.table.history`) never pays for decoding them."""
+
+    __slots__ = ("_message", "_event")
+
+    def __init__(self, game_id: str, seq: int, message: game_pb.Event) -> None:
+        self.game_id = game_id
+        self.seq = seq
+        self._message: game_pb.Event | None = message
+        self._event: Event | None = None
+
+    @property  # type: ignore[override]  # a read-only view of the dataclass field
+    def event(self) -> Event:
+        if self._event is None:
+            self._event = event_from_pb(self._message)  # type: ignore[arg-type]  # set until decoded
+            self._message = None  # it holds its whole batch in memory
+        return self._event
+
+
+_EVENT_KINDS = frozenset(f.name for f in game_pb.Event.DESCRIPTOR.oneofs_by_name["kind"].fields)
+
+
+def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = False) -> ArenaMessage:
+    """Decode one message of the arena's stream; WireError for a kind this SDK does not know.
+    With `lazy_events`, a public event is a `ReceivedEvent`."""
     kind = msg.WhichOneof("kind")
     if kind == "public_event":
         e = msg.public_event
-        return PublicEvent(e.game_id, e.seq, event_from_pb(e.event))
+        if not lazy_events:
+            return PublicEvent(e.game_id, e.seq, event_from_pb(e.event))
+        event = e.event
+        event_kind = event.WhichOneof("kind")
+        if event_kind not in _EVENT_KINDS:
+            raise WireError(f"unknown event kind {event_kind!r}")
+        return ReceivedEvent(e.game_id, e.seq, event)
     if kind == "decision_request":
         r = msg.decision_request
         legal = tuple([_legal_action(a) for a in r.legal_actions])
@@ -221,14 +253,17 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage) -> ArenaMessage:
     raise WireError(f"unknown arena message kind {kind!r}")
 
 
-def arena_batch_from_pb(batch: session_pb.ArenaBatch) -> tuple[list[ArenaMessage], list[str]]:
+def arena_batch_from_pb(
+    batch: session_pb.ArenaBatch, lazy_events: bool = False
+) -> tuple[list[ArenaMessage], list[str]]:
     """Decode one write of the arena: the messages understood, in order, and a description of
-    each message skipped because this SDK cannot read it (e.g. one added by a newer arena)."""
+    each message skipped because this SDK cannot read it (e.g. one added by a newer arena).
+    `lazy_events`: public events are `ReceivedEvent`s, decoded when read."""
     messages: list[ArenaMessage] = []
     skipped: list[str] = []
     for msg in batch.messages:
         try:
-            messages.append(arena_message_from_pb(msg))
+            messages.append(arena_message_from_pb(msg, lazy_events))
         except WireError as exc:
             skipped.append(str(exc))
     return messages, skipped
@@ -252,7 +287,8 @@ def bot_batch_bytes(messages: Sequence[BotMessage]) -> bytes:
     parts = []
     for msg in messages:
         if type(msg) is Decision:
-            decision = string_field(b"\x0a", msg.game_id) + int_field(b"\x10", msg.request_id) + _action_field(msg.action)
+            decision = string_field(b"\x0a", msg.game_id) + int_field(b"\x10", msg.request_id)
+            decision += _action_field(msg.action)
             parts.append(length_delimited(_BATCH_ENTRY, length_delimited(_DECISION, decision)))
         else:
             hello = session_pb.Hello(

@@ -8,10 +8,13 @@ from collections.abc import Callable
 import grpc
 import pytest
 
+from arena import convert as arena_convert
 from sdk import Action, Bot, Observation, runner
 from sdk.engine import Flip, Game, observe
-from sdk.protocol import Decision, DecisionKind, DecisionRequest, GameStarted, PublicEvent
+from sdk.protocol import ArenaMessage, Decision, DecisionKind, DecisionRequest, GameStarted, PublicEvent
 from sdk.runner import Backoff, local_legal_actions
+from sdk.wire import bot_session_pb2 as session_pb
+from sdk.wire import convert as sdk_convert
 from tests.protocol.bot_process import RandomBot
 
 
@@ -111,3 +114,64 @@ def test_an_async_bot_answers_from_a_task() -> None:
 
     decision = asyncio.run(scenario())
     assert decision.game_id == "g" and decision.request_id == 7
+
+
+def received(game: Game, seat: int, request_id: int) -> list[ArenaMessage]:
+    """What the arena writes to `seat`'s bot for `game` so far and a request, read back as the runner reads it."""
+    messages: list[ArenaMessage] = [GameStarted("g", seat, tuple("abcd"[: game.players]), 1000, 0)]
+    messages += [PublicEvent("g", seq, event) for seq, event in enumerate(game.events)]
+    obs = observe(game, seat, with_legal_actions=False)
+    messages.append(DecisionRequest("g", request_id, DecisionKind.ACTION, obs, 1000, 0))
+    data = arena_convert.arena_batch_bytes(messages, legal_actions=False)
+    decoded, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(data), lazy_events=True)
+    assert skipped == []
+    return decoded
+
+
+def test_the_history_a_bot_sees_is_the_games_events_and_behaves_as_a_tuple() -> None:
+    """RULES.md §9: the history is public; over the wire it is rebuilt from the arena's events."""
+    game, rng = Game(4, 21), random.Random(21)
+    while len(game.events) < 30:
+        seat = game.awaiting[0]
+        actions = game.legal_actions(seat)
+        game.apply(seat, actions[rng.randrange(len(actions))])
+    seen: list[Observation] = []
+    session = runner._Session(SyncBot(lambda obs: seen.append(obs) or obs.legal_actions[0]), 1, False, None)
+    for msg in received(game, game.to_move, 9):
+        session.handle(msg)
+    history, events = seen[0].table.history, tuple(game.events)
+    assert isinstance(history, runner.History)
+    assert history == events and events == history and list(history) == list(events)
+    assert len(history) == len(events) and history[0] == events[0] and history[-1] == events[-1]
+    assert history[3:7] == events[3:7] and history[::-5] == events[::-5]
+    assert repr(history) == repr(events)
+    with pytest.raises(IndexError):
+        history[len(events)]
+    with pytest.raises(TypeError):
+        hash(history)
+
+
+def test_events_are_decoded_only_when_the_bot_reads_its_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every bot is sent every event of its games; one that never reads them never decodes them."""
+    decoded: list[object] = []
+    decode = sdk_convert.event_from_pb
+    monkeypatch.setattr(sdk_convert, "event_from_pb", lambda msg: decoded.append(msg) or decode(msg))
+    game = Game(3, 4)
+    for seat in game.awaiting:
+        game.apply(seat, Flip(False))
+    seen: list[Observation] = []
+    session = runner._Session(SyncBot(lambda obs: seen.append(obs) or obs.legal_actions[0]), 1, False, None)
+    for msg in received(game, game.to_move, 3):
+        session.handle(msg)
+    assert len(seen) == 1 and decoded == []
+    assert list(seen[0].table.history) == game.events
+    assert len(decoded) == len(game.events)
+    assert list(seen[0].table.history) == game.events
+    assert len(decoded) == len(game.events), "an event read twice was decoded twice"
+
+
+def test_an_event_of_a_kind_this_sdk_does_not_know_is_skipped_and_reported() -> None:
+    batch = session_pb.ArenaBatch()
+    batch.messages.add().public_event.game_id = "g"
+    messages, skipped = sdk_convert.arena_batch_from_pb(batch, lazy_events=True)
+    assert (messages, skipped) == ([], ["unknown event kind None"])
