@@ -116,7 +116,8 @@ def _request_entry(r: DecisionRequest, legal_actions: bool) -> bytes:
 
 
 _seat_entries: dict[tuple[object, ...], bytes] = {}
-_SEAT_ENTRIES_LIMIT = 1 << 16
+_SEAT_ENTRIES_LIMIT = 1 << 14
+"""About 4 MB; enough for the seats of thousands of games in flight, the only ones that repeat."""
 
 
 def _seat_entry(p: PlayerView) -> bytes:
