@@ -186,24 +186,26 @@ def event_from_pb(msg: game_pb.Event) -> Event:
 
 
 class ReceivedEvent(PublicEvent):
-    """A PublicEvent as read from the wire, its event decoded from the message when first read.
+    """A PublicEvent as read from the wire, its event decoded when first read.
 
     Every bot at a table is sent every event, several per decision; a bot that never reads its
-    history (`Observation.table.history`) never pays for decoding them."""
+    history (`Observation.table.history`) never pays for decoding them. The event waits as its own
+    bytes: a part of the received message would keep the whole batch it came in alive, and a
+    bot's games hold thousands of events (holding batches lengthened the soak's p99 by half)."""
 
-    __slots__ = ("_message", "_event")
+    __slots__ = ("_data", "_event")
 
-    def __init__(self, game_id: str, seq: int, message: game_pb.Event) -> None:
+    def __init__(self, game_id: str, seq: int, data: bytes) -> None:
         self.game_id = game_id
         self.seq = seq
-        self._message: game_pb.Event | None = message
+        self._data = data
         self._event: Event | None = None
 
     @property  # type: ignore[override]  # a read-only view of the dataclass field
     def event(self) -> Event:
         if self._event is None:
-            self._event = event_from_pb(self._message)  # type: ignore[arg-type]  # set until decoded
-            self._message = None  # it holds its whole batch in memory
+            self._event = event_from_pb(game_pb.Event.FromString(self._data))
+            self._data = b""
         return self._event
 
 
@@ -222,7 +224,7 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
         event_kind = event.WhichOneof("kind")
         if event_kind not in _EVENT_KINDS:
             raise WireError(f"unknown event kind {event_kind!r}")
-        return ReceivedEvent(e.game_id, e.seq, event)
+        return ReceivedEvent(e.game_id, e.seq, event.SerializeToString())
     if kind == "decision_request":
         r = msg.decision_request
         legal = tuple([_legal_action(a) for a in r.legal_actions])
