@@ -15,7 +15,6 @@ that order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from sqlmodel import Session, select
 
 from sdk.engine import GameRecord
 
+from .directory import new_token, token_hash
 from .errors import (
     AlreadyEntered,
     DuplicateName,
@@ -202,9 +202,9 @@ def register_bot(*, session: Session, name: str, now: datetime | None = None) ->
     _check_name(name, "bot")
     if session.exec(select(BotRow.id).where(BotRow.name == name)).first() is not None:
         raise DuplicateName(f"a bot named {name!r} already exists")
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     env = arena_env()
-    row = BotRow(name=name, token_hash=_token_hash(token), created_at=_now(now))
+    row = BotRow(name=name, token_hash=token_hash(token), created_at=_now(now))
     try:
         session.add(row)
         session.flush()
@@ -219,7 +219,7 @@ def register_bot(*, session: Session, name: str, now: datetime | None = None) ->
 
 def authenticate(*, session: Session, token: str) -> Bot | None:
     """The bot whose token this is, or None."""
-    row = session.exec(select(BotRow).where(BotRow.token_hash == _token_hash(token))).first()
+    row = session.exec(select(BotRow).where(BotRow.token_hash == token_hash(token))).first()
     return None if row is None else _bot(row)
 
 
@@ -863,9 +863,6 @@ def _now(now: datetime | None) -> datetime:
         raise ValueError("`now` must be timezone-aware")
     return now
 
-
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _check_name(name: str, what: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -45,6 +46,14 @@ def test_a_token_authenticates_its_bot_and_is_never_stored(session: Session) -> 
     )
     assert registration.token not in dump
     assert hashlib.sha256(registration.token.encode()).hexdigest() in dump
+
+
+def test_tokens_are_safe_as_command_line_arguments(session: Session) -> None:
+    """A bot program takes its token as `--token <token>`: one starting with '-' would be read as an
+    option (argparse refuses it; a CI run once failed on it). Tokens are 256 random bits in hex."""
+    tokens = [store.register_bot(session=session, name=f"bot{i}").token for i in range(20)]
+    assert all(re.fullmatch("[0-9a-f]{64}", token) for token in tokens)
+    assert len(set(tokens)) == len(tokens)
 
 
 def test_bot_names_are_unique_and_sane(session: Session) -> None:
