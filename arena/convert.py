@@ -90,7 +90,7 @@ _KIND_FIELDS = {kind: int_field(b"\x18", value) for kind, value in KIND_TO_PB.it
 def _request_entry(r: DecisionRequest, legal_actions: bool) -> bytes:
     """`ArenaMessage.decision_request` in wire form, joined field by field (`sdk.wire.framing`) from
     cached pieces: cards, seats and actions repeat request after request, and building the message
-    with the protobuf library cost a third more. Field numbers: proto/scout/arena/v1/*.proto."""
+    with the protobuf library cost more. Field numbers: proto/scout/arena/v1/*.proto."""
     obs, t = r.observation, r.observation.table
     table = [
         int_field(b"\x08", t.players), int_field(b"\x10", t.round), int_field(b"\x18", t.rounds),

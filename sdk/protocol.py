@@ -3,7 +3,7 @@
 Both sides speak in these types: the arena's referee builds them, the SDK's runner reads them, and
 one conversion module per side (`sdk.wire.convert`, `arena.convert`) maps them to and from the
 protobuf messages of proto/scout/arena/v1/bot_session.proto, field for field. Several are built
-per decision, so they are not frozen dataclasses (those cost four times as much to build); no
+per decision, so they are not frozen dataclasses (those cost several times as much to build); no
 code changes one after building it.
 """
 

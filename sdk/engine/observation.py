@@ -5,7 +5,7 @@ field that could hold a card from a hand; `Observation` adds exactly one hand, t
 Both are built here from a `Game`, by one function each, so a leak would have to be written here.
 
 They are slots dataclasses but not frozen: one of each is built for every decision on both ends
-of the wire, and a frozen dataclass costs four times as much to build. A bot that changes its
+of the wire, and a frozen dataclass costs several times as much to build. A bot that changes its
 observation changes only its own copy; read them as values all the same.
 """
 
