@@ -25,6 +25,7 @@ class PolicyDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POLICY_DECISION_FORFEIT: _ClassVar[PolicyDecision]
     POLICY_DECISION_VOID: _ClassVar[PolicyDecision]
     POLICY_DECISION_VOID_CAP_REACHED: _ClassVar[PolicyDecision]
+    POLICY_DECISION_BOT_VOID_CAP_REACHED: _ClassVar[PolicyDecision]
 
 class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -32,6 +33,7 @@ class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOURNAMENT_STATUS_SCHEDULED: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_RUNNING: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_FAILED: _ClassVar[TournamentStatus]
 
 class FailureAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -54,10 +56,12 @@ POLICY_DECISION_UNSPECIFIED: PolicyDecision
 POLICY_DECISION_FORFEIT: PolicyDecision
 POLICY_DECISION_VOID: PolicyDecision
 POLICY_DECISION_VOID_CAP_REACHED: PolicyDecision
+POLICY_DECISION_BOT_VOID_CAP_REACHED: PolicyDecision
 TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_STATUS_SCHEDULED: TournamentStatus
 TOURNAMENT_STATUS_RUNNING: TournamentStatus
 TOURNAMENT_STATUS_FINISHED: TournamentStatus
+TOURNAMENT_STATUS_FAILED: TournamentStatus
 FAILURE_ACTION_UNSPECIFIED: FailureAction
 FAILURE_ACTION_FORFEIT: FailureAction
 FAILURE_ACTION_VOID: FailureAction
@@ -125,7 +129,7 @@ class PlayGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., round_end_reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class FailurePolicy(_message.Message):
-    __slots__ = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "on_timeout", "on_illegal", "on_disconnect", "on_absent", "max_replays")
+    __slots__ = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "on_timeout", "on_illegal", "on_disconnect", "on_absent", "max_replays", "max_voids_per_bot")
     ABSENT_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
     GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +139,7 @@ class FailurePolicy(_message.Message):
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     ON_ABSENT_FIELD_NUMBER: _ClassVar[int]
     MAX_REPLAYS_FIELD_NUMBER: _ClassVar[int]
+    MAX_VOIDS_PER_BOT_FIELD_NUMBER: _ClassVar[int]
     absent_wait_ms: int
     grace_ms: int
     time_bank_ms: int
@@ -144,10 +149,11 @@ class FailurePolicy(_message.Message):
     on_disconnect: FailureAction
     on_absent: FailureAction
     max_replays: int
-    def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ..., on_timeout: _Optional[_Union[FailureAction, str]] = ..., on_illegal: _Optional[_Union[FailureAction, str]] = ..., on_disconnect: _Optional[_Union[FailureAction, str]] = ..., on_absent: _Optional[_Union[FailureAction, str]] = ..., max_replays: _Optional[int] = ...) -> None: ...
+    max_voids_per_bot: int
+    def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ..., on_timeout: _Optional[_Union[FailureAction, str]] = ..., on_illegal: _Optional[_Union[FailureAction, str]] = ..., on_disconnect: _Optional[_Union[FailureAction, str]] = ..., on_absent: _Optional[_Union[FailureAction, str]] = ..., max_replays: _Optional[int] = ..., max_voids_per_bot: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy")
+    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "max_entrants", "entry_code", "rounds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
     GAMES_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
@@ -156,6 +162,9 @@ class CreateTournamentRequest(_message.Message):
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     FAILURE_POLICY_FIELD_NUMBER: _ClassVar[int]
+    MAX_ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_CODE_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     table_size: int
     games_per_table: int
@@ -164,7 +173,10 @@ class CreateTournamentRequest(_message.Message):
     concurrency: int
     seed: int
     failure_policy: FailurePolicy
-    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ...) -> None: ...
+    max_entrants: int
+    entry_code: str
+    rounds: int
+    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ...) -> None: ...
 
 class GameCounts(_message.Message):
     __slots__ = ("scheduled", "running", "finished")
@@ -177,7 +189,7 @@ class GameCounts(_message.Message):
     def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games")
+    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -193,6 +205,12 @@ class Tournament(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_NONCE_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    MAX_ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    INVITE_ONLY_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     table_size: int
@@ -208,7 +226,13 @@ class Tournament(_message.Message):
     finished_at: _timestamp_pb2.Timestamp
     entrants: _containers.RepeatedScalarFieldContainer[str]
     games: GameCounts
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ...) -> None: ...
+    seed_commitment: str
+    seed_nonce: str
+    failure: str
+    max_entrants: int
+    invite_only: bool
+    rounds: int
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_nonce: _Optional[str] = ..., failure: _Optional[str] = ..., max_entrants: _Optional[int] = ..., invite_only: _Optional[bool] = ..., rounds: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
     __slots__ = ("tournament",)
@@ -229,10 +253,12 @@ class StartTournamentResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
 
 class EnterTournamentRequest(_message.Message):
-    __slots__ = ("tournament",)
+    __slots__ = ("tournament", "entry_code")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_CODE_FIELD_NUMBER: _ClassVar[int]
     tournament: str
-    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+    entry_code: str
+    def __init__(self, tournament: _Optional[str] = ..., entry_code: _Optional[str] = ...) -> None: ...
 
 class EnterTournamentResponse(_message.Message):
     __slots__ = ("bot", "tournament")
@@ -243,14 +269,20 @@ class EnterTournamentResponse(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
 
 class ListTournamentsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListTournamentsResponse(_message.Message):
-    __slots__ = ("tournaments",)
+    __slots__ = ("tournaments", "next_page_token")
     TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tournaments: _containers.RepeatedCompositeFieldContainer[Tournament]
-    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ShowTournamentRequest(_message.Message):
     __slots__ = ("name",)
@@ -275,20 +307,30 @@ class Bot(_message.Message):
     def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
-    __slots__ = ("bots",)
+    __slots__ = ("bots", "next_page_token")
     BOTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedCompositeFieldContainer[Bot]
-    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class RatingsRequest(_message.Message):
-    __slots__ = ("tournament",)
+    __slots__ = ("tournament", "page_size", "page_token")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tournament: str
-    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, tournament: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class RatingRow(_message.Message):
     __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing")
@@ -313,10 +355,12 @@ class RatingRow(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[float] = ..., average_points: _Optional[float] = ..., average_placing: _Optional[float] = ...) -> None: ...
 
 class RatingsResponse(_message.Message):
-    __slots__ = ("rows",)
+    __slots__ = ("rows", "next_page_token")
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     rows: _containers.RepeatedCompositeFieldContainer[RatingRow]
-    def __init__(self, rows: _Optional[_Iterable[_Union[RatingRow, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, rows: _Optional[_Iterable[_Union[RatingRow, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
     __slots__ = ("id", "tournament", "table_index", "game_index", "seed", "status", "attempts", "seats", "started_at", "finished_at", "end_reasons", "results")
@@ -347,18 +391,24 @@ class GameInfo(_message.Message):
     def __init__(self, id: _Optional[int] = ..., tournament: _Optional[str] = ..., table_index: _Optional[int] = ..., game_index: _Optional[int] = ..., seed: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., attempts: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ("tournament", "status")
+    __slots__ = ("tournament", "status", "page_size", "page_token")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tournament: str
     status: GameStatus
-    def __init__(self, tournament: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, tournament: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
-    __slots__ = ("games",)
+    __slots__ = ("games", "next_page_token")
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameInfo]
-    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ShowGameRequest(_message.Message):
     __slots__ = ("id",)
@@ -367,16 +417,18 @@ class ShowGameRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class VoidedAttempt(_message.Message):
-    __slots__ = ("attempt", "voided_at", "seats", "record_json")
+    __slots__ = ("attempt", "voided_at", "seats", "record_json", "seed")
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     VOIDED_AT_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     attempt: int
     voided_at: _timestamp_pb2.Timestamp
     seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
     record_json: str
-    def __init__(self, attempt: _Optional[int] = ..., voided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., record_json: _Optional[str] = ...) -> None: ...
+    seed: int
+    def __init__(self, attempt: _Optional[int] = ..., voided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., record_json: _Optional[str] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class ShowGameResponse(_message.Message):
     __slots__ = ("game", "record_json", "voided_attempts")
@@ -389,13 +441,51 @@ class ShowGameResponse(_message.Message):
     def __init__(self, game: _Optional[_Union[GameInfo, _Mapping]] = ..., record_json: _Optional[str] = ..., voided_attempts: _Optional[_Iterable[_Union[VoidedAttempt, _Mapping]]] = ...) -> None: ...
 
 class ExportGamesRequest(_message.Message):
+    __slots__ = ("tournament", "page_size", "page_token")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    page_size: int
+    page_token: str
+    def __init__(self, tournament: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ExportGamesResponse(_message.Message):
+    __slots__ = ("game_json", "page_token")
+    GAME_JSON_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_json: str
+    page_token: str
+    def __init__(self, game_json: _Optional[str] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class RevealSeedsRequest(_message.Message):
     __slots__ = ("tournament",)
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     tournament: str
     def __init__(self, tournament: _Optional[str] = ...) -> None: ...
 
-class ExportGamesResponse(_message.Message):
-    __slots__ = ("game_json",)
-    GAME_JSON_FIELD_NUMBER: _ClassVar[int]
-    game_json: str
-    def __init__(self, game_json: _Optional[str] = ...) -> None: ...
+class GameSeed(_message.Message):
+    __slots__ = ("game_id", "table_index", "game_index", "attempt", "seed")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    GAME_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    game_id: int
+    table_index: int
+    game_index: int
+    attempt: int
+    seed: int
+    def __init__(self, game_id: _Optional[int] = ..., table_index: _Optional[int] = ..., game_index: _Optional[int] = ..., attempt: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class RevealSeedsResponse(_message.Message):
+    __slots__ = ("seed", "seed_nonce", "seed_commitment", "games")
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_NONCE_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    seed: int
+    seed_nonce: str
+    seed_commitment: str
+    games: _containers.RepeatedCompositeFieldContainer[GameSeed]
+    def __init__(self, seed: _Optional[int] = ..., seed_nonce: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., games: _Optional[_Iterable[_Union[GameSeed, _Mapping]]] = ...) -> None: ...

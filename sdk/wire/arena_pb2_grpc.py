@@ -94,6 +94,11 @@ class ArenaStub:
                 request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
                 response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
                 _registered_method=True)
+        self.RevealSeeds = channel.unary_unary(
+                '/scout.arena.v1.Arena/RevealSeeds',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -101,7 +106,8 @@ class ArenaServicer:
 
     def RegisterBot(self, request, context):
         """Registers a new bot name and returns its token (open registration; names are unique).
-        ALREADY_EXISTS if the name is taken, INVALID_ARGUMENT if it is malformed.
+        ALREADY_EXISTS if the name is taken, INVALID_ARGUMENT if it is malformed; RESOURCE_EXHAUSTED
+        past the arena's registrations per peer per minute.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,7 +142,8 @@ class ArenaServicer:
     def EnterTournament(self, request, context):
         """Enters the calling bot, known by its own token, in a tournament. Entering again is not an
         error, so a restarted bot may call it again. UNAUTHENTICATED without a bot token; NOT_FOUND;
-        FAILED_PRECONDITION once the tournament has started without the bot.
+        PERMISSION_DENIED without the tournament's entry code or with a wrong one; FAILED_PRECONDITION
+        once the tournament has started without the bot, or when it is full (max_entrants).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -185,7 +192,16 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExportGames(self, request, context):
-        """Every finished game (of one tournament, or all), one JSON object per message, in play order.
+        """Finished games (of one tournament, or all), one JSON object per message, in play order; at
+        most `page_size` per call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevealSeeds(self, request, context):
+        """A tournament's seed, its commitment nonce and every game's seed, before they are public
+        (admin only): for an organiser who must reproduce a tournament early. NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -253,6 +269,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ExportGames,
                     request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.FromString,
                     response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.SerializeToString,
+            ),
+            'RevealSeeds': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealSeeds,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -579,6 +600,33 @@ class Arena:
             '/scout.arena.v1.Arena/ExportGames',
             scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
             scout_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealSeeds(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/RevealSeeds',
+            scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.FromString,
             options,
             channel_credentials,
             insecure,
