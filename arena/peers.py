@@ -1,0 +1,81 @@
+"""Who is calling, and how often they may: per-peer token buckets for the arena's public calls.
+
+Anyone who can reach the port may call the unauthenticated methods, so each kind of call gets a
+`RateLimiter` keyed by the caller (its host, from `peer_host`). A bucket holds `burst` calls and
+refills at `rate` calls per second, so a person at a terminal never notices it while a loop is
+slowed to the refill rate. The limiter forgets the least recently seen peers beyond `max_peers`,
+so a flood from many addresses cannot grow it without bound either.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def peer_host(peer: str) -> str:
+    """The host part of a gRPC peer string: 'ipv4:127.0.0.1:5000' -> '127.0.0.1',
+    'ipv6:[::1]:5000' -> '::1'; a peer of another form (a unix socket, say) is kept whole.
+
+    >>> peer_host("ipv4:127.0.0.1:5000"), peer_host("ipv6:[::1]:5000"), peer_host("ipv6:%5B::1%5D:5000")
+    ('127.0.0.1', '::1', '::1')
+    """
+    kind, _, address = peer.partition(":")
+    if kind not in ("ipv4", "ipv6") or not address:
+        return peer
+    address = address.replace("%5B", "[").replace("%5D", "]")
+    if address.startswith("["):
+        return address[1 : address.find("]")]
+    return address.rpartition(":")[0] or address
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    """A token bucket per key: `allow(key)` spends one call if the key's bucket has one."""
+
+    def __init__(
+        self, rate: float, burst: int, *, max_peers: int = 10_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError(f"a rate limit needs a positive rate and a burst of at least 1, not {rate}/s and {burst}")
+        self.rate = rate
+        self.burst = burst
+        self._max_peers = max_peers
+        self._clock = clock
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+
+    def allow(self, key: str) -> bool:
+        """Spend one call of `key`'s bucket; False (nothing spent) if it is empty."""
+        bucket = self._refilled(key)
+        if bucket.tokens < 1:
+            return False
+        bucket.tokens -= 1
+        return True
+
+    def __len__(self) -> int:
+        """How many peers it currently remembers."""
+        return len(self._buckets)
+
+    def retry_after(self, key: str) -> float:
+        """Seconds until `key` may call again (0 if it may now)."""
+        return max(0.0, (1 - self._refilled(key).tokens) / self.rate)
+
+    def _refilled(self, key: str) -> _Bucket:
+        now = self._clock()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = _Bucket(float(self.burst), now)
+            if len(self._buckets) > self._max_peers:
+                self._buckets.popitem(last=False)
+        else:
+            bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
+            bucket.updated = now
+            self._buckets.move_to_end(key)
+        return bucket
