@@ -227,7 +227,7 @@ def tournament_create(
     with arena(server, db, admin_token, admin=True) as client:
         made = client.create_tournament(settings)
     console = Console()
-    console.print(f"Created tournament {made.name!r}; bots may enter until it starts.", highlight=False)
+    console.print(f"Created tournament {made.name!r}; bots may enter until it starts.", highlight=False, markup=False)
     console.print(tournament_view(made))
 
 
@@ -255,7 +255,7 @@ def tournament_start(
     with arena(server, db, admin_token, admin=True) as client:
         started = client.start_tournament(name)
     Console().print(f"Started tournament {started.name!r}: {started.games.total} games scheduled among "
-                    f"{len(started.entrants)} entrants.", highlight=False)
+                    f"{len(started.entrants)} entrants.", highlight=False, markup=False)
 
 
 # ---- bots and ratings -------------------------------------------------------------------------------
@@ -381,4 +381,4 @@ def demo(
     console.print(f"The database is {db}. Look closer with:\n"
                   f"  scout-arena ratings --db {db}\n"
                   f"  scout-arena games list --db {db}\n"
-                  f"  scout-arena games show 1 --db {db}", highlight=False)
+                  f"  scout-arena games show 1 --db {db}", highlight=False, markup=False)

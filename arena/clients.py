@@ -25,8 +25,7 @@ from . import convert_tournaments as convert
 from . import store
 from .asyncstore import AsyncStore
 from .db import open_database
-from .directory import check_name
-from .errors import ArenaError, InvalidDatabaseURL, InvalidName
+from .errors import ArenaError, InvalidDatabaseURL
 from .export import export_games
 from .ratings import RatingRow
 from .tournament_settings import TournamentSettings
@@ -114,10 +113,6 @@ class LocalArena:
         return cls(open_database(url))
 
     def register_bot(self, name: str) -> str:
-        try:
-            check_name(name)
-        except ValueError as exc:
-            raise InvalidName(str(exc)) from None
         return self._db.run(store.register_bot, name=name).token
 
     def create_tournament(self, settings: TournamentSettings) -> store.Tournament:

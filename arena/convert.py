@@ -31,6 +31,7 @@ from sdk.wire.convert import (
 from sdk.wire.framing import int_field, length_delimited, string_field, varint
 
 from .convert_tournaments import seat_result_to_pb
+from .names import MAX_GAME_ID
 from .referee import Limits
 from .results import GameResult
 
@@ -73,7 +74,11 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
         d = msg.decision
         if not d.HasField("action"):
             raise WireError(f"the Decision for request {d.request_id} has no action")
-        return Decision(d.game_id, d.request_id, action_from_pb(d.action))
+        action = action_from_pb(d.action)
+        if len(d.game_id) > MAX_GAME_ID:
+            raise WireError(f"the Decision for request {d.request_id} names a game id of {len(d.game_id)} characters; "
+                            f"game ids have at most {MAX_GAME_ID}")
+        return Decision(d.game_id, d.request_id, action)
     if kind == "hello":
         h = msg.hello
         return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions)

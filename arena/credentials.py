@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from . import store
 from .asyncstore import AsyncStore
-from .directory import NameTaken, check_name, new_token, token_hash
+from .directory import NameTaken, new_token, token_hash
 from .errors import DuplicateName
 from .models import AdminTokenRow
 
@@ -83,11 +83,10 @@ class StoredBotDirectory:
         self._db = AsyncStore(engine)
 
     async def register(self, name: str) -> str:
-        check_name(name)
         try:
             registration = await self._db(store.register_bot, name=name)
         except DuplicateName:
-            raise NameTaken(f"the bot name {name!r} is taken: choose another") from None
+            raise NameTaken(name) from None
         return registration.token
 
     async def authenticate(self, token: str) -> str | None:

@@ -143,7 +143,7 @@ def run_demo(
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)
         with arena_process(f"sqlite:///{db}", port, logs) as (target, admin_token):
-            console.print(f"Arena on {target}, database {db}", highlight=False)
+            console.print(f"Arena on {target}, database {db}", highlight=False, markup=False)
             client = RemoteArena(target, admin_token)
             try:
                 tokens = {e.name: client.register_bot(e.name) for e in cast}

@@ -9,40 +9,30 @@ needed against guessing), and a leaked directory does not leak credentials.
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from typing import Protocol
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
-"""1..40 characters: letters, digits, '.', '_' and '-', starting with a letter or digit."""
-
-
-class InvalidBotName(ValueError):
-    """The name does not match NAME_PATTERN; the message says what is allowed."""
+from .names import check_name, shown
 
 
 class NameTaken(ValueError):
     """Another bot is registered under that name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the bot name {shown(name)} is taken: choose another")
 
 
 class BotDirectory(Protocol):
     """Bot registration and token checks; async so an implementation may use a database."""
 
     async def register(self, name: str) -> str:
-        """Register `name` and return its new token; InvalidBotName or NameTaken otherwise."""
+        """Register `name` and return its new token; `arena.errors.InvalidName` (the name breaks
+        `arena.names.NAME_RULE`) or NameTaken otherwise."""
         ...
 
     async def authenticate(self, token: str) -> str | None:
         """The name of the bot that owns `token`, or None if no bot does."""
         ...
-
-
-def check_name(name: str) -> None:
-    """Raise InvalidBotName unless `name` is acceptable."""
-    if not NAME_PATTERN.fullmatch(name):
-        raise InvalidBotName(
-            f"invalid bot name {name!r}: use 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
 
 
 def new_token() -> str:
@@ -67,7 +57,7 @@ class InMemoryBotDirectory:
     async def register(self, name: str) -> str:
         check_name(name)
         if name in self._taken:
-            raise NameTaken(f"the bot name {name!r} is taken: choose another")
+            raise NameTaken(name)
         token = new_token()
         self._names[token_hash(token)] = name
         self._taken.add(name)

@@ -138,7 +138,8 @@ class _Table:
         self.bots = tuple(b for b in dict.fromkeys(bots) if b not in absent)
         """The bots seated, who hear the game; absent ones are not told of it."""
         self.requests: dict[int, _Request] = {}
-        self.next_request = 1
+        self.asked: list[str] = []
+        """The bot of every request so far: request id i went to `asked[i - 1]`."""
         self.sent_events = 0
         self.on_answer = on_answer
         self.loop = asyncio.get_running_loop()
@@ -203,14 +204,17 @@ class _Table:
 
     def submit(self, bot: str, decision: Decision) -> ArenaMessage:
         rid = decision.request_id
+        if not 1 <= rid <= len(self.asked) or self.asked[rid - 1] != bot:
+            # The same answer whether the id is another seat's (pending or not) or none at all,
+            # so a probe learns nothing about the other seats, such as when they decided.
+            return ArenaError(
+                ErrorCode.NOT_YOUR_REQUEST, f"request {rid} of game {self.game_id!r} was never sent to bot {bot!r}",
+                self.game_id, rid,
+            )
         req = self.requests.get(rid)
         if req is None or req.closed:
-            what = "was never sent" if rid >= self.next_request else "was already answered or has expired"
-            return ArenaError(ErrorCode.STALE_REQUEST, f"request {rid} of game {self.game_id!r} {what}", self.game_id, rid)
-        if req.seat.bot != bot:
             return ArenaError(
-                ErrorCode.NOT_YOUR_REQUEST,
-                f"request {rid} of game {self.game_id!r} is for seat {req.seat.index}, which bot {bot!r} does not hold",
+                ErrorCode.STALE_REQUEST, f"request {rid} of game {self.game_id!r} was already answered or has expired",
                 self.game_id, rid,
             )
         try:
@@ -275,8 +279,8 @@ class _Table:
 
     async def _ask(self, seat: _Seat, kind: DecisionKind) -> tuple[ForfeitCause, str] | None:
         """Wait for a legal answer; return None once it is applied, else why the seat forfeits."""
-        req = _Request(self.next_request, seat, kind)
-        self.next_request += 1
+        self.asked.append(seat.bot)
+        req = _Request(len(self.asked), seat, kind)
         self.requests[req.id] = req
         limits = self.limits
         budget = (limits.move_ms + seat.bank_ms) / 1000

@@ -38,10 +38,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.engine import Engine
 
-from sdk.wire import arena_pb2_grpc
-
 from . import store
 from .asyncstore import AsyncStore
+from .boundary import add_arena
 from .convert import SERVICE_NAMES
 from .credentials import FixedAdminToken, StoredAdminToken, StoredBotDirectory, ensure_admin_token, set_admin_token
 from .db import open_database
@@ -142,8 +141,7 @@ async def start_server(
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0),
                                       *KEEPALIVE_OPTIONS])
     add_bot_session(BotSessionService(directory, hub), server)
-    # The generated registration functions carry no type hints.
-    arena_pb2_grpc.add_ArenaServicer_to_server(arena_service, server)  # type: ignore[no-untyped-call]
+    add_arena(arena_service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -17,7 +17,9 @@ from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
 from . import convert
 from .credentials import AdminGate
-from .directory import BotDirectory, InvalidBotName, NameTaken
+from .directory import BotDirectory, NameTaken
+from .errors import InvalidName
+from .names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
 from .referee import Limits, Referee
 from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
 
@@ -36,6 +38,16 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
 
 
 UNDECODABLE_MESSAGE = "a message on this stream is not a serialized scout.arena.v1.BotBatch"
+
+
+def hello_problem(hello: Hello) -> str | None:
+    """Why a Hello's program name or version is refused, or None: they go to the arena's logs, so
+    they follow the arena's name rules (both may be empty)."""
+    if hello.bot_name and not NAME_PATTERN.fullmatch(hello.bot_name):
+        return f"Hello.bot_name {shown(hello.bot_name)} is not a name: use {NAME_RULE}, or leave it empty"
+    if not VERSION_PATTERN.fullmatch(hello.bot_version):
+        return f"Hello.bot_version {shown(hello.bot_version)} is not a version: use {VERSION_RULE}, or leave it empty"
+    return None
 
 
 class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
@@ -60,8 +72,8 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         hello = await self._check_hello(first[0] if first else None, context)
         session_id = uuid.uuid4().hex[:12]
         conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
-        log.info("session %s: bot %r connected (%s %s, capacity %d)", session_id, name, hello.bot_name,
-                 hello.bot_version, hello.capacity)
+        log.info("session %s: bot %r connected (program %s, version %s, capacity %d)", session_id, name,
+                 shown(hello.bot_name), shown(hello.bot_version), hello.capacity)
         self._receive(conn, stream, first[1:])
         reader = asyncio.create_task(self._read(conn, stream, context))
         stream.writer = writer = asyncio.create_task(self._write(stream, context))
@@ -106,6 +118,8 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {first.capacity}",  # type: ignore[union-attr]
             )
+        if problem := hello_problem(first):  # type: ignore[arg-type]
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         return first  # type: ignore[return-value]
 
     def _receive(self, conn: BotConnection, stream: Stream, messages: list[BotMessage | convert.WireError]) -> None:
@@ -166,11 +180,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         name = convert.register_request_name(request)  # type: ignore[arg-type]
         try:
             token = await self._directory.register(name)
-        except InvalidBotName as exc:
+        except InvalidName as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except NameTaken as exc:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
-        log.info("registered bot %r", name)
+        log.info("registered bot %s", shown(name))
         return convert.register_response_to_pb(name, token)
 
     async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802

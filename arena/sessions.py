@@ -16,6 +16,8 @@ from sdk.protocol import (
     ActionAccepted, ArenaError, ArenaMessage, BotMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, Welcome,
 )
 
+from .names import shown
+
 MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
 MAX_BATCH = 256
@@ -217,7 +219,7 @@ class SessionHub:
         if table is None:
             conn.send(
                 ArenaError(
-                    ErrorCode.UNKNOWN_GAME, f"bot {conn.name!r} is not playing a game {msg.game_id!r}",
+                    ErrorCode.UNKNOWN_GAME, f"bot {conn.name!r} is not playing a game {shown(msg.game_id)}",
                     msg.game_id, msg.request_id,
                 )
             )

@@ -36,7 +36,6 @@ from .errors import (
     GameAlreadyFinished,
     GameNotRunning,
     GameNotScheduled,
-    InvalidName,
     InvalidSetting,
     NotEnoughEntrants,
     ResultMismatch,
@@ -58,6 +57,7 @@ from .models import (
     TournamentStatus,
     VoidedAttemptRow,
 )
+from .names import check_name, shown
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
@@ -71,7 +71,6 @@ __all__ = [
     "void_attempt", "void_interrupted_games",
 ]
 
-MAX_NAME_LENGTH = 64
 _SEED_LIMIT = 1 << 63
 """Seeds are stored in signed 64-bit columns."""
 
@@ -199,7 +198,7 @@ class RatingUpdate:
 
 def register_bot(*, session: Session, name: str, now: datetime | None = None) -> Registration:
     """Register a bot and return its token, once: only the token's SHA-256 is stored."""
-    _check_name(name, "bot")
+    check_name(name, "bot")
     if session.exec(select(BotRow.id).where(BotRow.name == name)).first() is not None:
         raise DuplicateName(f"a bot named {name!r} already exists")
     token = new_token()
@@ -249,7 +248,7 @@ def create_tournament(
     A start time in the past is allowed: the tournament is due at once. Without a seed one is
     drawn at random; it is stored, so the schedule and every deal can be reproduced.
     """
-    _check_name(name, "tournament")
+    check_name(name, "tournament")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
         raise InvalidSetting(
             f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
@@ -865,14 +864,6 @@ def _now(now: datetime | None) -> datetime:
 
 
 
-def _check_name(name: str, what: str) -> None:
-    if not name or name != name.strip() or not name.isprintable() or len(name) > MAX_NAME_LENGTH:
-        raise InvalidName(
-            f"a {what} name must be 1 to {MAX_NAME_LENGTH} printable characters without "
-            f"leading or trailing spaces, not {name!r}"
-        )
-
-
 def _bot(row: BotRow) -> Bot:
     assert row.id is not None
     return Bot(row.id, row.name, row.created_at)
@@ -881,7 +872,7 @@ def _bot(row: BotRow) -> Bot:
 def _bot_id(session: Session, name: str) -> int:
     bot_id = session.exec(select(BotRow.id).where(BotRow.name == name)).first()
     if bot_id is None:
-        raise UnknownBot(f"there is no bot named {name!r}")
+        raise UnknownBot(f"there is no bot named {shown(name)}")
     return bot_id
 
 
@@ -895,7 +886,7 @@ def _tournament_row(session: Session, name: str, lock: bool = False) -> Tourname
         query = query.with_for_update(read=True)
     row = session.exec(query).first()
     if row is None:
-        raise UnknownTournament(f"there is no tournament named {name!r}")
+        raise UnknownTournament(f"there is no tournament named {shown(name)}")
     return row
 
 

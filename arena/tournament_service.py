@@ -26,6 +26,7 @@ from .errors import (
     NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
 )
 from .export import game_line
+from .names import shown
 from .referee import Limits, Referee
 from .service import ArenaService, bearer_token
 from .tournaments import TournamentRunner
@@ -89,7 +90,7 @@ class TournamentArenaService(ArenaService):
         except InvalidSetting as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         tournament = await answer(context, self._db(settings.create))
-        log.info("tournament %r created: starts %s", tournament.name, tournament.starts_at.isoformat(timespec="seconds"))
+        log.info("tournament %s created: starts %s", shown(tournament.name), tournament.starts_at.isoformat(timespec="seconds"))
         self._runner.wake()
         return convert.create_response_to_pb(tournament)
 
@@ -113,7 +114,7 @@ class TournamentArenaService(ArenaService):
         name = convert.enter_request_from_pb(request)
         try:
             await self._db(store.enter_tournament, tournament=name, bot=bot)
-            log.info("bot %r entered tournament %r", bot, name)
+            log.info("bot %s entered tournament %s", shown(bot), shown(name))
         except (AlreadyEntered, EntriesClosed) as exc:
             entered = await answer(context, self._db(store.show_tournament, tournament=name))
             if bot not in entered.entrants:

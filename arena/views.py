@@ -1,6 +1,8 @@
 """How `scout-arena` shows things: rich tables of tournaments, bots, ratings and games.
 
-Times are shown in UTC, to the minute, so every reader sees the same table.
+Times are shown in UTC, to the minute, so every reader sees the same table. Names and other stored
+text are escaped (`rich.markup.escape`): a name is never read as markup, so one such as `[/]` (a
+tournament from before the name rule may have it) is shown as it is.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
@@ -42,7 +45,7 @@ def tournaments_table(tournaments: Sequence[Tournament]) -> Table:
         table.add_column(column, justify="right" if column in ("seats", "games/table", "entrants") else "left",
                          no_wrap=column == "name")
     for t in tournaments:
-        table.add_row(t.name, t.status.value, str(t.table_size), str(t.games_per_table), when(t.starts_at),
+        table.add_row(escape(t.name), t.status.value, str(t.table_size), str(t.games_per_table), when(t.starts_at),
                       str(len(t.entrants)), progress(t))
     return table
 
@@ -73,7 +76,7 @@ def tournament_view(t: Tournament) -> RenderableType:
         ("entrants", ", ".join(t.entrants) or "none yet"),
         ("progress", progress(t)),
     ):
-        facts.add_row(label, value)
+        facts.add_row(label, escape(value))
     if t.games.total == 0:
         return facts
     bar = ProgressBar(total=t.games.total, completed=t.games.finished, width=40)
@@ -92,18 +95,18 @@ def bots_table(bots: Sequence[Bot]) -> Table:
     table.add_column("bot", no_wrap=True)
     table.add_column("registered")
     for bot in bots:
-        table.add_row(bot.name, when(bot.created_at))
+        table.add_row(escape(bot.name), when(bot.created_at))
     return table
 
 
 def ratings_table(rows: Sequence[RatingRow], title: str) -> Table:
     """The rating table: rank by mu - 3 sigma, then mu, sigma, games, wins, averages."""
-    table = Table(title=title)
+    table = Table(title=escape(title))
     for column in ("#", "bot", "μ", "σ", "μ−3σ", "games", "wins", "avg pts", "avg place"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for r in rows:
         table.add_row(
-            str(r.rank), r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.games),
+            str(r.rank), escape(r.bot), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.games),
             f"{r.wins:g}" if r.wins == int(r.wins) else f"{r.wins:.2f}",
             "-" if r.average_points is None else f"{r.average_points:.1f}",
             "-" if r.average_placing is None else f"{r.average_placing:.2f}",
@@ -121,7 +124,8 @@ def games_table(games: Sequence[GameInfo]) -> Table:
             seats = ", ".join(f"{s.bot}: {s.points} ({s.rank}{_forfeit(s)})" for s in g.results)
         else:
             seats = ", ".join(g.seats)
-        table.add_row(str(g.id), g.tournament, str(g.table_index), str(g.game_index), g.status.value, seats)
+        table.add_row(str(g.id), escape(g.tournament), str(g.table_index), str(g.game_index), g.status.value,
+                      escape(seats))
     return table
 
 

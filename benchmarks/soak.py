@@ -126,7 +126,7 @@ async def soak(args: argparse.Namespace) -> int:
         seen = {}
         for conn in list(server.hub._bots.values()):
             for game_id, table in conn.tables.items():
-                seen[game_id] = (len(table.game.events), table.next_request)  # type: ignore[attr-defined]
+                seen[game_id] = (len(table.game.events), len(table.asked))  # type: ignore[attr-defined]
         for game_id, mark in seen.items():
             if game_id not in last_change or last_change[game_id][0] != mark:
                 last_change[game_id] = (mark, now)

@@ -22,6 +22,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
@@ -174,7 +175,7 @@ def match_table(match: MatchResult, title: str) -> Table:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in sorted(match.summary(), key=lambda r: r.mean_placing):
         table.add_row(
-            row.name, str(row.games), str(row.wins), f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}",
+            escape(row.name), str(row.games), str(row.wins), f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}",
             f"{row.mean_placing:.2f}", f"{1000 * row.seconds_per_decision:.2f}",
         )
     return table
@@ -189,7 +190,8 @@ def check(
 ) -> None:
     report = check_bot(resolve_bot(bot, seed), games=games, seed=seed, move_time=move_time)
     console = Console()
-    console.print(report.summary(), style="green" if report.passed else "red", highlight=False, soft_wrap=True)
+    console.print(report.summary(), style="green" if report.passed else "red", highlight=False, markup=False,
+                  soft_wrap=True)
     for finding in report.findings:
         console.print(f"  {finding}", highlight=False, markup=False, soft_wrap=True)
     if not report.passed:

@@ -106,11 +106,11 @@ def test_answers_for_another_seat_another_game_or_a_stale_request_change_nothing
 
         error = await refused(gid, req_b.request_id)
         assert error.code == pb.ERROR_CODE_NOT_YOUR_REQUEST
-        assert error.message == f"request {req_b.request_id} of game {gid!r} is for seat 1, which bot {a!r} does not hold"
+        assert error.message == f"request {req_b.request_id} of game {gid!r} was never sent to bot {a!r}"
         error = await refused("no-such-game", req_a.request_id)
         assert (error.code, error.message) == (pb.ERROR_CODE_UNKNOWN_GAME, f"bot {a!r} is not playing a game 'no-such-game'")
         error = await refused(gid, 999)
-        assert (error.code, error.message) == (pb.ERROR_CODE_STALE_REQUEST, f"request 999 of game {gid!r} was never sent")
+        assert (error.code, error.message) == (pb.ERROR_CODE_NOT_YOUR_REQUEST, f"request 999 of game {gid!r} was never sent to bot {a!r}")
         await bot_a.answer(gid, req_a.request_id, flip(True))
         assert (await bot_a.read()).action_accepted.request_id == req_a.request_id
         error = await refused(gid, req_a.request_id)

@@ -187,7 +187,7 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
         def decision(action: game_pb2.Action | None, game_id: str = gid, request_id: int = rid) -> pb.BotMessage:
             return pb.BotMessage(decision=pb.Decision(game_id=game_id, request_id=request_id, action=action))
 
-        odd_id = "\x00" + "g" * 1000
+        odd_id = "\x00" + "g" * 50
         unknown_end = game_pb2.Action(scout=game_pb2.Scout(end=7, flip=True, position=-3))  # type: ignore[arg-type]
         cases: list[tuple[pb.BotMessage, int, str]] = [
             (decision(None), pb.ERROR_CODE_MALFORMED, f"the Decision for request {rid} has no action"),
@@ -197,10 +197,12 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
             (decision(game_pb2.Action()), pb.ERROR_CODE_MALFORMED, "the action has none of flip, show, scout, scout_show set"),
             (pb.BotMessage(), pb.ERROR_CODE_MALFORMED, "a BotMessage must set hello or decision"),
             (pb.BotMessage(hello=pb.Hello(capacity=64)), pb.ERROR_CODE_PROTOCOL, "Hello may only be the first message of a stream"),
-            (decision(flip(True), request_id=2**64 - 1), pb.ERROR_CODE_STALE_REQUEST,
-             f"request {2**64 - 1} of game {gid!r} was never sent"),
+            (decision(flip(True), request_id=2**64 - 1), pb.ERROR_CODE_NOT_YOUR_REQUEST,
+             f"request {2**64 - 1} of game {gid!r} was never sent to bot {name!r}"),
             (decision(flip(True), game_id=odd_id), pb.ERROR_CODE_UNKNOWN_GAME,
              f"bot {name!r} is not playing a game {odd_id!r}"),
+            (decision(flip(True), game_id=odd_id * 20), pb.ERROR_CODE_MALFORMED,
+             f"the Decision for request {rid} names a game id of {len(odd_id) * 20} characters; game ids have at most 64"),
         ]
         for msg, code, message in cases:
             got = await reply(msg)
