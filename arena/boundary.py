@@ -118,32 +118,35 @@ async def _request(data: bytes, context: grpc.aio.ServicerContext, method: Metho
     return request
 
 
+async def _unimplemented(method: MethodDescriptor, context: grpc.aio.ServicerContext) -> None:
+    await context.abort(
+        grpc.StatusCode.UNIMPLEMENTED,
+        f"this arena does not serve {method.name}: tournaments, ratings and games need an arena that keeps a "
+        "database (`scout-arena serve`)",
+    )
+
+
 def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -> grpc.RpcMethodHandler:
     serialize = GetMessageClass(method.output_type).SerializeToString
     implemented = getattr(type(servicer), method.name) is not getattr(arena_pb2_grpc.ArenaServicer, method.name)
     behaviour: Behaviour = getattr(servicer, method.name)
 
-    async def unimplemented(data: bytes, context: grpc.aio.ServicerContext) -> None:
-        await context.abort(
-            grpc.StatusCode.UNIMPLEMENTED,
-            f"this arena does not serve {method.name}: tournaments, ratings and games need an arena that keeps a "
-            "database (`scout-arena serve`)",
-        )
-
-    if not implemented:
-        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
-        return make(unimplemented, request_deserializer=None, response_serializer=serialize)
-
     if method.server_streaming:
         async def stream(data: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
-            replies: AsyncIterator[Message] = behaviour(await _request(data, context, method), context)
+            request = await _request(data, context, method)
+            if not implemented:
+                await _unimplemented(method, context)
+            replies: AsyncIterator[Message] = behaviour(request, context)
             async for reply in replies:
                 yield reply
 
         return grpc.unary_stream_rpc_method_handler(stream, request_deserializer=None, response_serializer=serialize)
 
     async def unary(data: bytes, context: grpc.aio.ServicerContext) -> Message:
-        reply: Awaitable[Message] = behaviour(await _request(data, context, method), context)
+        request = await _request(data, context, method)
+        if not implemented:
+            await _unimplemented(method, context)
+        reply: Awaitable[Message] = behaviour(request, context)
         return await reply
 
     return grpc.unary_unary_rpc_method_handler(unary, request_deserializer=None, response_serializer=serialize)
