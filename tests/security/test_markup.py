@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from arena import store
 from arena.db import open_database
 from arena.models import BotRow, TournamentRow
-from tests.cli.conftest import arena_cli
+from tests.cli.conftest import arena_cli, bot_cli
 
 MARKUP = "[/]"
 SPACES = "Friday Cup"
@@ -57,3 +57,15 @@ def test_names_with_markup_or_spaces_are_listed_shown_and_addressed(old_database
     assert MARKUP in shown and BOT in shown
     assert BOT in arena_cli("games", "list", "--db", db)[1]
     assert BOT in arena_cli("bot", "list", "--db", db)[1]
+
+
+def test_a_bot_named_with_markup_is_shown_as_it_is_by_scout_bot(tmp_path: Path) -> None:
+    source = tmp_path / "markup_bot.py"
+    source.write_text(
+        "from sdk import Bot\n\n\nclass MarkupBot(Bot):\n"
+        f"    name = {MARKUP!r}\n\n    def choose(self, obs):\n        return obs.legal_actions[0]\n"
+    )
+    for args in (("play", str(source), "--games", "2"), ("check", str(source), "--games", "1")):
+        status, output = bot_cli(*args)
+        assert status == 0, (args, output)
+        assert MARKUP in output, (args, output)

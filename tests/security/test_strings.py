@@ -15,6 +15,8 @@ import pytest
 from google.protobuf.message_factory import GetMessageClass
 
 from arena.boundary import ARENA, STRING_CAPS, string_fields
+from sdk import Bot
+from sdk.runner import ArenaRefused, run_async
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
 from tests.protocol.rawclient import RawBot, flip
@@ -188,3 +190,19 @@ def test_a_corrupt_request_is_one_log_line_without_a_traceback_and_invalid_argum
     assert len(about) == 1, [r.getMessage() for r in about]
     assert about[0].getMessage().endswith(f"{len(data)} bytes that are not a serialized {request}; refused")
     assert_log_is_clean(caplog.records)
+
+
+def test_the_sdk_runner_stops_with_the_rule_when_its_bot_name_breaks_it() -> None:
+    class Spaced(Bot):
+        name = "my bot"
+
+        def choose(self, obs):  # type: ignore[no-untyped-def]
+            raise AssertionError("a refused bot is never asked")
+
+    async def scenario() -> None:
+        async with running_arena() as arena:
+            token = await arena.directory.register("spaced")
+            await asyncio.wait_for(run_async(Spaced(), target=target(arena), token=token), 10)
+
+    with pytest.raises(ArenaRefused, match=r"^INVALID_ARGUMENT: Hello.bot_name 'my bot' is not a name: use 1 to 40 "):
+        asyncio.run(scenario())
