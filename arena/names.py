@@ -15,7 +15,7 @@ import re
 from .errors import InvalidName
 
 MAX_NAME = 40
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+NAME_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME - 1}}}")
 NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
 """Bots and tournaments are created under such names; a Hello's bot_name is one, or empty."""
 
@@ -24,7 +24,7 @@ MAX_LOOKUP_NAME = 64
 characters) keep their names and stay addressable."""
 
 MAX_VERSION = 40
-VERSION_PATTERN = re.compile(r"[A-Za-z0-9.+_-]{0,40}")
+VERSION_PATTERN = re.compile(rf"[A-Za-z0-9.+_-]{{0,{MAX_VERSION}}}")
 VERSION_RULE = "at most 40 letters, digits, '.', '+', '_' or '-' (such as 1.2.0-rc.1+build.5)"
 """A Hello's bot_version: empty, or a version string without spaces."""
 
@@ -43,16 +43,16 @@ def check_name(name: str, what: str = "bot") -> None:
         raise InvalidName(f"invalid {what} name {shown(name)}: use {NAME_RULE}")
 
 
-def shown(value: str, limit: int = MAX_LOOKUP_NAME) -> str:
+def shown(value: str) -> str:
     """`value` as a log line or an error message may quote it: Python's repr, which escapes
-    control characters, terminal escapes and line breaks, of at most `limit` characters; a longer
-    one is cut to its first SHOWN_PREFIX and says how long it was.
+    control characters, terminal escapes and line breaks, of up to MAX_LOOKUP_NAME characters (any
+    name); a longer one is cut to its first SHOWN_PREFIX and says how long it was.
 
     >>> shown("cup"), shown("a\\nb\\x1b[2J")
     ("'cup'", "'a\\\\nb\\\\x1b[2J'")
     >>> shown("x" * 60_000)
     "'xxxxxxxxxxxxxxxxxxxxxxxx'… (60000 characters)"
     """
-    if len(value) <= limit:
+    if len(value) <= MAX_LOOKUP_NAME:
         return repr(value)
     return f"{value[:SHOWN_PREFIX]!r}… ({len(value)} characters)"
