@@ -1,6 +1,6 @@
 """`scout-arena`: run an arena, organise tournaments, and read ratings and games.
 
-    scout-arena serve [--db URL] [--host H] [--port N]
+    scout-arena serve [--db URL] [--host H] [--port N] [--tls-cert FILE --tls-key FILE]
     scout-arena tournament create NAME --table-size 4 --games-per-table 2 --starts-at 2030-01-04T18:00Z
     scout-arena tournament list | show NAME | start NAME
     scout-arena bot register NAME | list
@@ -12,7 +12,9 @@
 Every command except `serve`, `demo` and `admin` talks to a running arena (`--server HOST:PORT`,
 default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
 directly, for when no server runs. Organiser commands (creating and starting tournaments) need the
-admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN.
+admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To an arena that serves TLS,
+connect with `scout-arena --tls COMMAND ...` (the system's CAs) or `--tls-ca FILE` (a private CA),
+options of `scout-arena` itself that every command uses (`sdk.tls`).
 A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line).
 """
 
@@ -24,6 +26,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -32,6 +35,7 @@ import typer
 from rich.console import Console
 
 from sdk.cli import OneLineGroup
+from sdk.tls import ClientTls
 
 from . import demo as demo_module
 from .clients import ArenaClient, LocalArena, RemoteArena, database_url
@@ -40,15 +44,15 @@ from .db import DEFAULT_DATABASE_URL
 from .errors import ArenaError
 from .referee import Limits
 from .replay import replay_lines
-from .server import ArenaServer, ServerConfig, serve as serve_arena
+from .server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, serve as serve_arena
 from .store import GameStatus
+from .tls import server_tls
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from .views import (
     bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table, voided_lines,
 )
 
 DEFAULT_SERVER = "127.0.0.1:50051"
-ADMIN_TOKEN_VARIABLE = "SCOUT_ARENA_ADMIN_TOKEN"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 _POLICY = FailurePolicy()
@@ -94,6 +98,29 @@ AdminTokenOption = Annotated[
 TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
 
 
+_CLIENT_TLS: ContextVar[ClientTls | None] = ContextVar("client_tls", default=None)
+"""How this invocation connects to a running arena: set by `connection`, read by `arena`."""
+
+
+@app.callback()
+def connection(
+    tls: Annotated[bool, typer.Option("--tls", help="Connect to the arena with TLS, trusting the system's CAs.",
+                                      envvar="SCOUT_ARENA_TLS")] = False,
+    tls_ca: Annotated[
+        str | None,
+        typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this "
+                     "PEM file.", envvar="SCOUT_ARENA_TLS_CA", show_default=False),
+    ] = None,
+    tls_server_name: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
+                     "(default: the host of --server).", envvar="SCOUT_ARENA_TLS_SERVER_NAME", show_default=False),
+    ] = None,
+) -> None:
+    """How every command that talks to a running arena connects to it."""
+    _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
+
+
 def fail(message: str) -> NoReturn:
     """End the command with one error line and status 1."""
     typer.echo(f"error: {message}", err=True)
@@ -111,7 +138,7 @@ def arena(server: str, db: str | None, admin_token: str | None = None, *, admin:
         if admin and not admin_token:
             fail("this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN "
                  "(or work on the database with --db)")
-        client = RemoteArena(server, admin_token)
+        client = RemoteArena(server, admin_token, tls=_CLIENT_TLS.get())
     try:
         yield client
     finally:
@@ -150,6 +177,16 @@ def serve(
     ] = None,
     move_ms: Annotated[int, typer.Option(help="Per-move limit of games played on demand (PlayGame).")] = Limits().move_ms,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    tls_cert: Annotated[
+        str | None,
+        typer.Option(metavar="FILE", help="Serve TLS with this PEM certificate (then any intermediates); "
+                     "without it the arena speaks plaintext.", envvar="SCOUT_ARENA_TLS_CERT", show_default=False),
+    ] = None,
+    tls_key: Annotated[
+        str | None,
+        typer.Option(metavar="FILE", help="The certificate's PEM private key, unencrypted.",
+                     envvar="SCOUT_ARENA_TLS_KEY", show_default=False),
+    ] = None,
 ) -> None:
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
@@ -160,10 +197,11 @@ def serve(
         limits = Limits(move_ms=move_ms)
     except ValueError as exc:
         fail(str(exc).replace("move_ms", "--move-ms"))
-    config = ServerConfig(host, port, admin_token, limits, database_url(db))
+    config = ServerConfig(host, port, admin_token, limits, database_url(db), tls=server_tls(tls_cert, tls_key))
 
     def announce(server: ArenaServer) -> None:
-        typer.echo(f"Scout Arena listening on {host}:{server.port}, database {db}")
+        secured = f"with TLS ({tls_cert})" if server.tls else "without TLS (plaintext)"
+        typer.echo(f"Scout Arena listening on {host}:{server.port} {secured}, database {db}")
         if admin_token is None and server.admin_token is not None:
             typer.echo(f"Admin token (shown this once; only its hash is kept): {server.admin_token}")
             typer.echo("Organiser commands read it from SCOUT_ARENA_ADMIN_TOKEN; "

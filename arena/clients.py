@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from sdk.tls import ClientTls, TlsConfigError as ClientTlsError, channel, tls_problem
 from sdk.wire import arena_pb2_grpc
 from sdk.wire.convert import register_request_to_pb, registered_token
 
@@ -28,6 +30,7 @@ from .db import open_database
 from .errors import ArenaError, InvalidDatabaseURL
 from .export import export_games
 from .ratings import RatingRow
+from .tls import TlsConfigError
 from .tournament_settings import TournamentSettings
 
 CONNECT_TIMEOUT_S = 5.0
@@ -148,20 +151,26 @@ class LocalArena:
 
 
 class RemoteArena:
-    """A running arena's Arena service; `admin_token` is sent with the calls that need it."""
+    """A running arena's Arena service; `admin_token` is sent with the calls that need it, over TLS
+    as `tls` says (None: plaintext)."""
 
-    def __init__(self, target: str, admin_token: str | None = None) -> None:
+    def __init__(self, target: str, admin_token: str | None = None, tls: ClientTls | None = None) -> None:
         if not _ADDRESS.fullmatch(target):
             raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {target!r}")
         self.target = target
         self._admin_token = admin_token
-        self._channel = grpc.insecure_channel(target)
+        self._tls = tls
+        try:
+            self._channel = channel(target, tls)
+        except ClientTlsError as exc:
+            raise TlsConfigError(str(exc)) from None
         if not _connects(self._channel):
+            problem = tls_problem(target, _connect_error(self._channel), tls)
             self._channel.close()
-            raise ServerUnreachable(
+            raise ServerUnreachable(problem or (
                 f"no arena answers at {target}: start one with `scout-arena serve`, "
                 "or read a database without a server with --db"
-            )
+            ))
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
 
     def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
@@ -186,7 +195,7 @@ class RemoteArena:
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ServerUnreachable(f"the arena at {self.target} did not answer in time")
         if code is grpc.StatusCode.UNAVAILABLE and not details.startswith("the arena"):
-            return ServerUnreachable(f"lost the arena at {self.target}: {details}")
+            return ServerUnreachable(tls_problem(self.target, details, self._tls) or f"lost the arena at {self.target}: {details}")
         return ServerRefused(details)
 
     def register_bot(self, name: str) -> str:
@@ -245,3 +254,13 @@ def _connects(channel: grpc.Channel) -> bool:
     finally:
         channel.unsubscribe(watch)
     return bool(states) and states[0] is grpc.ChannelConnectivity.READY
+
+
+def _connect_error(channel: grpc.Channel) -> str | None:
+    """gRPC's reason a channel that just failed to connect did so (a refused connection, a failed
+    TLS handshake, ...), from one health check that fails at once; None if it connects after all."""
+    try:
+        health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=CONNECT_TIMEOUT_S)
+    except grpc.RpcError as exc:
+        return exc.details()  # type: ignore[no-any-return]
+    return None

@@ -4,7 +4,10 @@
   synchronous=NORMAL (durable at each checkpoint, ~10x faster commits than FULL), a busy timeout
   so concurrent writers wait instead of failing, and foreign keys on. They are set with plain
   PRAGMAs in a connect hook, which works on Python 3.11 (the SQLAlchemy recipe that sets
-  `connection.autocommit` needs 3.12).
+  `connection.autocommit` needs 3.12). A new file is created readable and writable by its owner
+  only (0600, whatever the umask): it holds token hashes, seeds and every record. SQLite gives its
+  `-wal` and `-shm` companions the main file's permissions, so they are 0600 too. An existing
+  file's permissions are left as they are.
 * PostgreSQL: `postgresql+psycopg://user@host:port/db` (psycopg 3). A bare `postgresql://` is
   accepted only where SQLAlchemy resolves it to psycopg 3 (2.1 does; 2.0 picks psycopg2, which
   is not installed, and the URL is refused with that explanation).
@@ -18,6 +21,7 @@ functions of `arena.store`.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import sqlalchemy as sa
@@ -55,6 +59,7 @@ def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
     except (ArgumentError, NoSuchModuleError, ImportError, TypeError) as exc:
         raise InvalidDatabaseURL(f"cannot use database URL {shown}: {_first_line(exc)}") from None
     if parsed.drivername in _SQLITE_DRIVERS:
+        _create_private(parsed)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
     try:
         with engine.connect() as connection:
@@ -133,6 +138,22 @@ def _parse(url: str) -> URL:
     raise InvalidDatabaseURL(
         f"unsupported database URL {shown}: use sqlite:///PATH or postgresql+psycopg://..."
     )
+
+
+def _create_private(url: URL) -> None:
+    """Create the SQLite file of `url`, if it is missing, with mode 0600 before SQLite opens it
+    (SQLite would create it 0644 less the umask). A file that cannot be created here is left to
+    SQLite, whose error says why."""
+    if url.query.get("uri") or not url.database or url.database.startswith("file:"):
+        return
+    try:
+        fd = os.open(url.database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

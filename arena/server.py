@@ -2,9 +2,13 @@
 
     python -m arena.server --port 0 [--host 127.0.0.1] [--db URL] [--admin-token T] [--move-ms 2000]
                            [--time-bank-ms 0] [--grace-ms 5000] [--max-invalid 5]
+                           [--tls-cert FILE --tls-key FILE]
 
-The first line on stdout is one JSON object, `{"port": <bound port>, "admin_token": "<token>"}`,
-so a parent process can read where the server listens and how to call admin RPCs. Logs go to
+The first line on stdout is one JSON object, `{"port": <bound port>, "admin_token": "<token>",
+"tls": <bool>}`, so a parent process can read where the server listens, how to call admin RPCs and
+whether to connect with TLS. `--admin-token` defaults to $SCOUT_ARENA_ADMIN_TOKEN, so a token need
+not be on a command line (where `ps` shows it); `--tls-cert` and `--tls-key` serve TLS
+(`arena.tls`), and without them the server speaks plaintext and says so in its log. Logs go to
 stderr. SIGTERM or SIGINT stops it gracefully: health turns NOT_SERVING, calls in flight get
 `SHUTDOWN_GRACE_S` to finish, then the rest are cancelled.
 
@@ -29,6 +33,7 @@ import asyncio
 import gc
 import json
 import logging
+import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,11 +54,14 @@ from .errors import ArenaError
 from .referee import Limits, Referee
 from .service import ArenaService, BotSessionService, add_bot_session
 from .sessions import SessionHub
+from .tls import ServerTls, server_tls
 from .tournament_service import TournamentArenaService
 from .tournaments import TournamentRunner
 
 log = logging.getLogger(__name__)
 
+ADMIN_TOKEN_VARIABLE = "SCOUT_ARENA_ADMIN_TOKEN"
+"""The environment variable an arena's admin token may come from (the command lines read it too)."""
 MAX_RECEIVE_BYTES = 64 * 1024
 SHUTDOWN_GRACE_S = 5.0
 KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
@@ -77,6 +85,8 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     database_url: str | None = None
     """Where bots, tournaments and ratings are kept; None: bots in memory and no tournaments."""
+    tls: ServerTls | None = None
+    """The certificate and key to serve TLS with; None: plaintext."""
 
 
 @dataclass
@@ -94,6 +104,8 @@ class ArenaServer:
     engine: Engine | None = None
     runner: asyncio.Task[None] | None = None
     """The tournament runner's task, with a database."""
+    tls: bool = False
+    """Whether it serves TLS."""
 
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
         """Report NOT_SERVING, stop the tournament games, let calls in flight finish within `grace`
@@ -116,6 +128,7 @@ async def start_server(
     """Build, bind and start the server. `directory` defaults to an in-memory one, or the
     database's with `config.database_url`; `on_answer` is the referee's metrics hook (see
     `Referee`). A database problem raises `arena.errors.ArenaError` with a one-line reason."""
+    credentials = None if config.tls is None else config.tls.credentials()
     hub = SessionHub()
     referee = Referee(hub, on_answer)
     engine = runner = None
@@ -148,7 +161,8 @@ async def start_server(
         (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
     )
     try:
-        port = server.add_insecure_port(f"{config.host}:{config.port}")
+        address = f"{config.host}:{config.port}"
+        port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
     except RuntimeError:
         port = 0
     if port == 0:
@@ -159,7 +173,8 @@ async def start_server(
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
-    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task)
+    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task,
+                       tls=credentials is not None)
 
 
 GC_THRESHOLDS = (50_000, 20, 100)
@@ -176,8 +191,8 @@ def tune_gc() -> None:
 
 
 def announce_json(arena: ArenaServer) -> None:
-    """Stdout's first line for a parent process: `{"port": ..., "admin_token": ...}`."""
-    print(json.dumps({"port": arena.port, "admin_token": arena.admin_token}), flush=True)
+    """Stdout's first line for a parent process: `{"port": ..., "admin_token": ..., "tls": ...}`."""
+    print(json.dumps({"port": arena.port, "admin_token": arena.admin_token, "tls": arena.tls}), flush=True)
 
 
 async def serve(config: ServerConfig, announce: Callable[[ArenaServer], None] = announce_json) -> None:
@@ -191,7 +206,8 @@ async def serve(config: ServerConfig, announce: Callable[[ArenaServer], None] = 
     arena = await start_server(config)
     tune_gc()
     announce(arena)
-    log.info("arena listening on %s:%d", config.host, arena.port)
+    log.info("arena listening on %s:%d %s", config.host, arena.port,
+             "with TLS" if arena.tls else "without TLS: tokens cross the network in plaintext")
     await stop.wait()
     log.info("shutting down")
     await arena.stop()
@@ -201,7 +217,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m arena.server", description="Run a Scout Arena gRPC server.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50051, help="0 picks a free port")
-    parser.add_argument("--admin-token", default=None, help="default: a fresh random token, or the stored one")
+    parser.add_argument("--admin-token", default=os.environ.get(ADMIN_TOKEN_VARIABLE) or None,
+                        help=f"default: ${ADMIN_TOKEN_VARIABLE}, else the stored one, else a fresh random token")
+    parser.add_argument("--tls-cert", default=None, metavar="FILE", help="serve TLS with this PEM certificate (chain)")
+    parser.add_argument("--tls-key", default=None, metavar="FILE", help="the certificate's PEM private key")
     parser.add_argument("--db", default=None, metavar="URL", help="keep bots, tournaments and ratings there")
     defaults = Limits()
     parser.add_argument("--move-ms", type=int, default=defaults.move_ms)
@@ -216,7 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits, args.db)))
+        tls = server_tls(args.tls_cert, args.tls_key)
+        asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits, args.db, tls=tls)))
     except (ArenaError, OSError) as exc:
         parser.exit(1, f"error: {exc}\n")
 

@@ -4,6 +4,7 @@
     scout-bot check path/to/bot.py
     scout-bot run path/to/bot.py --target arena.example:50051 --token TOKEN
     scout-bot run path/to/bot.py --tournament friday --target arena.example:50051
+    scout-bot run path/to/bot.py --tournament friday --target arena.example:50051 --tls-ca ca.pem
 
 BOT is a file (``bot.py``), a module (``package.module``), either with ``:ClassName``, or the
 name of an example bot (random, greedy, montecarlo). A mistake on the command line prints one
@@ -16,9 +17,14 @@ example bots are launched: ``python -m bots.greedy --target HOST:PORT --token TO
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, NoReturn
+
+# gRPC's core writes a failed TLS handshake to stderr at INFO level, a raw line beside the command's
+# one-line error; it reads this variable once, when grpc is first imported (below, by .runner).
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import typer
 from rich.console import Console
@@ -33,6 +39,7 @@ from .loading import BotLoadError, load_bot
 from .local import BotError, GameResult, MatchResult, play_match
 from .runner import DEFAULT_TARGET, ArenaRefused, run
 from .submit import bot_token, play_tournament
+from .tls import ClientTls, TlsConfigError
 from .tokens import TokenFileError, tokens_path
 
 
@@ -93,6 +100,19 @@ TokenOption = Annotated[
 CapacityOption = Annotated[int, typer.Option(min=1, help="How many games to play at once.")]
 MaxGamesOption = Annotated[
     int | None, typer.Option(min=1, help="Stop after this many games (default: run until stopped).")
+]
+TlsOption = Annotated[
+    bool, typer.Option("--tls", help="Connect with TLS, trusting the system's CAs.", envvar="SCOUT_TLS")
+]
+TlsCaOption = Annotated[
+    str | None,
+    typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this PEM file.",
+                 envvar="SCOUT_TLS_CA", show_default=False),
+]
+TlsServerNameOption = Annotated[
+    str | None,
+    typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
+                 "(default: the host of --target).", envvar="SCOUT_TLS_SERVER_NAME", show_default=False),
 ]
 
 
@@ -198,26 +218,32 @@ def check(
         raise typer.Exit(1)
 
 
-def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None) -> None:
+def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None,
+          tls: ClientTls | None = None) -> None:
     """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
         fail(f"--target must be HOST:PORT, not {target!r}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games)
+        finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games, tls=tls)
     except ArenaRefused as exc:
         fail(f"the arena refused {bot.name}: {exc}")
+    except TlsConfigError as exc:
+        fail(str(exc))
     typer.echo(f"{bot.name}: games played: {finished}", err=True)
 
 
-def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int) -> None:
+def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
+           tls: ClientTls | None = None) -> None:
     """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity)
+        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls)
     except ArenaRefused as exc:
         fail(f"the arena refused {bot.name}: {exc}")
+    except TlsConfigError as exc:
+        fail(str(exc))
     typer.echo(f"{bot.name}: tournament {tournament!r} {status}", err=True)
 
 
@@ -243,6 +269,9 @@ def run_command(
     ] = None,
     capacity: CapacityOption = 4,
     max_games: MaxGamesOption = None,
+    tls: TlsOption = False,
+    tls_ca: TlsCaOption = None,
+    tls_server_name: TlsServerNameOption = None,
 ) -> None:
     if tournament is not None and max_games is not None:
         fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
@@ -252,20 +281,21 @@ def run_command(
     entrant = resolve_bot(bot, seed, move_time)
     if name is not None:
         entrant.name = name
+    secure = ClientTls.from_options(tls, tls_ca, tls_server_name)
     try:
-        key, registered = bot_token(entrant.name, target, token)
+        key, registered = bot_token(entrant.name, target, token, secure)
     except ArenaRefused as exc:
         taken = str(exc).startswith("ALREADY_EXISTS")
         fail(f"cannot register {entrant.name!r} at {target}: {exc}"
              + (f"; if the name is yours, pass its --token (none is saved in {tokens_path()})" if taken else ""))
-    except TokenFileError as exc:
+    except (TokenFileError, TlsConfigError) as exc:
         fail(str(exc))
     if registered:
         typer.echo(f"registered {entrant.name!r} at {target}; its token is saved in {tokens_path()}", err=True)
     if tournament is None:
-        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games)
+        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure)
     else:
-        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity)
+        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity, tls=secure)
 
 
 def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
@@ -284,8 +314,12 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
         target: TargetOption = DEFAULT_TARGET,
         capacity: CapacityOption = 4,
         max_games: MaxGamesOption = None,
+        tls: TlsOption = False,
+        tls_ca: TlsCaOption = None,
+        tls_server_name: TlsServerNameOption = None,
     ) -> None:
-        serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games)
+        serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games,
+              tls=ClientTls.from_options(tls, tls_ca, tls_server_name))
 
     return program
 

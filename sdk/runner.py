@@ -12,7 +12,12 @@ others; a sync bot is called in place (its `choose` blocks the event loop while 
 
 If the connection breaks the runner reconnects with exponential back-off and jitter; the arena
 gives the seats back if it returns within the arena's grace period. A refused token, or another
-process taking over the bot's session, stops the runner with `ArenaRefused`.
+process taking over the bot's session, stops the runner with `ArenaRefused`; so does a first
+connection that fails for a TLS mismatch (`tls=` missing for an arena that serves TLS, or a
+certificate the given CA did not sign), which no retry can fix.
+
+`tls=sdk.tls.ClientTls(ca_file="ca.pem")` (or `ClientTls()` for the system's CAs) connects with
+TLS; the default, None, is plaintext.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import grpc
 
 from .bot import Bot
 from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, set_key, table_rules
+from .tls import ClientTls, aio_channel, tls_problem
 from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
     ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
@@ -317,11 +323,13 @@ async def run_async(
     want_legal_actions: bool = False,
     max_games: int | None = None,
     backoff: Backoff = Backoff(),
+    tls: ClientTls | None = None,
 ) -> int:
     """Play games for `bot` until cancelled, or until `max_games` games have finished.
 
     Returns the number of games finished. Raises ArenaRefused if the arena rejects the token or
-    the Hello, or another process takes the bot's session over.
+    the Hello, another process takes the bot's session over, or the first connection fails for a
+    TLS mismatch; `sdk.tls.TlsConfigError` if `tls` names an unusable CA file.
 
     The bot's `obs.legal_actions` are computed here with the engine (lazily) unless
     `want_legal_actions` asks the arena to list them in every request: the same list either way,
@@ -331,18 +339,23 @@ async def run_async(
         capacity = max(1, min(capacity, max_games))
     session = _Session(bot, capacity, want_legal_actions, max_games)
     attempt = 0
+    ever_welcomed = False
     while True:
-        async with grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
-            log.info("connecting to %s as %s", target, bot.name)
+        async with aio_channel(target, tls, CHANNEL_OPTIONS) as channel:
+            log.info("connecting to %s as %s%s", target, bot.name, "" if tls is None else " with TLS")
             session.welcomed = False
             try:
                 await _play_stream(session, channel, token)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in _FATAL:
                     raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
-                log.warning("connection to %s lost: %s %s", target, exc.code().name, exc.details())
+                problem = tls_problem(target, exc.details(), tls)
+                if problem is not None and not (ever_welcomed or session.welcomed):
+                    raise ArenaRefused(problem) from None
+                log.warning("connection to %s lost: %s %s", target, exc.code().name, problem or exc.details())
             if session.welcomed:
                 attempt = 0
+                ever_welcomed = True
         if session.done:
             for task in list(session.tasks):
                 task.cancel()
@@ -361,11 +374,12 @@ def run(
     capacity: int = 4,
     want_legal_actions: bool = False,
     max_games: int | None = None,
+    tls: ClientTls | None = None,
 ) -> int:
     """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
     return run_until_signal(
         run_async(bot, target=target, token=token, capacity=capacity, want_legal_actions=want_legal_actions,
-                  max_games=max_games),
+                  max_games=max_games, tls=tls),
         stopped=0,
     )
 
@@ -387,17 +401,24 @@ def run_until_signal(work: Coroutine[Any, Any, T], *, stopped: T) -> T:
     return asyncio.run(main())
 
 
-async def register_async(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0) -> str:
+async def register_async(
+    name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None
+) -> str:
     """Register `name` at the arena and return its token; ArenaRefused says why not."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with aio_channel(target, tls) as channel:
         try:
             stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
             reply = await stub.RegisterBot(register_request_to_pb(name), timeout=timeout)
         except grpc.aio.AioRpcError as exc:
-            raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
+            raise refusal(target, exc, tls) from None
     return registered_token(reply)
 
 
-def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0) -> str:
+def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None) -> str:
     """The blocking form of `register_async`."""
-    return asyncio.run(register_async(name, target=target, timeout=timeout))
+    return asyncio.run(register_async(name, target=target, timeout=timeout, tls=tls))
+
+
+def refusal(target: str, exc: grpc.aio.AioRpcError, tls: ClientTls | None) -> ArenaRefused:
+    """A failed call as ArenaRefused: `CODE: details`, or the TLS mismatch that caused it."""
+    return ArenaRefused(tls_problem(target, exc.details(), tls) or f"{exc.code().name}: {exc.details()}")

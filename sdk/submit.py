@@ -17,7 +17,8 @@ import logging
 import grpc
 
 from .bot import Bot
-from .runner import ArenaRefused, register, run_async, run_until_signal
+from .runner import refusal, register, run_async, run_until_signal
+from .tls import ClientTls, aio_channel
 from .tokens import save_token, saved_token
 from .wire import arena_pb2_grpc
 from .wire.convert import enter_request_to_pb, entered_bot, show_tournament_request_to_pb, tournament_progress
@@ -29,7 +30,7 @@ POLL_S = 2.0
 CALL_TIMEOUT_S = 10.0
 
 
-def bot_token(name: str, target: str, token: str | None = None) -> tuple[str, bool]:
+def bot_token(name: str, target: str, token: str | None = None, tls: ClientTls | None = None) -> tuple[str, bool]:
     """(the bot's token, whether it was registered just now). Raises ArenaRefused if registering
     fails (a taken name, say) and `sdk.tokens.TokenFileError` if the token file is unusable."""
     if token:
@@ -37,29 +38,31 @@ def bot_token(name: str, target: str, token: str | None = None) -> tuple[str, bo
     saved = saved_token(target, name)
     if saved is not None:
         return saved, False
-    token = register(name, target=target)
+    token = register(name, target=target, tls=tls)
     save_token(target, name, token)
     return token, True
 
 
-async def play_tournament_async(bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4) -> str:
+async def play_tournament_async(
+    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None
+) -> str:
     """Enter `tournament`, then play until it finishes; returns its status then ('finished').
 
     Raises ArenaRefused if the arena refuses the entry (unknown tournament or token, entries
     closed) or the bot's session.
     """
     auth = (("authorization", f"Bearer {token}"),)
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with aio_channel(target, tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
         try:
             reply = await stub.EnterTournament(enter_request_to_pb(tournament), metadata=auth, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
-            raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
+            raise refusal(target, exc, tls) from None
         status, done, total = tournament_progress(reply)
         log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
         if status == "finished":
             return status
-        runner = asyncio.create_task(run_async(bot, target=target, token=token, capacity=capacity))
+        runner = asyncio.create_task(run_async(bot, target=target, token=token, capacity=capacity, tls=tls))
         try:
             while not runner.done():
                 await asyncio.wait({runner}, timeout=POLL_S)
@@ -79,9 +82,11 @@ async def play_tournament_async(bot: Bot, *, target: str, token: str, tournament
             await asyncio.gather(runner, return_exceptions=True)
 
 
-def play_tournament(bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4) -> str:
+def play_tournament(
+    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None
+) -> str:
     """The blocking form of `play_tournament_async`; SIGINT or SIGTERM stops it ('stopped')."""
     return run_until_signal(
-        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity),
+        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls),
         stopped="stopped",
     )

@@ -2,7 +2,8 @@
 
 The file is `$SCOUT_ARENA_TOKENS` if set, else `$XDG_CONFIG_HOME/scout-arena/tokens.json`, else
 `~/.config/scout-arena/tokens.json`. It holds one JSON object, `{"HOST:PORT": {"bot name":
-"token"}}`, is readable by its owner only, and is replaced atomically when a token is added. Keep
+"token"}}`, is readable by its owner only (0600, as is its `.lock` beside it, whatever the umask;
+its own directory is made 0700), and is replaced atomically when a token is added. Keep
 it as you would a password file; delete an entry to register that bot afresh.
 """
 
@@ -52,7 +53,8 @@ def save_token(target: str, name: str, token: str, path: Path | None = None) -> 
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # Several bot processes may save at once: the read-modify-write holds an exclusive lock.
-        with open(path.with_name(path.name + ".lock"), "a") as lock:
+        lock_path = path.with_name(path.name + ".lock")
+        with open(os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = _load(path)
             data.setdefault(target, {})[name] = token
