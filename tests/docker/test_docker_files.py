@@ -258,6 +258,29 @@ def test_every_variable_has_a_default_or_says_what_to_set() -> None:
             assert len(match[2]) > 20, f"${{{match[1]}}}: say what to set"
 
 
+def test_no_command_line_carries_a_token() -> None:
+    """A command line is visible to every user of the host through `ps`, and in `docker inspect`:
+    the admin token reaches the arena (and `exec arena scout-arena ...`) through its environment,
+    and no service, health check or image command names a token."""
+    spec = compose()
+    lines: dict[str, list[str]] = {}
+    for name, service in spec["services"].items():
+        for key in ("command", "entrypoint"):
+            if key in service:
+                value = service[key]
+                lines[f"{name} {key}"] = [str(w) for w in value] if isinstance(value, list) else shlex.split(value)
+        if "test" in service.get("healthcheck", {}):
+            lines[f"{name} healthcheck"] = [str(w) for w in service["healthcheck"]["test"]]
+    for instruction in final_stage():
+        if instruction.keyword in ("CMD", "ENTRYPOINT"):
+            lines[f"Dockerfile {instruction.keyword}"] = exec_form(instruction.args)
+    assert lines, "the commands are found"
+    for where, argv in lines.items():
+        assert not any(w.startswith(("--admin-token", "--token")) for w in argv), f"{where}: {argv}"
+        assert not any(re.search(r"TOKEN", w) for w in argv), f"{where} names a token: {argv}"
+    assert "SCOUT_ARENA_ADMIN_TOKEN" in spec["services"]["arena"]["environment"]
+
+
 def test_compose_validates_where_a_compose_cli_exists(tmp_path: Path) -> None:
     """Docker's own validation, where this machine has it (the checks above run everywhere)."""
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
