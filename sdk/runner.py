@@ -349,7 +349,7 @@ async def run_async(
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in _FATAL:
                     raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
-                problem = tls_problem(target, exc.details(), tls)
+                problem = await asyncio.to_thread(tls_problem, target, exc.details(), tls)
                 if problem is not None and not (ever_welcomed or session.welcomed):
                     raise ArenaRefused(problem) from None
                 log.warning("connection to %s lost: %s %s", target, exc.code().name, problem or exc.details())

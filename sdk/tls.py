@@ -17,6 +17,7 @@ they are with their tokens, which TLS keeps off the wire.
 
 from __future__ import annotations
 
+import socket
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ _TLS_TO_PLAINTEXT = "WRONG_VERSION_NUMBER"
 _UNTRUSTED = "CERTIFICATE_VERIFY_FAILED"
 _WRONG_NAME = "Hostname Verification Check failed"
 _HANDSHAKE = ("Tls handshake failed", "Handshake failed", "security handshaker")
+PROBE_TIMEOUT_S = 3.0
+"""How long `speaks_tls` waits for a TLS handshake."""
 
 
 class TlsConfigError(ValueError):
@@ -89,14 +92,33 @@ def aio_channel(target: str, tls: ClientTls | None, options: Options = ()) -> gr
     return grpc.aio.secure_channel(target, tls.credentials(), options=(*options, *tls.options()))
 
 
+def speaks_tls(target: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether the server at `target` (HOST:PORT) completes a TLS handshake, its certificate
+    unchecked: tells an arena serving TLS from one that closed a plaintext connection for another
+    reason (a connection cap, say)."""
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        return False
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(["h2"])
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=host.strip("[]")):
+                return True
+    except (OSError, ValueError):
+        return False
+
+
 def tls_problem(target: str, details: str | None, tls: ClientTls | None) -> str | None:
     """Why a connection to `target` failed with gRPC's `details`, in one line, when TLS (or its
-    absence) is the cause; None when it is something else (nothing listening, say)."""
+    absence) is the cause; None when it is something else (nothing listening, say). A plaintext
+    connection closed at once is checked with `speaks_tls` (a blocking probe)."""
     details = details or ""
     if tls is None:
-        if _PLAINTEXT_TO_TLS in details:
-            return (f"the arena at {target} closed the connection at once: it probably serves TLS, so connect with "
-                    "--tls (or --tls-ca FILE for a private CA)")
+        if _PLAINTEXT_TO_TLS in details and speaks_tls(target):
+            return f"the arena at {target} serves TLS: connect with --tls (or --tls-ca FILE for a private CA)"
         return None
     if _TLS_TO_PLAINTEXT in details:
         return f"the arena at {target} does not speak TLS: connect without --tls and --tls-ca"
@@ -109,5 +131,5 @@ def tls_problem(target: str, details: str | None, tls: ClientTls | None) -> str 
         return (f"the arena at {target} presented a certificate that is not for {name!r}: connect by a name it "
                 "holds, or pass --tls-server-name NAME")
     if any(marker in details for marker in _HANDSHAKE):
-        return f"the TLS handshake with the arena at {target} failed: {details.rsplit(': ', 1)[-1] or details}"
+        return f"the TLS handshake with the arena at {target} failed: {details.split('last error: ', 1)[-1]}"
     return None

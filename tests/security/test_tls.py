@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -19,16 +21,20 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli import app as arena_app
+from sdk.cli import app as bot_app
 from sdk.runner import ArenaRefused, register
 from sdk.tls import ClientTls, TlsConfigError
 
 from tests.cli.conftest import arena_cli, assert_one_line_error
+from tests.docs.readme import ROOT, commands, parse
 from tests.tournament.arena_process import ArenaProcess
 
 from .certs import Pki, make_pki
 
 BIN = Path(sys.executable).parent
-HEALTHCHECK = Path(__file__).resolve().parents[2] / "docker" / "healthcheck.py"
+HEALTHCHECK = ROOT / "docker" / "healthcheck.py"
+GUIDE = ROOT / "docs" / "operator-guide.md"
 PLAY_TIMEOUT_S = 120.0
 REFUSAL_TIMEOUT_S = 30.0
 """A refused client must end well within this; the runner would otherwise retry for ever."""
@@ -88,10 +94,12 @@ def last_line(log: Path) -> str:
 # ---- a whole tournament over TLS --------------------------------------------------------------------
 
 
-def test_the_arena_announces_tls_and_logs_it(tls_arena: ArenaProcess, plain_arena: ArenaProcess) -> None:
-    assert "arena listening on 127.0.0.1:" in tls_arena.log.read_text()
-    assert f"{tls_arena.port} with TLS" in tls_arena.log.read_text()
-    assert f"{plain_arena.port} without TLS" in plain_arena.log.read_text()
+def test_the_arena_logs_whether_it_serves_tls(tls_arena: ArenaProcess, plain_arena: ArenaProcess) -> None:
+    """The log line follows the announcement on stdout: wait for it."""
+    wait_for(lambda: f"arena listening on 127.0.0.1:{tls_arena.port} with TLS" in tls_arena.log.read_text(),
+             "the TLS arena's log line")
+    wait_for(lambda: f"arena listening on 127.0.0.1:{plain_arena.port} without TLS" in plain_arena.log.read_text(),
+             "the plaintext arena's log line")
 
 
 def test_bots_play_a_tournament_over_tls_run_by_scout_arena_commands(
@@ -147,9 +155,8 @@ def test_the_sdk_registers_over_tls_and_the_system_roots_work(pki: Pki, tls_aren
 def test_a_plaintext_client_is_refused_by_a_tls_arena(tls_arena: ArenaProcess, tmp_path: Path) -> None:
     code, output = arena_cli("tournament", "list", "--server", tls_arena.target)
     assert code == 1
-    assert_one_line_error(output, f"the arena at {tls_arena.target} closed the connection at once: it probably "
-                                  "serves TLS, so connect with --tls")
-    with pytest.raises(ArenaRefused, match="probably serves TLS"):
+    assert_one_line_error(output, f"the arena at {tls_arena.target} serves TLS: connect with --tls (or --tls-ca FILE")
+    with pytest.raises(ArenaRefused, match="serves TLS: connect with --tls"):
         register("plain-sdk", target=tls_arena.target)
 
 
@@ -162,7 +169,7 @@ def test_scout_bot_without_tls_ends_with_one_line_instead_of_retrying(
     args = ["run", "random", "--target", tls_arena.target, *(["--token", "0" * 64] if with_token else [])]
     bot = scout_bot(tmp_path / "bot.log", tmp_path / "tokens.json", *args)
     assert bot.wait(timeout=REFUSAL_TIMEOUT_S) == 1
-    assert "probably serves TLS, so connect with --tls" in last_line(tmp_path / "bot.log")
+    assert "serves TLS: connect with --tls" in last_line(tmp_path / "bot.log")
     assert last_line(tmp_path / "bot.log").startswith("error: ")
 
 
@@ -307,5 +314,33 @@ def test_the_healthcheck_checks_a_tls_arena_as_scout_arena_connects(pki: Pki, tl
     assert done.returncode == 0, done.stderr
     done = healthcheck(tls_arena.port)
     assert done.returncode == 1
-    assert done.stderr.startswith("unhealthy: the arena at 127.0.0.1:") and "probably serves TLS" in done.stderr
+    assert done.stderr.startswith("unhealthy: the arena at 127.0.0.1:") and "serves TLS: connect with --tls" in done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+# ---- the operator's guide ----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="the guide's commands need the openssl command line")
+def test_the_operator_guides_commands_make_a_certificate_it_serves_and_clients_trust(tmp_path: Path) -> None:
+    """The TLS section's openssl commands, run as written, make a CA and a certificate that
+    `scout-arena serve` accepts and a `--tls-ca` client (by IP, and by the certificate's name
+    through `--tls-server-name`) trusts; its `scout-arena` and `scout-bot` lines parse."""
+    section = [c for c in commands(GUIDE) if c.section == "TLS"]
+    shell = [c.line for c in section if c.argv[0] in ("openssl", "printf", "chmod")]
+    assert len(shell) == 5, shell
+    for line in shell:
+        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"{line}: {done.stderr}"
+    for command in section:
+        if command.argv[0] in ("scout-arena", "scout-bot"):
+            parse(arena_app if command.argv[0] == "scout-arena" else bot_app, command.argv[0], command.argv[1:])
+    assert stat.S_IMODE((tmp_path / "arena.key").stat().st_mode) == 0o600
+    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "arena.log",
+                          "--tls-cert", str(tmp_path / "arena.pem"), "--tls-key", str(tmp_path / "arena.key"))
+    try:
+        ca = ("--tls-ca", str(tmp_path / "ca.pem"))
+        assert arena_cli(*ca, "bot", "list", "--server", server.target)[0] == 0
+        assert arena_cli(*ca, "--tls-server-name", "arena.example.org", "bot", "list", "--server", server.target)[0] == 0
+    finally:
+        assert server.stop() == 0
