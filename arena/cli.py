@@ -59,8 +59,17 @@ _POLICY = FailurePolicy()
 """The failure policy's defaults, shown by `tournament create --help`."""
 
 
+_CONNECTION_OPTIONS = ("--tls", "--tls-ca", "--tls-server-name")
+
+
 class _ArenaGroup(OneLineGroup):
     """One-line usage errors, and every `ArenaError` as one `error:` line with status 1."""
+
+    def explain(self, exc: typer.TyperException) -> str:
+        option = getattr(exc, "option_name", None)
+        if option in _CONNECTION_OPTIONS:
+            return f"{option} goes before the command, as in `scout-arena {option} ... tournament list`"
+        return super().explain(exc)
 
     def invoke(self, ctx: Any) -> Any:
         try:

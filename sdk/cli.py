@@ -62,12 +62,16 @@ class OneLineErrors:
             code = parent.main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except typer.TyperException as exc:
             if type(exc).__name__ != "NoArgsIsHelpError":  # the help text is already shown
-                typer.echo(f"error: {exc.format_message()}", err=True)
+                typer.echo(f"error: {self.explain(exc)}", err=True)
             sys.exit(getattr(exc, "exit_code", 2))
         except typer.Abort:
             typer.echo("aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def explain(self, exc: typer.TyperException) -> str:
+        """The error line for a usage mistake; a program may add a hint to its common ones."""
+        return exc.format_message()
 
 
 class OneLineGroup(OneLineErrors, TyperGroup):

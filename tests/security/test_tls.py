@@ -227,6 +227,12 @@ def test_an_unusable_ca_file_is_one_line(pki: Pki, tls_arena: ArenaProcess, tmp_
         register("bad-ca", target=tls_arena.target, tls=ClientTls(str(pki.key)))
 
 
+def test_a_connection_option_after_the_command_says_where_it_goes(pki: Pki) -> None:
+    code, output = arena_cli("tournament", "list", "--tls-ca", str(pki.ca))
+    assert code == 2
+    assert_one_line_error(output, "--tls-ca goes before the command, as in `scout-arena --tls-ca ... tournament list`")
+
+
 # ---- the server's certificate and key ------------------------------------------------------------------
 
 
