@@ -227,9 +227,11 @@ def test_postgres_keeps_its_data_in_a_named_volume_and_reports_health() -> None:
     assert "ports" not in postgres, "the database is not published on the host"
     env = {key: interpolate(value, {}) for key, value in postgres["environment"].items()}
     arena_db = arena_command()[arena_command().index("--db") + 1]
-    url = re.fullmatch(r"postgresql\+psycopg://(\w+):([^@]+)@postgres:5432/(\w+)", arena_db)
-    assert url, f"the arena uses psycopg 3 on the postgres service: {arena_db}"
-    assert (url[1], url[2], url[3]) == (env["POSTGRES_USER"], env["POSTGRES_PASSWORD"], env["POSTGRES_DB"])
+    url = re.fullmatch(r"postgresql\+psycopg://(\w+)@postgres:5432/(\w+)", arena_db)
+    assert url, f"the arena uses psycopg 3 on the postgres service, with no password in the URL: {arena_db}"
+    assert (url[1], url[2]) == (env["POSTGRES_USER"], env["POSTGRES_DB"])
+    arena_env = spec["services"]["arena"]["environment"]
+    assert arena_env["PGPASSWORD"] == postgres["environment"]["POSTGRES_PASSWORD"], "libpq reads the password there"
 
 
 def test_services_start_after_their_dependencies_are_healthy() -> None:
@@ -258,10 +260,11 @@ def test_every_variable_has_a_default_or_says_what_to_set() -> None:
             assert len(match[2]) > 20, f"${{{match[1]}}}: say what to set"
 
 
-def test_no_command_line_carries_a_token() -> None:
+def test_no_command_line_carries_a_secret() -> None:
     """A command line is visible to every user of the host through `ps`, and in `docker inspect`:
     the admin token reaches the arena (and `exec arena scout-arena ...`) through its environment,
-    and no service, health check or image command names a token."""
+    as does the database's password (libpq's PGPASSWORD), and no service, health check or image
+    command names either."""
     spec = compose()
     lines: dict[str, list[str]] = {}
     for name, service in spec["services"].items():
@@ -277,8 +280,9 @@ def test_no_command_line_carries_a_token() -> None:
     assert lines, "the commands are found"
     for where, argv in lines.items():
         assert not any(w.startswith(("--admin-token", "--token")) for w in argv), f"{where}: {argv}"
-        assert not any(re.search(r"TOKEN", w) for w in argv), f"{where} names a token: {argv}"
-    assert "SCOUT_ARENA_ADMIN_TOKEN" in spec["services"]["arena"]["environment"]
+        assert not any(re.search(r"TOKEN|PASSWORD", w) for w in argv), f"{where} names a secret: {argv}"
+        assert not any(re.search(r"://[^/@]*:[^/@]*@", w) for w in argv), f"{where}: a URL with a password: {argv}"
+    assert {"SCOUT_ARENA_ADMIN_TOKEN", "PGPASSWORD"} <= set(spec["services"]["arena"]["environment"])
 
 
 def test_compose_validates_where_a_compose_cli_exists(tmp_path: Path) -> None:
