@@ -195,7 +195,8 @@ class RemoteArena:
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ServerUnreachable(f"the arena at {self.target} did not answer in time")
         if code is grpc.StatusCode.UNAVAILABLE and not details.startswith("the arena"):
-            return ServerUnreachable(tls_problem(self.target, details, self._tls) or f"lost the arena at {self.target}: {details}")
+            problem = tls_problem(self.target, details, self._tls)
+            return ServerUnreachable(problem or f"lost the arena at {self.target}: {details}")
         return ServerRefused(details)
 
     def register_bot(self, name: str) -> str:

@@ -162,7 +162,10 @@ async def start_server(
     )
     try:
         address = f"{config.host}:{config.port}"
-        port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
     except RuntimeError:
         port = 0
     if port == 0:

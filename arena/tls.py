@@ -45,7 +45,8 @@ class ServerTls:
         except (ssl.SSLError, UnicodeDecodeError, ValueError):
             raise TlsConfigError(f"the TLS certificate file {self.cert_file} holds no PEM certificate") from None
         try:
-            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(self.cert_file, self.key_file, password=_no_password)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(self.cert_file, self.key_file, password=_no_password)
         except _Encrypted:
             raise TlsConfigError(f"the TLS key {self.key_file} is encrypted: give it unencrypted "
                                  "(openssl pkey -in KEY -out PLAIN.key), readable by the arena's user only") from None

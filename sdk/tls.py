@@ -123,6 +123,9 @@ def tls_problem(target: str, details: str | None, tls: ClientTls | None) -> str 
     if _TLS_TO_PLAINTEXT in details:
         return f"the arena at {target} does not speak TLS: connect without --tls and --tls-ca"
     if _UNTRUSTED in details:
+        reason = details.split(_UNTRUSTED, 1)[1].strip(": ").removesuffix(": OK")
+        if "issuer" not in reason and "self" not in reason:
+            return f"the arena at {target} presented a certificate that is not valid: {reason}"
         trusted = f"the CA in {tls.ca_file}" if tls.ca_file else "the system's CAs"
         return (f"the arena at {target} presented a certificate that {trusted} did not sign: "
                 "give its CA with --tls-ca FILE")

@@ -19,15 +19,18 @@ Key = ec.EllipticCurvePrivateKey
 
 @dataclass(frozen=True)
 class Pki:
-    """The files, each PEM: `ca` signed `cert` (for 127.0.0.1 and localhost, key `key`) and
-    `named` (for arena.example only, key `named_key`); `other_ca` signed nothing here;
-    `other_key` belongs to no certificate here; `encrypted_key` is `key` under a password."""
+    """The files, each PEM: `ca` signed `cert` (for 127.0.0.1 and localhost, key `key`),
+    `named` (for arena.example only, key `named_key`) and `expired` (like `cert`, but it expired
+    yesterday; key `expired_key`); `other_ca` signed nothing here; `other_key` belongs to no
+    certificate here; `encrypted_key` is `key` under a password."""
 
     ca: Path
     cert: Path
     key: Path
     named: Path
     named_key: Path
+    expired: Path
+    expired_key: Path
     other_ca: Path
     other_key: Path
     encrypted_key: Path
@@ -37,8 +40,8 @@ def _name(common: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
 
 
-def _builder(subject: str, issuer: x509.Name, key: Key) -> x509.CertificateBuilder:
-    now = datetime.now(timezone.utc)
+def _builder(subject: str, issuer: x509.Name, key: Key, expired: bool = False) -> x509.CertificateBuilder:
+    now = datetime.now(timezone.utc) - timedelta(days=3 if expired else 0)
     return (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(days=2)))
@@ -55,11 +58,13 @@ def make_ca(common: str) -> tuple[x509.Certificate, Key]:
     return cert, key
 
 
-def make_server(ca: x509.Certificate, ca_key: Key, dns: list[str], ips: list[str]) -> tuple[x509.Certificate, Key]:
+def make_server(
+    ca: x509.Certificate, ca_key: Key, dns: list[str], ips: list[str], expired: bool = False
+) -> tuple[x509.Certificate, Key]:
     key = ec.generate_private_key(ec.SECP256R1())
     names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns]
     names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
-    cert = (_builder(dns[0], ca.subject, key)
+    cert = (_builder(dns[0], ca.subject, key, expired)
             .add_extension(x509.SubjectAlternativeName(names), critical=False)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .sign(ca_key, hashes.SHA256()))
@@ -82,10 +87,12 @@ def make_pki(directory: Path) -> Pki:
     ca, ca_key = make_ca("Scout Arena test CA")
     cert, key = make_server(ca, ca_key, ["localhost"], ["127.0.0.1"])
     named, named_key = make_server(ca, ca_key, ["arena.example"], [])
+    expired, expired_key = make_server(ca, ca_key, ["localhost"], ["127.0.0.1"], expired=True)
     other_ca, other_key = make_ca("Another CA")
     files = {
         "ca": _cert_pem(ca), "cert": _cert_pem(cert), "key": _key_pem(key), "named": _cert_pem(named),
-        "named_key": _key_pem(named_key), "other_ca": _cert_pem(other_ca), "other_key": _key_pem(other_key),
+        "named_key": _key_pem(named_key), "expired": _cert_pem(expired), "expired_key": _key_pem(expired_key),
+        "other_ca": _cert_pem(other_ca), "other_key": _key_pem(other_key),
         "encrypted_key": _key_pem(key, b"secret"),
     }
     paths = {}

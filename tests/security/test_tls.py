@@ -207,6 +207,17 @@ def test_a_certificate_for_another_name_needs_the_server_name(pki: Pki, named_ar
     assert code == 0 and "Tournaments" in output, output
 
 
+def test_an_expired_certificate_is_refused_saying_so(pki: Pki, tmp_path: Path) -> None:
+    server = arena_process(tmp_path, "--tls-cert", str(pki.expired), "--tls-key", str(pki.expired_key))
+    try:
+        code, output = arena_cli("--tls-ca", str(pki.ca), "tournament", "list", "--server", server.target)
+    finally:
+        assert server.stop() == 0
+    assert code == 1
+    assert_one_line_error(output, f"the arena at {server.target} presented a certificate that is not valid: "
+                                  "certificate has expired")
+
+
 def test_a_tls_client_to_a_plaintext_arena_is_told_so(pki: Pki, plain_arena: ArenaProcess) -> None:
     code, output = arena_cli("--tls-ca", str(pki.ca), "tournament", "list", "--server", plain_arena.target)
     assert code == 1
