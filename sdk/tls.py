@@ -26,6 +26,8 @@ import grpc
 
 Options = tuple[tuple[str, str | int], ...]
 
+# gRPC's own words (grpcio 1.85) in the details of a connection that failed for each reason; should
+# they change, `tls_problem` answers None and callers fall back to their general messages.
 _PLAINTEXT_TO_TLS = "Socket closed"
 _TLS_TO_PLAINTEXT = "WRONG_VERSION_NUMBER"
 _UNTRUSTED = "CERTIFICATE_VERIFY_FAILED"
