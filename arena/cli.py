@@ -2,19 +2,19 @@
 
     scout-arena serve [--db URL] [--host H] [--port N] [--tls-cert FILE --tls-key FILE]
     scout-arena tournament create NAME --table-size 4 --games-per-table 2 --starts-at 2030-01-04T18:00Z
-    scout-arena tournament list | show NAME | start NAME
+    scout-arena tournament list | show NAME | start NAME | seeds NAME
     scout-arena bot register NAME | list
     scout-arena ratings [--tournament NAME]
-    scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME]
+    scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME] | verify --tournament NAME
     scout-arena admin rotate-token --db URL
     scout-arena demo
 
 Every command except `serve`, `demo` and `admin` talks to a running arena (`--server HOST:PORT`,
 default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
-directly, for when no server runs. Organiser commands (creating and starting tournaments) need the
-admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To an arena that serves TLS,
-connect with `scout-arena --tls COMMAND ...` (the system's CAs) or `--tls-ca FILE` (a private CA),
-options of `scout-arena` itself that every command uses (`sdk.tls`).
+directly, for when no server runs. Organiser commands (creating and starting tournaments, reading
+their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
+an arena that serves TLS, connect with `scout-arena --tls COMMAND ...` (the system's CAs) or
+`--tls-ca FILE` (a private CA), options of `scout-arena` itself that every command uses (`sdk.tls`).
 A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line).
 """
 
@@ -42,6 +42,7 @@ from .clients import ArenaClient, LocalArena, RemoteArena, database_url
 from .credentials import set_admin_token
 from .db import DEFAULT_DATABASE_URL
 from .errors import ArenaError
+from .fairness import verify
 from .referee import Limits
 from .replay import replay_lines
 from .server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, serve as serve_arena
@@ -49,7 +50,7 @@ from .store import GameStatus
 from .tls import server_tls
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from .views import (
-    bots_table, game_header, games_table, ratings_table, tournament_view, tournaments_table, voided_lines,
+    bots_table, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table, voided_lines,
 )
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -238,7 +239,8 @@ def tournament_create(
     games_per_table: Annotated[int, typer.Option(help="Games at each scheduled table, each a fresh deal.")] = 1,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit in ms.")] = Limits().move_ms,
     concurrency: Annotated[int, typer.Option(help="Games of it played at once.")] = 4,
-    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and every deal (default: random).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and every deal (default: random); kept secret "
+                                             "until the tournament finishes, so choose one nobody can guess.")] = None,
     absent_wait_ms: Annotated[
         int, typer.Option(help="How long a bot absent when its game is due is waited for before it forfeits.")
     ] = _POLICY.absent_wait_ms,
@@ -260,6 +262,9 @@ def tournament_create(
     max_replays: Annotated[
         int, typer.Option(help="Times one game may be voided and replayed; then its failures forfeit.")
     ] = _POLICY.max_replays,
+    max_voids_per_bot: Annotated[
+        int, typer.Option(help="Voids one bot may cause in the tournament; then its failures forfeit.")
+    ] = _POLICY.max_voids_per_bot,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
@@ -267,7 +272,7 @@ def tournament_create(
     policy = FailurePolicy(
         absent_wait_ms=absent_wait_ms, grace_ms=grace_ms, time_bank_ms=time_bank_ms, max_invalid=max_invalid,
         on_timeout=on_timeout, on_illegal=on_illegal, on_disconnect=on_disconnect, on_absent=on_absent,
-        max_replays=max_replays,
+        max_replays=max_replays, max_voids_per_bot=max_voids_per_bot,
     )
     settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
                                   seed, policy)
@@ -303,6 +308,18 @@ def tournament_start(
         started = client.start_tournament(name)
     Console().print(f"Started tournament {started.name!r}: {started.games.total} games scheduled among "
                     f"{len(started.entrants)} entrants.", highlight=False, markup=False)
+
+
+@tournament_app.command("seeds", help="Show a tournament's secret seeds before they are public (organiser only).")
+def tournament_seeds(
+    name: Annotated[str, typer.Argument(show_default=False)],
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    admin_token: AdminTokenOption = None,
+) -> None:
+    with arena(server, db, admin_token, admin=True) as client:
+        reveal = client.reveal_seeds(name)
+    Console().print(seeds_view(reveal))
 
 
 # ---- bots and ratings -------------------------------------------------------------------------------
@@ -377,6 +394,24 @@ def games_export(
         except OSError as exc:
             fail(f"cannot write {output}: {exc.strerror}")
     typer.echo(f"exported {count} games to {output}", err=True)
+
+
+@games_app.command("verify", help="Check a tournament's revealed seeds against its commitment and re-deal and "
+                   "replay every finished game from its seed.")
+def games_verify(
+    tournament: Annotated[str, typer.Option(help="The tournament to check.", show_default=False)],
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+) -> None:
+    with arena(server, db) as client:
+        shown = client.tournament(tournament)
+        games = [client.game(g.id) for g in client.games(tournament, GameStatus.FINISHED)]
+    checked = verify(shown, games)
+    for problem in checked.problems:
+        typer.echo(f"FAILED: {problem}", err=True)
+    typer.echo(checked.summary())
+    if not checked.ok:
+        raise typer.Exit(1)
 
 
 # ---- admin -------------------------------------------------------------------------------------------

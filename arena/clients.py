@@ -83,6 +83,10 @@ class ArenaClient(Protocol):
         """Every finished game as a JSON line (`arena.export`)."""
         ...
 
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        """A tournament's secret seeds, before they are public (admin only)."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -145,6 +149,9 @@ class LocalArena:
     def export(self, tournament: str | None) -> Iterator[str]:
         with Session(self.engine) as session:
             yield from export_games(session=session, tournament=tournament)
+
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        return self._db.run(store.reveal_seeds, tournament=tournament)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -234,6 +241,10 @@ class RemoteArena:
                 yield convert.exported_from_pb(msg)
         except grpc.RpcError as exc:
             raise self._refusal(exc) from None
+
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        reply = self._call("RevealSeeds", convert.reveal_request_to_pb(tournament), admin=True)
+        return convert.reveal_from_pb(tournament, reply)
 
     def close(self) -> None:
         self._channel.close()

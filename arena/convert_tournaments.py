@@ -20,7 +20,9 @@ from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
 from .errors import InvalidSetting
 from .ratings import RatingRow
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult
-from .store import Bot, GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus, VoidedAttempt
+from .store import (
+    Bot, GameCounts, GameDetail, GameInfo, GameSeed, GameStatus, SeedReveal, Tournament, TournamentStatus, VoidedAttempt,
+)
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 
 TOURNAMENT_STATUS_TO_PB = {
@@ -46,11 +48,12 @@ DECISION_TO_PB = {
     PolicyDecision.FORFEIT: pb.POLICY_DECISION_FORFEIT,
     PolicyDecision.VOID: pb.POLICY_DECISION_VOID,
     PolicyDecision.CAP_REACHED: pb.POLICY_DECISION_VOID_CAP_REACHED,
+    PolicyDecision.BOT_VOID_CAP_REACHED: pb.POLICY_DECISION_BOT_VOID_CAP_REACHED,
 }
 DECISION_FROM_PB = {v: k for k, v in DECISION_TO_PB.items()}
 ACTION_TO_PB = {FailureAction.FORFEIT: pb.FAILURE_ACTION_FORFEIT, FailureAction.VOID: pb.FAILURE_ACTION_VOID}
 ACTION_FROM_PB = {v: k for k, v in ACTION_TO_PB.items()}
-_POLICY_NUMBERS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "max_replays")
+_POLICY_NUMBERS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "max_replays", "max_voids_per_bot")
 _POLICY_ACTIONS = tuple(f"on_{cause.value}" for cause in ForfeitCause)
 
 
@@ -140,6 +143,8 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         created_at=_timestamp(t.created_at),
         entrants=t.entrants,
         games=pb.GameCounts(scheduled=t.games.scheduled, running=t.games.running, finished=t.games.finished),
+        seed_commitment=t.seed_commitment,
+        seed_nonce=t.seed_nonce,
     )
     if t.failure_policy is not None:
         msg.failure_policy.CopyFrom(_policy_to_pb(FailurePolicy.from_json(t.failure_policy)))
@@ -159,7 +164,7 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         starts_at=_datetime(msg.starts_at),
         move_limit_ms=msg.move_limit_ms,
         concurrency=msg.concurrency,
-        seed=msg.seed,
+        seed=msg.seed if msg.HasField("seed") else None,
         status=TOURNAMENT_STATUS_FROM_PB[msg.status],
         failure_policy=_policy_from_pb(msg.failure_policy) if msg.HasField("failure_policy") else None,
         created_at=_datetime(msg.created_at),
@@ -167,6 +172,8 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         finished_at=_optional_datetime(msg, "finished_at"),
         entrants=tuple(msg.entrants),
         games=GameCounts(msg.games.scheduled, msg.games.running, msg.games.finished),
+        seed_commitment=msg.seed_commitment,
+        seed_nonce=msg.seed_nonce if msg.HasField("seed_nonce") else None,
     )
 
 
@@ -236,7 +243,7 @@ def game_info_from_pb(msg: pb.GameInfo) -> GameInfo:
         tournament=msg.tournament,
         table_index=msg.table_index,
         game_index=msg.game_index,
-        seed=msg.seed,
+        seed=msg.seed if msg.HasField("seed") else None,
         status=GAME_STATUS_FROM_PB[msg.status],
         attempts=msg.attempts,
         seats=tuple(msg.seats),
@@ -269,12 +276,13 @@ def _voided_to_pb(voided: VoidedAttempt) -> pb.VoidedAttempt:
         voided_at=_timestamp(voided.voided_at),
         seats=[seat_result_to_pb(s) for s in voided.result.seats],
         record_json=voided.result.record.to_json(),
+        seed=voided.seed,
     )
 
 
 def _voided_from_pb(msg: pb.VoidedAttempt) -> VoidedAttempt:
     result = GameResult(GameRecord.from_json(msg.record_json), tuple(seat_result_from_pb(s) for s in msg.seats))
-    return VoidedAttempt(msg.attempt, _datetime(msg.voided_at), result)
+    return VoidedAttempt(msg.attempt, _datetime(msg.voided_at), result, msg.seed)
 
 
 def game_detail_to_pb(detail: GameDetail) -> pb.ShowGameResponse:
@@ -418,3 +426,29 @@ def exported_to_pb(line: str) -> pb.ExportGamesResponse:
 
 def exported_from_pb(msg: pb.ExportGamesResponse) -> str:
     return msg.game_json
+
+
+def reveal_request_to_pb(tournament: str) -> pb.RevealSeedsRequest:
+    return pb.RevealSeedsRequest(tournament=tournament)
+
+
+def reveal_request_from_pb(msg: pb.RevealSeedsRequest) -> str:
+    return msg.tournament
+
+
+def reveal_to_pb(reveal: SeedReveal) -> pb.RevealSeedsResponse:
+    return pb.RevealSeedsResponse(
+        seed=reveal.seed,
+        seed_nonce=reveal.seed_nonce,
+        seed_commitment=reveal.seed_commitment,
+        games=[
+            pb.GameSeed(game_id=g.game_id, table_index=g.table_index, game_index=g.game_index, attempt=g.attempt,
+                        seed=g.seed)
+            for g in reveal.games
+        ],
+    )
+
+
+def reveal_from_pb(tournament: str, msg: pb.RevealSeedsResponse) -> SeedReveal:
+    games = tuple(GameSeed(g.game_id, g.table_index, g.game_index, g.attempt, g.seed) for g in msg.games)
+    return SeedReveal(tournament, msg.seed, msg.seed_nonce, msg.seed_commitment, games)

@@ -1,6 +1,7 @@
 """Finished games as JSON lines: one self-contained object per game, for analysis outside the arena.
 
-Each line holds `id`, `tournament`, `table` and `game` (its place in the schedule), `seed`,
+Each line holds `id`, `tournament`, `table` and `game` (its place in the schedule), `seed` (of the
+attempt that counted),
 `attempts`, `started_at` and `finished_at` (ISO 8601, UTC), `seats` (bot names in seat order),
 `results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null -, `cause` -
 timeout, illegal, disconnect or absent, or null - and `policy` - what the failure policy did with
@@ -8,9 +9,10 @@ the forfeit: forfeit or void-cap-reached, or null), `end_reasons` (per round), `
 engine's full game record (`GameRecord.to_dict`), which
 `sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again move by move, and
 `voided_attempts`: the attempts the failure policy voided, oldest first, each with `attempt`,
-`voided_at`, `results` (as above; a failing seat's `policy` is void, or forfeit for a cause the
-policy forfeits that failed in the same attempt) and `record`. With them a tournament can be
-re-rated under another failure policy.
+`voided_at`, `seed`, `results` (as above; a failing seat's `policy` is void, or forfeit for a cause
+the policy forfeits that failed in the same attempt, or bot-void-cap-reached) and `record`. With
+them a tournament can be re-rated under another failure policy. Only finished games are exported:
+nothing of a game's deal is public before (`arena.fairness`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def _voided(voided: store.VoidedAttempt) -> dict[str, Any]:
     return {
         "attempt": voided.attempt,
         "voided_at": voided.voided_at.isoformat(),
+        "seed": voided.seed,
         "results": [s.to_json() for s in voided.result.seats],
         "record": voided.result.record.to_dict(),
     }

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bump when the tables change; `arena.db.create_schema` refuses a database of another version."""
 
 
@@ -87,7 +87,9 @@ class AdminTokenRow(SQLModel, table=True):
 
 
 class TournamentRow(SQLModel, table=True):
-    """A tournament's format and state; `seed` determines its schedule and every deal."""
+    """A tournament's format and state; `seed` determines its schedule and every deal. The seed is
+    secret until the tournament finishes; `seed_nonce` makes its published commitment
+    (`arena.fairness.commitment`) reveal nothing about it."""
 
     __tablename__ = "tournaments"
 
@@ -99,6 +101,7 @@ class TournamentRow(SQLModel, table=True):
     move_limit_ms: int
     concurrency: int
     seed: int = Field(sa_type=sa.BigInteger)
+    seed_nonce: str = Field(max_length=64)
     status: TournamentStatus = Field(sa_type=_status(TournamentStatus), index=True)
     failure_policy: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     created_at: datetime = Field(sa_type=UTCDateTime)
@@ -133,7 +136,9 @@ class GameRow(SQLModel, table=True):
     """One game of a scheduled table. `record` (the engine's JSON) is set when it finishes.
 
     `attempts` counts how often it was started: more than one means an earlier attempt was
-    interrupted, or voided by the failure policy (`voided_attempts`), and the game replayed. `commit_seq` orders finished games as their ratings were applied.
+    interrupted, or voided by the failure policy (`voided_attempts`), and the game replayed.
+    `seed` is the deal seed of its latest attempt (`arena.fairness.attempt_seed`). `commit_seq`
+    orders finished games as their ratings were applied.
     """
 
     __tablename__ = "games"
@@ -178,7 +183,7 @@ class VoidedAttemptRow(SQLModel, table=True):
     """An attempt at a game that the failure policy voided: not rated, kept so the tournament can
     be re-rated under another policy. `seats` holds every seat's result in seat order, as JSON
     objects with `seat`, `bot`, `points`, `rank`, `forfeit`, `cause` and `policy`; `attempt` is
-    the game's attempt number (`games.attempts` when it was voided)."""
+    the game's attempt number (`games.attempts` when it was voided) and `seed` its deal seed."""
 
     __tablename__ = "voided_attempts"
     __table_args__ = (sa.UniqueConstraint("game_id", "attempt"),)
@@ -186,6 +191,7 @@ class VoidedAttemptRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     attempt: int
+    seed: int = Field(sa_type=sa.BigInteger)
     record: str = Field(sa_type=sa.Text)
     seats: list[dict[str, Any]] = Field(sa_type=sa.JSON)
     voided_at: datetime = Field(sa_type=UTCDateTime)

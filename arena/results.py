@@ -35,6 +35,10 @@ class PolicyDecision(Enum):
     CAP_REACHED = "void-cap-reached"
     """The policy voids this cause, but the game had been voided `max_replays` times already, so
     the seat forfeited and the game counts: a tournament always ends."""
+    BOT_VOID_CAP_REACHED = "bot-void-cap-reached"
+    """The policy voids this cause, but this bot had already caused `max_voids_per_bot` voids in
+    the tournament, so the seat forfeited: a bot cannot re-deal its bad hands by failing on
+    purpose."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from sqlmodel import Session, select
 from sdk.engine import GameRecord
 
 from .directory import new_token, token_hash
+from .fairness import attempt_seed, commitment, new_nonce
 from .errors import (
     AlreadyEntered,
     DuplicateName,
@@ -63,12 +64,12 @@ from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final
 from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
 
 __all__ = [
-    "Bot", "GameCounts", "GameDetail", "GameInfo", "GameStatus", "GameToPlay", "RatingUpdate",
-    "Registration", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate", "commit_game",
-    "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
+    "Bot", "GameCounts", "GameDetail", "GameInfo", "GameSeed", "GameStatus", "GameToPlay", "RatingUpdate",
+    "Registration", "SeedReveal", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate",
+    "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
     "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
-    "register_bot", "show_game", "show_schedule", "show_tournament", "start_tournament",
-    "void_attempt", "void_interrupted_games",
+    "register_bot", "reveal_seeds", "show_game", "show_schedule", "show_tournament", "start_tournament",
+    "void_attempt", "void_interrupted_games", "voids_by_bot",
 ]
 
 _SEED_LIMIT = 1 << 63
@@ -110,7 +111,12 @@ class GameCounts:
 
 @dataclass(frozen=True, slots=True)
 class Tournament:
-    """A tournament's format, state, entrants (sorted by name) and progress."""
+    """A tournament's format, state, entrants (sorted by name) and progress.
+
+    `seed` and `seed_nonce` are None until the tournament is finished: until then only
+    `seed_commitment` is public (`arena.fairness`), so no deal can be foreseen (DESIGN.md
+    boundary 2). `reveal_seeds` gives them to the organiser earlier.
+    """
 
     id: int
     name: str
@@ -119,7 +125,7 @@ class Tournament:
     starts_at: datetime
     move_limit_ms: int
     concurrency: int
-    seed: int
+    seed: int | None
     status: TournamentStatus
     failure_policy: dict[str, Any] | None
     created_at: datetime
@@ -127,11 +133,14 @@ class Tournament:
     finished_at: datetime | None
     entrants: tuple[str, ...]
     games: GameCounts
+    seed_commitment: str = ""
+    seed_nonce: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GameToPlay:
-    """What the referee needs to play one scheduled game: the bots by seat and the deal seed."""
+    """What the referee needs to play one scheduled game: the bots by seat and the deal seed (of
+    the attempt `mark_game_running` started; arena-internal, never a read call's)."""
 
     id: int
     tournament: str
@@ -146,13 +155,14 @@ class GameToPlay:
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """A game as listed; `results` (seat order) is empty until the game is finished."""
+    """A game as listed; `results` (seat order) is empty and `seed` (the seed of the attempt
+    that counted) None until the game is finished."""
 
     id: int
     tournament: str
     table_index: int
     game_index: int
-    seed: int
+    seed: int | None
     status: GameStatus
     attempts: int
     seats: tuple[str, ...]
@@ -166,21 +176,47 @@ class GameInfo:
 @dataclass(frozen=True, slots=True)
 class VoidedAttempt:
     """An attempt at a game voided by the failure policy: its record and every seat's result,
-    the failing ones with their cause and the policy's decision. Not rated."""
+    the failing ones with their cause and the policy's decision, and its deal seed. Not rated."""
 
     attempt: int
     voided_at: datetime
     result: GameResult
+    seed: int
 
 
 @dataclass(frozen=True, slots=True)
 class GameDetail:
     """A game with its full record (None until it is finished), for replays and export, and its
-    attempts voided by the failure policy, oldest first."""
+    attempts voided by the failure policy, oldest first (none shown until it is finished: each
+    holds every hand it dealt)."""
 
     info: GameInfo
     record: GameRecord | None
     voided: tuple[VoidedAttempt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameSeed:
+    """The deal seed of one attempt (1, 2, ...) of a game."""
+
+    game_id: int
+    table_index: int
+    game_index: int
+    attempt: int
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeedReveal:
+    """A tournament's secret seed, its commitment's nonce and every game attempt's seed: for the
+    organiser only (`reveal_seeds`)."""
+
+    tournament: str
+    seed: int
+    seed_nonce: str
+    seed_commitment: str
+    games: tuple[GameSeed, ...]
+    """Every attempt dealt so far and the next attempt of every game not yet finished."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +282,8 @@ def create_tournament(
     """Create a scheduled tournament, open for entries until it starts.
 
     A start time in the past is allowed: the tournament is due at once. Without a seed one is
-    drawn at random; it is stored, so the schedule and every deal can be reproduced.
+    drawn at random; it is stored, so the schedule and every deal can be reproduced, with a
+    fresh nonce for its public commitment.
     """
     check_name(name, "tournament")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
@@ -280,6 +317,7 @@ def create_tournament(
         move_limit_ms=move_limit_ms,
         concurrency=concurrency,
         seed=seed,
+        seed_nonce=new_nonce(),
         status=TournamentStatus.SCHEDULED,
         failure_policy=policy,
         created_at=_now(now),
@@ -468,7 +506,8 @@ def next_games(
 
 
 def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
-    """Claim a scheduled game for play: it becomes running and its attempt count goes up."""
+    """Claim a scheduled game for play: it becomes running, its attempt count goes up, and its
+    seed becomes that attempt's (`arena.fairness.attempt_seed`), returned with it."""
     try:
         running_tournament = sa.exists().where(
             TournamentRow.id == GameRow.tournament_id, TournamentRow.status == TournamentStatus.RUNNING
@@ -483,12 +522,17 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
             if game is None:
                 raise UnknownGame(f"there is no game {game_id}")
             raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
-        game, seats, name, limit_ms, voided = session.exec(
-            select(GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms, _VOIDED)
+        game, seats, name, limit_ms, voided, tournament_seed = session.exec(
+            select(
+                GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms, _VOIDED,
+                TournamentRow.seed,
+            )
             .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
             .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
             .where(GameRow.id == game_id)
         ).one()
+        # Every attempt is dealt afresh: what a bot saw of an earlier one tells nothing of this one.
+        game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, game.attempts)
         to_play = _to_play(game, seats, name, limit_ms, voided, _bot_names(session))
         session.commit()
     except BaseException:
@@ -536,7 +580,9 @@ def commit_game(
         names = {row.bot_id: row.name for row in rating_rows}
         seated = tuple(names[b] for b in seat_ids)
         ranks = _checked_ranks(game_id, result, seated, seed)
-        _check_decisions(game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED))
+        _check_decisions(
+            game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED, PolicyDecision.BOT_VOID_CAP_REACHED)
+        )
         points = {s.bot: s.points for s in result.seats}
         env = arena_env()
         updates: list[RatingUpdate] = []
@@ -604,9 +650,9 @@ def commit_game(
 
 
 def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
-    """Store an attempt the failure policy voided (some seat's decision is VOID) and put the game
-    back to scheduled, to be played again from the same seed, in ONE transaction. Nothing is
-    rated. Returns how many attempts of the game are voided now.
+    """Store an attempt the failure policy voided (some seat's decision is VOID), with its seed,
+    and put the game back to scheduled, to be played again from a fresh deal, in ONE transaction.
+    Nothing is rated. Returns how many attempts of the game are voided now.
 
     The game must be running; a result that does not fit it raises ResultMismatch.
     """
@@ -623,13 +669,16 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
         seats = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.id == table_id)).one()
         names = _bot_names(session)
         _checked_ranks(game_id, result, tuple(names[b] for b in seats), seed)
-        _check_decisions(game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.VOID))
+        _check_decisions(
+            game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.VOID, PolicyDecision.BOT_VOID_CAP_REACHED)
+        )
         if not result.voided:
             raise ResultMismatch(f"game {game_id}: no seat's failure voids the attempt: commit it instead")
         session.add(
             VoidedAttemptRow(
                 game_id=game_id,
                 attempt=attempt,
+                seed=seed,
                 record=result.record.to_json(),
                 seats=[s.to_json() for s in result.seats],
                 voided_at=_now(now),
@@ -649,7 +698,7 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
     can be playing them: at start-up, or before a tournament's games are picked up again.
 
     An interrupted game left no record, results or ratings (they commit together), so it is
-    simply played again, from the same seed. Returns how many games were voided.
+    simply played again, from a fresh deal (`mark_game_running`). Returns how many games were voided.
     """
     query = sa.update(GameRow).where(GameRow.status == GameStatus.RUNNING)
     if tournament is not None:
@@ -682,7 +731,7 @@ def list_games(
 
 
 def show_game(*, session: Session, game_id: int) -> GameDetail:
-    """One game with its record, for a replay or an export."""
+    """One game with its record, for a replay or an export; its voided attempts once it is finished."""
     rows = session.exec(
         select(GameRow, ScheduledTableRow.seats, TournamentRow.name)
         .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
@@ -698,12 +747,52 @@ def show_game(*, session: Session, game_id: int) -> GameDetail:
             row.attempt,
             row.voided_at,
             GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
+            row.seed,
         )
         for row in session.exec(
             select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
         )
-    )
+    ) if game.status is GameStatus.FINISHED else ()
     return GameDetail(_game_infos(session, rows)[0], record, voided)
+
+
+def voids_by_bot(*, session: Session, tournament: str) -> dict[str, int]:
+    """How many voided attempts of `tournament` each bot caused (its seat's decision was VOID):
+    what the failure policy's `max_voids_per_bot` counts, kept in the database so a restart
+    does not reset it."""
+    row = _tournament_row(session, tournament)
+    names = _bot_names(session)
+    tables = dict(
+        session.exec(select(ScheduledTableRow.id, ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id))
+    )
+    counts: dict[str, int] = {}
+    for table_id, seats in session.exec(
+        select(GameRow.table_id, VoidedAttemptRow.seats)
+        .join(GameRow, VoidedAttemptRow.game_id == GameRow.id)
+        .where(GameRow.tournament_id == row.id)
+    ):
+        for seat in seats:
+            if seat["policy"] == PolicyDecision.VOID.value:
+                bot = names[tables[table_id][seat["seat"]]]
+                counts[bot] = counts.get(bot, 0) + 1
+    return counts
+
+
+def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
+    """The tournament's seed, nonce and commitment, and every game attempt's seed, whatever its
+    state: for the organiser (an admin call), never a public read."""
+    row = _tournament_row(session, tournament)
+    games = session.exec(
+        select(GameRow.id, GameRow.table_index, GameRow.game_index, GameRow.attempts, GameRow.status)
+        .where(GameRow.tournament_id == row.id)
+        .order_by(GameRow.game_index, GameRow.table_index)
+    ).all()
+    seeds = tuple(
+        GameSeed(game_id, table, game, attempt, attempt_seed(row.seed, table, game, attempt))
+        for game_id, table, game, attempts, status in games
+        for attempt in range(1, attempts + (1 if status is GameStatus.FINISHED else 2))
+    )
+    return SeedReveal(row.name, row.seed, row.seed_nonce, commitment(row.seed, row.seed_nonce), seeds)
 
 
 # -- ratings --------------------------------------------------------------------------------------
@@ -919,7 +1008,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 starts_at=row.starts_at,
                 move_limit_ms=row.move_limit_ms,
                 concurrency=row.concurrency,
-                seed=row.seed,
+                seed=row.seed if row.status is TournamentStatus.FINISHED else None,
                 status=row.status,
                 failure_policy=row.failure_policy,
                 created_at=row.created_at,
@@ -927,6 +1016,8 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 finished_at=row.finished_at,
                 entrants=tuple(entrants.get(row.id, ())),
                 games=GameCounts(**counts.get(row.id, {})),
+                seed_commitment=commitment(row.seed, row.seed_nonce),
+                seed_nonce=row.seed_nonce if row.status is TournamentStatus.FINISHED else None,
             )
         )
     return out
@@ -974,7 +1065,7 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
                 tournament=tournament,
                 table_index=game.table_index,
                 game_index=game.game_index,
-                seed=game.seed,
+                seed=game.seed if game.status is GameStatus.FINISHED else None,
                 status=game.status,
                 attempts=game.attempts,
                 seats=tuple(names[b] for b in seats),

@@ -155,3 +155,10 @@ class TournamentArenaService(ArenaService):
         for info in games:
             detail = await answer(context, self._db(store.show_game, game_id=info.id))
             yield convert.exported_to_pb(game_line(detail))
+
+    async def RevealSeeds(self, request: pb.RevealSeedsRequest, context: grpc.aio.ServicerContext) -> pb.RevealSeedsResponse:  # noqa: N802,E501
+        await self.require_admin("RevealSeeds", context)
+        name = convert.reveal_request_from_pb(request)
+        reveal = await answer(context, self._db(store.reveal_seeds, tournament=name))
+        log.info("the seeds of tournament %r were revealed to the organiser", name)
+        return convert.reveal_to_pb(reveal)

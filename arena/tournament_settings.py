@@ -30,6 +30,11 @@ DEFAULT_MAX_REPLAYS = 2
 """Enough for a bot hit by a network fault or an arena restart to play the game out; few enough
 that a bot which keeps failing the same way costs its opponents at most three plays of a game."""
 MAX_REPLAYS = 10
+DEFAULT_MAX_VOIDS_PER_BOT = 2
+"""Enough for a bot hit by a network fault or an arena restart or two in a tournament; few enough
+that failing on purpose to have a bad hand re-dealt pays for at most two hands, while every later
+failure forfeits (docs/operator-guide.md, "Failure policy")."""
+MAX_VOIDS_PER_BOT = 100
 _REFEREE = Limits()
 
 
@@ -39,7 +44,7 @@ class FailureAction(StrEnum):
     FORFEIT = "forfeit"
     """The seat forfeits (ranks last, the fallback plays it) and the game counts."""
     VOID = "void"
-    """The attempt is voided (kept, not rated) and the game played again from the same seed."""
+    """The attempt is voided (kept, not rated) and the game played again, from a fresh deal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,10 @@ class FailurePolicy:
     max_replays: int = DEFAULT_MAX_REPLAYS
     """How many times one game may be voided; after that a voiding failure forfeits (recorded as
     `void-cap-reached`), so a tournament always ends."""
+    max_voids_per_bot: int = DEFAULT_MAX_VOIDS_PER_BOT
+    """How many voids one bot may cause in the tournament; after that its voiding failures forfeit
+    (recorded as `bot-void-cap-reached`). Each replay is a fresh deal, so without this a bot could
+    drop its connection whenever its hand is weak and be dealt another."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.absent_wait_ms <= MAX_ABSENT_WAIT_MS:
@@ -73,24 +82,35 @@ class FailurePolicy:
                 raise InvalidSetting(f"on_{cause.value} must be 'forfeit' or 'void', not {self.action(cause)!r}")
         if not 0 <= self.max_replays <= MAX_REPLAYS:
             raise InvalidSetting(f"max_replays must be within 0..{MAX_REPLAYS}, not {self.max_replays}")
+        if not 0 <= self.max_voids_per_bot <= MAX_VOIDS_PER_BOT:
+            raise InvalidSetting(
+                f"max_voids_per_bot must be within 0..{MAX_VOIDS_PER_BOT}, not {self.max_voids_per_bot}"
+            )
 
     def action(self, cause: ForfeitCause) -> FailureAction:
         """What this policy does when a seat fails with `cause`."""
         action: FailureAction = getattr(self, f"on_{cause.value}")
         return action
 
-    def judge(self, result: GameResult, voided: int) -> GameResult:
+    def judge(self, result: GameResult, voided: int, bot_voids: Mapping[str, int] | None = None) -> GameResult:
         """`result` with the decision on each forfeited seat. If any is VOID (`result.voided`), the
         attempt is to be voided and the game played again; once the game has been voided
-        `max_replays` times, voiding causes forfeit instead (CAP_REACHED)."""
+        `max_replays` times, voiding causes forfeit instead (CAP_REACHED), and so do those of a
+        bot that has caused `max_voids_per_bot` voids in the tournament (`bot_voids`, by bot:
+        BOT_VOID_CAP_REACHED)."""
         capped = voided >= self.max_replays
+        caused = bot_voids or {}
 
         def decided(seat: SeatResult) -> SeatResult:
             if seat.cause is None:
                 return seat
             if self.action(seat.cause) is FailureAction.FORFEIT:
                 return replace(seat, policy=PolicyDecision.FORFEIT)
-            return replace(seat, policy=PolicyDecision.CAP_REACHED if capped else PolicyDecision.VOID)
+            if capped:
+                return replace(seat, policy=PolicyDecision.CAP_REACHED)
+            if caused.get(seat.bot, 0) >= self.max_voids_per_bot:
+                return replace(seat, policy=PolicyDecision.BOT_VOID_CAP_REACHED)
+            return replace(seat, policy=PolicyDecision.VOID)
 
         return GameResult(result.record, tuple(decided(s) for s in result.seats))
 

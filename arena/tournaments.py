@@ -18,13 +18,17 @@
   (the reason is recorded), and so are its next games, at once, until it connects again.
 * **Failure policy.** A finished game with a forfeited seat is judged by the tournament's
   `FailurePolicy`: each forfeit's cause either forfeits the seat, or voids the attempt. A voided
-  attempt is stored (`store.void_attempt`: record, seats, causes; not rated) and the same game is
-  played again from the same seed, in its place in the schedule, so the commit order and with it
-  the ratings stay a function of the seeds and the play. After `max_replays` voids of one game
-  its failures forfeit (`void-cap-reached`), so a tournament always ends.
+  attempt is stored (`store.void_attempt`: record, seats, causes, seed; not rated) and the same
+  game is played again from a fresh deal (`arena.fairness.attempt_seed`), in its place in the
+  schedule, so the commit order and with it the ratings stay a function of the seeds and the
+  play. After `max_replays` voids of one game its failures forfeit (`void-cap-reached`), so a
+  tournament always ends; after `max_voids_per_bot` voids caused by one bot, that bot's do
+  (`bot-void-cap-reached`), so failing on purpose cannot re-deal a bot's bad hands for free. The
+  count per bot is read from the stored voided attempts when the tournament's play (re)starts and
+  kept up to date as attempts are judged.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
-  the runner then finds the running tournaments and plays their remaining games in the same order
-  from the same seeds. A game counts once it is committed, and is committed once. If a
+  the runner then finds the running tournaments and plays their remaining games in the same order,
+  an interrupted game from a fresh deal. A game counts once it is committed, and is committed once. If a
   tournament's play fails while the arena runs (the database went away during a commit, say), its
   games in play are abandoned and the next tick picks the tournament up again the same way.
 """
@@ -134,6 +138,7 @@ class TournamentRunner:
         # Any game of this tournament still marked running was left by a task that is gone.
         await self._db(store.void_interrupted_games, tournament=t.name)
         queue = deque(await self._db(store.next_games, tournament=t.name))
+        bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
         done, total = t.games.finished, t.games.total
         log.info("tournament %r %s: %d of %d games to play, %d at once, %d-seat tables, entrants %s", t.name,
                  "resumed" if done else "started", len(queue), total, t.concurrency, t.table_size, ", ".join(t.entrants))
@@ -156,7 +161,7 @@ class TournamentRunner:
                     if playing >= t.concurrency:
                         break
                     if slot.task is None and self._has_room(slot.game.seats):
-                        slot.task = self._start(slot.game, policy, limits)
+                        slot.task = self._start(slot.game, policy, limits, bot_voids)
                         slot.task.add_done_callback(lambda _: changed.set())
                         playing += 1
                 if window and not (window[0].task is not None and window[0].task.done()):
@@ -181,19 +186,27 @@ class TournamentRunner:
                     return False
         return True
 
-    def _start(self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits) -> asyncio.Task[GameResult]:
+    def _start(
+        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+    ) -> asyncio.Task[GameResult]:
         self._reserved.update(game.seats)
-        return asyncio.create_task(self._play(game, policy, limits), name=f"game {game.id}")
+        return asyncio.create_task(self._play(game, policy, limits, bot_voids), name=f"game {game.id}")
 
-    async def _play(self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits) -> GameResult:
+    async def _play(
+        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+    ) -> GameResult:
         """Play the game until an attempt counts: the result to commit, with the policy's decision
         on each forfeit. An attempt the policy voids is stored and the game played again (its
-        seats reserved again, as when it was first started)."""
+        seats reserved again, as when it was first started). `bot_voids`, the tournament's voids
+        by bot, is counted up as soon as an attempt is judged void, so games judged at about the
+        same time cannot both let a bot past its cap."""
         voided = game.voided
         while True:
-            result = policy.judge(await self._attempt(game, limits, policy.absent_wait_ms / 1000), voided)
+            attempt = await self._attempt(game, limits, policy.absent_wait_ms / 1000)
+            result = policy.judge(attempt, voided, bot_voids)
             if not result.voided:
                 return result
+            bot_voids.update(s.bot for s in result.seats if s.policy is PolicyDecision.VOID)
             voided = await self._db(store.void_attempt, game_id=game.id, result=result)
             _log_void(game, result, voided, policy.max_replays)
             self._reserved.update(game.seats)
@@ -203,7 +216,7 @@ class TournamentRunner:
         reservation ends when the referee seats them, or with the attempt."""
         reserved = True
         try:
-            await self._db(store.mark_game_running, game_id=game.id)
+            playing = await self._db(store.mark_game_running, game_id=game.id)
             # A fresh id for every attempt: a bot still holding the state of an interrupted
             # attempt is not confused by the replay.
             game_id = f"{game.id}-{secrets.token_hex(3)}"
@@ -213,7 +226,7 @@ class TournamentRunner:
                     self._reserved.subtract(game.seats)
                     reserved = False
                     try:
-                        return await self._referee.play(game_id, game.seats, game.seed, limits, absent)
+                        return await self._referee.play(game_id, game.seats, playing.seed, limits, absent)
                     except Unavailable:
                         self._reserved.update(game.seats)
                         reserved = True
@@ -244,12 +257,18 @@ def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int)
                 game.tournament, game.id, voided, cap, failures)
 
 
+_CAPPED = {
+    PolicyDecision.CAP_REACHED: " (the game was voided as often as allowed)",
+    PolicyDecision.BOT_VOID_CAP_REACHED: " (the bot caused as many voids as allowed)",
+}
+
+
 def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
     seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
     log.info("%s: game %d (table %d, game %d) done [%d/%d]: %s", tournament, game.id, game.table_index,
              game.game_index, done, total, seats)
     for s in result.seats:
         if s.forfeit is not None:
-            capped = " (the game was voided as often as allowed)" if s.policy is PolicyDecision.CAP_REACHED else ""
+            capped = _CAPPED.get(s.policy, "") if s.policy is not None else ""
             log.warning("%s: game %d: %s forfeited seat %d%s: %s", tournament, game.id, s.bot, s.seat, capped,
                         s.forfeit)

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from .ratings import RatingRow
 from .results import ForfeitCause, PolicyDecision, SeatResult
-from .store import Bot, GameInfo, Tournament, VoidedAttempt
+from .store import Bot, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from .tournament_settings import FailureAction, FailurePolicy
 
 
@@ -66,13 +66,16 @@ def tournament_view(t: Tournament) -> RenderableType:
         ("finished", when(t.finished_at)),
         ("move limit", f"{t.move_limit_ms} ms"),
         ("concurrency", f"{t.concurrency} games at once"),
-        ("seed", str(t.seed)),
+        ("seed commitment", t.seed_commitment),
+        ("seed", _secret(t.seed, "the tournament")),
+        *((("seed nonce", t.seed_nonce),) if t.seed_nonce is not None else ()),
         ("absent bots", f"waited for {policy.absent_wait_ms} ms"),
         ("disconnects", f"{policy.grace_ms} ms grace"),
         ("time bank", f"{policy.time_bank_ms} ms per game"),
         ("invalid answers", f"{policy.max_invalid} to one request fail the seat"),
         *((f"on {cause.value}", _ACTIONS[policy.action(cause)]) for cause in ForfeitCause),
         ("replays", f"a game is voided at most {policy.max_replays} times, then its failures forfeit"),
+        ("voids per bot", f"a bot may cause {policy.max_voids_per_bot} voids, then its failures forfeit"),
         ("entrants", ", ".join(t.entrants) or "none yet"),
         ("progress", progress(t)),
     ):
@@ -82,6 +85,26 @@ def tournament_view(t: Tournament) -> RenderableType:
     bar = ProgressBar(total=t.games.total, completed=t.games.finished, width=40)
     counts = Text(f" {t.games.finished} finished, {t.games.running} running, {t.games.scheduled} waiting")
     return Group(facts, _row(bar, counts))
+
+
+def _secret(seed: int | None, what: str) -> str:
+    return f"secret until {what} finishes" if seed is None else str(seed)
+
+
+def seeds_view(reveal: SeedReveal) -> RenderableType:
+    """The organiser's view of a tournament's secret seeds: seed, nonce, commitment, attempts."""
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    for label, value in (("tournament", reveal.tournament), ("seed", str(reveal.seed)),
+                         ("seed nonce", reveal.seed_nonce), ("seed commitment", reveal.seed_commitment)):
+        facts.add_row(label, value)
+    table = Table(title="Deal seeds (the last attempt of an unfinished game is its next)")
+    for column in ("id", "table", "game", "attempt", "seed"):
+        table.add_column(column, justify="right")
+    for g in reveal.games:
+        table.add_row(str(g.game_id), str(g.table_index), str(g.game_index), str(g.attempt), str(g.seed))
+    return Group(facts, table)
 
 
 def _row(*cells: RenderableType) -> Table:
@@ -140,13 +163,13 @@ def _forfeit(s: SeatResult) -> str:
 def game_header(g: GameInfo) -> str:
     retried = f", played {g.attempts} times (the others were interrupted or voided)" if g.attempts > 1 else ""
     return (f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
-            f"seed {g.seed}, {len(g.seats)} players: {', '.join(g.seats)}{retried}")
+            f"seed {_secret(g.seed, 'the game')}, {len(g.seats)} players: {', '.join(g.seats)}{retried}")
 
 
 def voided_lines(voided: Sequence[VoidedAttempt]) -> list[str]:
     """One line per attempt the failure policy voided: when, and who failed how."""
     return [
-        f"Attempt {v.attempt} voided {when(v.voided_at)}: "
+        f"Attempt {v.attempt} (seed {v.seed}) voided {when(v.voided_at)}: "
         + "; ".join(f"{s.bot} (seat {s.seat}) {s.forfeit} [{s.policy.value if s.policy else '-'}]"
                     for s in v.result.seats if s.forfeit is not None)
         for v in voided

@@ -8,6 +8,7 @@
 
 from .actions import FLIPS, Action, End, Flip, Scout, ScoutShow, Show, action_from_dict, action_to_dict
 from .cards import FULL_DECK, TABLE_RULES, Card, Seat, TableRules, table_rules
+from .deal import deal_rounds
 from .errors import IllegalAction, ReplayMismatch
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from .game import Game, Phase
@@ -22,5 +23,5 @@ __all__ = [
     "IllegalAction", "Observation", "Outcome", "Phase", "PlayerView", "PublicView", "ReplayMismatch",
     "RoundEnded", "RoundResult", "RoundStarted", "Scout", "ScoutShow", "Scouted", "ScoutedAndShown",
     "Seat", "SetKey", "Show", "Shown", "TableRules", "action_from_dict", "action_to_dict",
-    "competition_ranks", "observe", "public_view", "record_of", "replay", "set_key", "table_rules",
+    "competition_ranks", "deal_rounds", "observe", "public_view", "record_of", "replay", "set_key", "table_rules",
 ]

@@ -15,7 +15,7 @@ The procedure is written down so any implementation, in any language, deals the 
 
 from __future__ import annotations
 
-from .cards import Card, TableRules
+from .cards import Card, TableRules, table_rules
 
 _MASK = (1 << 64) - 1
 
@@ -48,3 +48,17 @@ def shuffled_deck(rules: TableRules, rng: SplitMix64) -> list[Card]:
 def deal_hands(cards: list[Card], players: int, hand_size: int) -> list[tuple[Card, ...]]:
     """Seat s gets cards [s*h, (s+1)*h) of `cards`."""
     return [tuple(cards[s * hand_size : (s + 1) * hand_size]) for s in range(players)]
+
+
+def deal_rounds(players: int, seed: int) -> tuple[tuple[tuple[Card, ...], ...], ...]:
+    """Every round's hands of a `players`-player game dealt from `seed`, as `GameRecord.deals`
+    holds them (deal[round][seat]): the procedure above, without playing the game, so anyone can
+    check a record's deals against its seed."""
+    rules = table_rules(players)
+    rng = SplitMix64(seed)
+    if rules.two_player:
+        stock = shuffled_deck(rules, rng)
+        rounds = [stock[r * 2 * rules.hand_size :] for r in range(rules.rounds)]
+    else:
+        rounds = [shuffled_deck(rules, rng) for _ in range(rules.rounds)]
+    return tuple(tuple(deal_hands(cards, players, rules.hand_size)) for cards in rounds)
