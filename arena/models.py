@@ -88,8 +88,8 @@ class AdminTokenRow(SQLModel, table=True):
 
 class TournamentRow(SQLModel, table=True):
     """A tournament's format and state; `seed` determines its schedule and every deal. The seed is
-    secret until the tournament finishes; `seed_nonce` makes its published commitment
-    (`arena.fairness.commitment`) reveal nothing about it."""
+    secret until the tournament finishes; `seed_commitment` (`arena.fairness.commitment`), public
+    from the start, is kept as it was published, and `seed_nonce` makes it reveal nothing."""
 
     __tablename__ = "tournaments"
 
@@ -102,6 +102,7 @@ class TournamentRow(SQLModel, table=True):
     concurrency: int
     seed: int = Field(sa_type=sa.BigInteger)
     seed_nonce: str = Field(max_length=64)
+    seed_commitment: str = Field(max_length=64)
     status: TournamentStatus = Field(sa_type=_status(TournamentStatus), index=True)
     failure_policy: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     created_at: datetime = Field(sa_type=UTCDateTime)

@@ -302,6 +302,7 @@ def create_tournament(
         seed = secrets.randbelow(_SEED_LIMIT)
     elif not 0 <= seed < _SEED_LIMIT:
         raise InvalidSetting(f"the seed must be between 0 and 2**63-1, not {seed}")
+    nonce = new_nonce()
     policy = None if failure_policy is None else dict(failure_policy)
     try:
         json.dumps(policy)
@@ -317,7 +318,8 @@ def create_tournament(
         move_limit_ms=move_limit_ms,
         concurrency=concurrency,
         seed=seed,
-        seed_nonce=new_nonce(),
+        seed_nonce=nonce,
+        seed_commitment=commitment(seed, nonce),
         status=TournamentStatus.SCHEDULED,
         failure_policy=policy,
         created_at=_now(now),
@@ -792,7 +794,7 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
         for game_id, table, game, attempts, status in games
         for attempt in range(1, attempts + (1 if status is GameStatus.FINISHED else 2))
     )
-    return SeedReveal(row.name, row.seed, row.seed_nonce, commitment(row.seed, row.seed_nonce), seeds)
+    return SeedReveal(row.name, row.seed, row.seed_nonce, row.seed_commitment, seeds)
 
 
 # -- ratings --------------------------------------------------------------------------------------
@@ -1016,7 +1018,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 finished_at=row.finished_at,
                 entrants=tuple(entrants.get(row.id, ())),
                 games=GameCounts(**counts.get(row.id, {})),
-                seed_commitment=commitment(row.seed, row.seed_nonce),
+                seed_commitment=row.seed_commitment,
                 seed_nonce=row.seed_nonce if row.status is TournamentStatus.FINISHED else None,
             )
         )

@@ -81,8 +81,8 @@ def play_all(session: Session, tournament: str | None = None) -> int:
     """Play every waiting game with random policies; returns how many were committed."""
     played = 0
     while games := store.next_games(session=session, tournament=tournament, limit=20):
-        for game in games:
-            store.mark_game_running(session=session, game_id=game.id)
+        for waiting in games:
+            game = store.mark_game_running(session=session, game_id=waiting.id)
             store.commit_game(session=session, game_id=game.id, result=random_result(game))
             played += 1
     return played
