@@ -765,7 +765,9 @@ def voids_by_bot(*, session: Session, tournament: str) -> dict[str, int]:
     row = _tournament_row(session, tournament)
     names = _bot_names(session)
     tables = dict(
-        session.exec(select(ScheduledTableRow.id, ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id))
+        session.exec(
+            select(ScheduledTableRow.id, ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id)
+        ).all()
     )
     counts: dict[str, int] = {}
     for table_id, seats in session.exec(

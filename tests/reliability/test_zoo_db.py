@@ -149,7 +149,7 @@ def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
     attempts = [(game, v) for game in games for v in game.voided]
     assert len(attempts) == len(voided), attempts
     for (game, attempt), (cause, reason) in zip(attempts, voided):
-        assert attempt.result.record.seed == game.info.seed and game.info.attempts == attempt.attempt + 1
+        assert attempt.result.record.seed == attempt.seed != game.info.seed and game.info.attempts == attempt.attempt + 1
         (failed,) = [s for s in attempt.result.seats if s.forfeit is not None]
         assert failed.bot == name and re.fullmatch(reason, failed.forfeit), failed  # type: ignore[arg-type]
         assert (failed.cause, failed.policy) == (cause, PolicyDecision.VOID)

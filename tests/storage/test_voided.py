@@ -1,6 +1,6 @@
 """Voided attempts and failure-policy decisions in storage (issue #6, "failure policy per cause"):
 a voided attempt is kept with its record and causes but never rated, the game goes back to be
-played again from the same seed, and each committed seat row keeps its cause and decision."""
+played again from a fresh deal, and each committed seat row keeps its cause and decision."""
 
 from __future__ import annotations
 
@@ -40,12 +40,12 @@ def test_a_voided_attempt_is_kept_unrated_and_the_game_is_played_again(session: 
     again = store.next_games(session=session)[0]
     assert (again.id, again.seed, again.voided) == (game.id, game.seed, 1)
     replay = store.mark_game_running(session=session, game_id=game.id)
-    assert replay.voided == 1
+    assert replay.voided == 1 and replay.seed != game.seed
     store.commit_game(session=session, game_id=game.id, result=random_result(replay))
     detail = store.show_game(session=session, game_id=game.id)
     assert detail.info.attempts == 2
     (kept,) = detail.voided
-    assert kept.attempt == 1 and kept.result == voided
+    assert kept.attempt == 1 and kept.result == voided and kept.seed == game.seed
     failing = kept.result.seats[1]
     assert (failing.cause, failing.policy, failing.forfeit) == (
         ForfeitCause.DISCONNECT, VOID, "disconnect: as the test says")

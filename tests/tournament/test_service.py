@@ -116,7 +116,8 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     assert client.refused("CreateTournament", request, "wrong")[0] is grpc.StatusCode.UNAUTHENTICATED
     made = convert.tournament_reply_from_pb(client("CreateTournament", request, arena[0].admin_token))
     assert (made.name, made.table_size, made.games_per_table, made.starts_at, made.move_limit_ms, made.concurrency,
-            made.seed) == ("created", 4, 3, LATER, 750, 2, 99)
+            made.seed, made.seed_nonce) == ("created", 4, 3, LATER, 750, 2, None, None)
+    assert len(made.seed_commitment) == 64
     assert FailurePolicy.from_json(made.failure_policy) == settings.policy
     assert made.status is store.TournamentStatus.SCHEDULED and made.games.total == 0
     assert convert.settings_from_pb(request) == settings
@@ -183,7 +184,8 @@ def test_export_streams_every_finished_game_as_a_replayable_json_line(
     assert (first["results"][2]["cause"], first["results"][2]["policy"]) == ("disconnect", "void-cap-reached")
     (voided,) = first["voided_attempts"]
     assert voided["attempt"] == 1 and voided["results"][1]["cause"] == "disconnect"
-    assert voided["results"][1]["policy"] == "void" and GameRecord.from_dict(voided["record"]).seed == first["seed"]
+    assert voided["results"][1]["policy"] == "void" and GameRecord.from_dict(voided["record"]).seed == voided["seed"]
+    assert voided["seed"] != first["seed"] == GameRecord.from_dict(first["record"]).seed
     assert all(json.loads(line)["voided_attempts"] == [] for line in lines[1:])
     with pytest.raises(grpc.RpcError) as caught:
         list(client.stub.ExportGames(convert.export_request_to_pb("nope"), timeout=10))
