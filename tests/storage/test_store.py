@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from arena import store
+from arena.fairness import commitment
 from arena.errors import (
     AlreadyEntered,
     DuplicateName,
@@ -101,10 +102,12 @@ def test_a_created_tournament_keeps_its_settings(session: Session) -> None:
     assert shown == made
     assert shown.starts_at == datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
     assert (shown.table_size, shown.games_per_table, shown.move_limit_ms, shown.concurrency) == (3, 2, 500, 4)
-    assert (shown.seed, shown.failure_policy, shown.status) == (99, {"retries": 2}, store.TournamentStatus.SCHEDULED)
+    assert (shown.seed, shown.failure_policy, shown.status) == (None, {"retries": 2}, store.TournamentStatus.SCHEDULED)
     assert shown.entrants == () and shown.games.total == 0
-    random_seeded = create(session, name="other")
-    assert 0 <= random_seeded.seed < 2**63
+    revealed = store.reveal_seeds(session=session, tournament="cup")
+    assert revealed.seed == 99 and shown.seed_commitment == commitment(99, revealed.seed_nonce)
+    random_seeded = store.reveal_seeds(session=session, tournament=create(session, name="other").name)
+    assert 0 <= random_seeded.seed < 2**63 and random_seeded.seed_nonce != revealed.seed_nonce
 
 
 def test_entries_are_checked_and_close_at_the_start(session: Session) -> None:

@@ -1,0 +1,68 @@
+"""Benchmark: what a bot gains by dropping its connection whenever it is dealt a weak hand.
+
+Two tournaments of the same seed, schedule and opponents (three greedy bots) at 3-seat tables,
+played by the real tournament runner, failure policy and store on a SQLite file: in one the
+fourth entrant is a greedy bot that disconnects on a weak hand (tests/security/void_play.py), in
+the other its honest twin. Printed for each: the subject's rating (mu, mu - 3 sigma), its points
+per counted game, voids it caused and games it forfeited, and the cheater's gain over the twin.
+Run under the default failure policy, and with `--uncapped` also with the per-bot void cap (and
+the per-game replay cap) at their maximum, to show what the cap prevents.
+
+    .venv/bin/python benchmarks/void_gain.py [--games-per-table 30] [--seed 2026] [--uncapped]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.db import open_database  # noqa: E402
+from arena.results import PolicyDecision  # noqa: E402
+from arena.tournament_settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy  # noqa: E402
+from tests.security.void_play import CHEATER, HONEST, Outcome, play  # noqa: E402
+
+
+def line(label: str, o: Outcome) -> str:
+    forfeits = o.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) + o.forfeits(PolicyDecision.CAP_REACHED)
+    return (f"  {label:<8} mu {o.rating.mu:6.2f}  mu-3sigma {o.rating.conservative:6.2f}  "
+            f"points/game {o.points / o.rating.games:6.2f}  games {o.rating.games}  weak hands dropped {o.drops:3d}  "
+            f"voids caused {o.voids:3d}  forfeited at a cap {forfeits:3d}")
+
+
+def compare(label: str, policy: FailurePolicy, args: argparse.Namespace, folder: Path) -> None:
+    engine = open_database(f"sqlite:///{folder / f'{label}.db'}")
+    start = time.perf_counter()
+    cheat = play(engine, "cheat", CHEATER, args.games_per_table, args.seed, policy, timeout_s=3600)
+    honest = play(engine, "honest", HONEST, args.games_per_table, args.seed, policy, timeout_s=3600)
+    engine.dispose()
+    print(f"{label} (max_voids_per_bot {policy.max_voids_per_bot}, max_replays {policy.max_replays}), "
+          f"{time.perf_counter() - start:.0f} s:")
+    print(line("cheater", cheat))
+    print(line("honest", honest))
+    print(f"  cheater - honest: mu {cheat.rating.mu - honest.rating.mu:+.2f}, "
+          f"mu-3sigma {cheat.rating.conservative - honest.rating.conservative:+.2f}, "
+          f"points/game {cheat.points / cheat.rating.games - honest.points / honest.rating.games:+.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games-per-table", type=int, default=30, help="4 tables: the subject plays 3 in 4 games")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--uncapped", action="store_true", help="also play with the caps at their maximum")
+    args = parser.parse_args()
+    print("command:", shlex.join([".venv/bin/python", "benchmarks/void_gain.py", *sys.argv[1:]]))
+    with tempfile.TemporaryDirectory() as tmp:
+        compare("default policy", FailurePolicy(absent_wait_ms=0), args, Path(tmp))
+        if args.uncapped:
+            uncapped = FailurePolicy(absent_wait_ms=0, max_replays=MAX_REPLAYS, max_voids_per_bot=MAX_VOIDS_PER_BOT)
+            compare("uncapped", uncapped, args, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
