@@ -6,9 +6,11 @@ seed, and the checks anyone can run once they are revealed (`scout-arena games v
   (arena.proto, Tournament.seed_commitment). The nonce is 256 random bits, so the commitment says
   nothing about the seed, even one an organiser chose; once the tournament is finished the seed
   and nonce are public and anyone can check them against it.
-* **Deal seeds.** Attempt 1 of a game keeps `arena.schedule.game_seed`; attempt n > 1 (after a
-  void or an interrupted attempt) hashes the attempt in as well, so a replay deals fresh cards and
-  a bot that saw the voided deal, or caused the void, learns nothing about the replay's.
+* **Deal seeds.** A game's first deal keeps `arena.schedule.game_seed`; the deal after its
+  n-th voided attempt (deal n + 1) hashes the deal number in as well, so a replay deals fresh
+  cards and a bot that saw the voided deal, or caused the void, learns nothing about the
+  replay's. An attempt interrupted by an arena restart is not voided by anyone's failure: it is
+  dealt again, so a resumed tournament ends as if it had never stopped.
 * **Verification.** `verify` checks what the read calls reveal: the seed against the
   commitment, every game's and voided attempt's seed against the derivation, and every record
   against its seed (its deals re-dealt with `sdk.engine.deal_rounds`, its moves replayed).
@@ -46,14 +48,15 @@ def commitment(seed: int, nonce: str) -> str:
     return hashlib.sha256(f"{COMMITMENT_LABEL}:{seed}:{nonce}".encode()).hexdigest()
 
 
-def attempt_seed(tournament_seed: int, table_index: int, game_index: int, attempt: int) -> int:
-    """The deal seed of one attempt (1, 2, ...) of a game; 63 bits, like `game_seed`."""
-    if attempt < 1:
-        raise ValueError(f"attempts are numbered from 1, not {attempt}")
-    if attempt == 1:
+def attempt_seed(tournament_seed: int, table_index: int, game_index: int, deal: int) -> int:
+    """The seed of a game's `deal` (1, then one more after each voided attempt); 63 bits, like
+    `game_seed`."""
+    if deal < 1:
+        raise ValueError(f"deals are numbered from 1, not {deal}")
+    if deal == 1:
         return game_seed(tournament_seed, table_index, game_index)
     digest = hashlib.blake2b(
-        f"{tournament_seed}:{table_index}:{game_index}:{attempt}".encode(), digest_size=8
+        f"{tournament_seed}:{table_index}:{game_index}:{deal}".encode(), digest_size=8
     ).digest()
     return int.from_bytes(digest, "big") >> 1
 
@@ -127,17 +130,18 @@ def verify(tournament: Tournament, games: Sequence[GameDetail]) -> Verification:
         info, record = g.info, g.record
         assert record is not None and info.seed is not None
         what = f"game {info.id} (table {info.table_index}, game {info.game_index})"
+        deal = len(g.voided) + 1
         if seed is not None:
-            expected = attempt_seed(seed, info.table_index, info.game_index, info.attempts)
+            expected = attempt_seed(seed, info.table_index, info.game_index, deal)
             if info.seed != expected:
-                problems.append(f"{what}: seed {info.seed} is not attempt {info.attempts}'s seed {expected}")
+                problems.append(f"{what}: seed {info.seed} is not deal {deal}'s seed {expected}")
         problems += record_problems(record, info.seed, what)
-        for v in g.voided:
+        for number, v in enumerate(g.voided, start=1):
             attempts += 1
             voided_what = f"{what}, voided attempt {v.attempt}"
             if seed is not None:
-                expected = attempt_seed(seed, info.table_index, info.game_index, v.attempt)
+                expected = attempt_seed(seed, info.table_index, info.game_index, number)
                 if v.seed != expected:
-                    problems.append(f"{voided_what}: seed {v.seed} is not attempt {v.attempt}'s seed {expected}")
+                    problems.append(f"{voided_what}: seed {v.seed} is not deal {number}'s seed {expected}")
             problems += record_problems(v.result.record, v.seed, voided_what)
     return Verification(tournament.name, finished, len(played), attempts, tuple(problems))

@@ -197,7 +197,8 @@ class GameDetail:
 
 @dataclass(frozen=True, slots=True)
 class GameSeed:
-    """The deal seed of one attempt (1, 2, ...) of a game."""
+    """The seed of one deal of a game: `attempt` 1 is its first, each voided attempt is followed
+    by one dealt afresh (`arena.fairness.attempt_seed`)."""
 
     game_id: int
     table_index: int
@@ -216,7 +217,8 @@ class SeedReveal:
     seed_nonce: str
     seed_commitment: str
     games: tuple[GameSeed, ...]
-    """Every attempt dealt so far and the next attempt of every game not yet finished."""
+    """Every deal of every game so far: one, and one more after each voided attempt (the last
+    of an unfinished game is the deal it is, or will be, played with)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,7 +511,8 @@ def next_games(
 
 def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
     """Claim a scheduled game for play: it becomes running, its attempt count goes up, and its
-    seed becomes that attempt's (`arena.fairness.attempt_seed`), returned with it."""
+    seed becomes the deal after its voided attempts (`arena.fairness.attempt_seed` of deal
+    voided + 1), returned with it."""
     try:
         running_tournament = sa.exists().where(
             TournamentRow.id == GameRow.tournament_id, TournamentRow.status == TournamentStatus.RUNNING
@@ -533,8 +536,9 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
             .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
             .where(GameRow.id == game_id)
         ).one()
-        # Every attempt is dealt afresh: what a bot saw of an earlier one tells nothing of this one.
-        game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, game.attempts)
+        # After each void the game is dealt afresh: what a bot saw of the voided deal, or made
+        # happen by failing, tells nothing of this one. An interrupted attempt is dealt again.
+        game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
         to_play = _to_play(game, seats, name, limit_ms, voided, _bot_names(session))
         session.commit()
     except BaseException:
@@ -700,7 +704,7 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
     can be playing them: at start-up, or before a tournament's games are picked up again.
 
     An interrupted game left no record, results or ratings (they commit together), so it is
-    simply played again, from a fresh deal (`mark_game_running`). Returns how many games were voided.
+    simply played again, from the same deal. Returns how many games were voided.
     """
     query = sa.update(GameRow).where(GameRow.status == GameStatus.RUNNING)
     if tournament is not None:
@@ -787,14 +791,14 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
     state: for the organiser (an admin call), never a public read."""
     row = _tournament_row(session, tournament)
     games = session.exec(
-        select(GameRow.id, GameRow.table_index, GameRow.game_index, GameRow.attempts, GameRow.status)
+        select(GameRow.id, GameRow.table_index, GameRow.game_index, _VOIDED)
         .where(GameRow.tournament_id == row.id)
         .order_by(GameRow.game_index, GameRow.table_index)
     ).all()
     seeds = tuple(
-        GameSeed(game_id, table, game, attempt, attempt_seed(row.seed, table, game, attempt))
-        for game_id, table, game, attempts, status in games
-        for attempt in range(1, attempts + (1 if status is GameStatus.FINISHED else 2))
+        GameSeed(game_id, table, game, deal, attempt_seed(row.seed, table, game, deal))
+        for game_id, table, game, voided in games
+        for deal in range(1, voided + 2)
     )
     return SeedReveal(row.name, row.seed, row.seed_nonce, row.seed_commitment, seeds)
 

@@ -27,8 +27,8 @@
   count per bot is read from the stored voided attempts when the tournament's play (re)starts and
   kept up to date as attempts are judged.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
-  the runner then finds the running tournaments and plays their remaining games in the same order,
-  an interrupted game from a fresh deal. A game counts once it is committed, and is committed once. If a
+  the runner then finds the running tournaments and plays their remaining games in the same order
+  from the same deals. A game counts once it is committed, and is committed once. If a
   tournament's play fails while the arena runs (the database went away during a commit, say), its
   games in play are abandoned and the next tick picks the tournament up again the same way.
 """

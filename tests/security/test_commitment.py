@@ -74,7 +74,7 @@ def test_a_tampered_seed_fails_the_commitment_and_every_derivation(played: Path)
     code, lines = verify(played)
     assert code == 1
     assert lines[0].startswith("FAILED: the revealed seed ") and "do not match the commitment" in lines[0]
-    assert sum("is not attempt" in line for line in lines) == 9, "each game's and the voided attempt's seed"
+    assert sum("is not deal" in line for line in lines) == 9, "each game's and the voided attempt's seed"
     assert lines[-1].startswith("tournament 'cup' FAILED verification: 10 problems")
 
 

@@ -150,9 +150,11 @@ def test_start_stores_the_schedule_and_every_game_with_derived_seeds(session: Se
     assert schedule == round_robin(bots, 3, 21)
     games = store.list_games(session=session, tournament="cup")
     assert len(games) == 2 * len(schedule.tables) == tournament.games.scheduled
+    seeds = {(g.table_index, g.game_index): g.seed for g in store.reveal_seeds(session=session, tournament="cup").games}
     for game in games:
         assert game.seats == schedule.tables[game.table_index].seats
-        assert game.seed == game_seed(21, game.table_index, game.game_index)
+        assert game.seed is None, "a game's seed is public only once it is finished"
+        assert seeds[game.table_index, game.game_index] == game_seed(21, game.table_index, game.game_index)
         assert (game.status, game.attempts, game.results) == (store.GameStatus.SCHEDULED, 0, ())
     table = store.rating_table(session=session, tournament="cup")
     assert sorted(r.bot for r in table) == bots and all(r.games == 0 for r in table)

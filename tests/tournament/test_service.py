@@ -63,9 +63,9 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
         game = store.mark_game_running(session=session, game_id=store.next_games(session=session)[0].id)
         store.void_attempt(session=session, game_id=game.id,
                            result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID))
-        store.mark_game_running(session=session, game_id=game.id)
+        replay = store.mark_game_running(session=session, game_id=game.id)
         store.commit_game(session=session, game_id=game.id,
-                          result=random_result(game, {2}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
+                          result=random_result(replay, {2}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
         play_all(session)
     engine.dispose()
     server = ArenaProcess(url, path / "server.log")

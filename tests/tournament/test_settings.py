@@ -164,15 +164,16 @@ def test_games_show_and_list_tell_voided_attempts_and_causes(tmp_path: Path) -> 
         game = store.mark_game_running(session=session, game_id=store.next_games(session=session)[0].id)
         store.void_attempt(session=session, game_id=game.id,
                            result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID))
-        store.mark_game_running(session=session, game_id=game.id)
+        replay = store.mark_game_running(session=session, game_id=game.id)
         store.commit_game(session=session, game_id=game.id,
-                          result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
+                          result=random_result(replay, {1}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
     engine.dispose()
     code, output = arena_cli("games", "show", str(game.id), "--db", db)
     assert code == 0, output
     lines = output.splitlines()
     assert lines[0].endswith("played 2 times (the others were interrupted or voided)")
-    assert lines[1].startswith("Attempt 1 voided ") and lines[1].endswith(
+    assert f"seed {replay.seed}, 3 players" in lines[0]
+    assert lines[1].startswith(f"Attempt 1 (seed {game.seed}) voided ") and lines[1].endswith(
         f": {game.seats[1]} (seat 1) disconnect: as the test says [void]")
     code, output = arena_cli("games", "list", "--db", db)
     assert code == 0 and "(3, forfeit: disconnect, void-cap-reached)" in re.sub(r"[│\s]+", " ", output), output
