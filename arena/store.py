@@ -29,7 +29,6 @@ from sqlmodel import Session, select
 from sdk.engine import GameRecord
 
 from .directory import new_token, token_hash
-from .fairness import attempt_seed, commitment, new_nonce
 from .errors import (
     AlreadyEntered,
     DuplicateName,
@@ -45,6 +44,7 @@ from .errors import (
     UnknownGame,
     UnknownTournament,
 )
+from .fairness import attempt_seed, commitment, new_nonce
 from .models import (
     BotRatingRow,
     BotRow,

@@ -11,7 +11,6 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from arena import store
-from arena.fairness import commitment
 from arena.errors import (
     AlreadyEntered,
     DuplicateName,
@@ -25,6 +24,7 @@ from arena.errors import (
     UnknownGame,
     UnknownTournament,
 )
+from arena.fairness import commitment
 from arena.schedule import game_seed, round_robin
 
 from .helpers import START, running_tournament
