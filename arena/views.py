@@ -54,8 +54,8 @@ def tournament_view(t: Tournament) -> RenderableType:
     """One tournament: its options, failure policy, entrants and progress."""
     policy = FailurePolicy.from_json(t.failure_policy)
     facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="bold")
-    facts.add_column()
+    facts.add_column(style="bold", no_wrap=True)
+    facts.add_column(overflow="fold")
     for label, value in (
         ("tournament", t.name),
         ("status", t.status.value),
@@ -94,8 +94,8 @@ def _secret(seed: int | None, what: str) -> str:
 def seeds_view(reveal: SeedReveal) -> RenderableType:
     """The organiser's view of a tournament's secret seeds: seed, nonce, commitment, attempts."""
     facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="bold")
-    facts.add_column()
+    facts.add_column(style="bold", no_wrap=True)
+    facts.add_column(overflow="fold")
     for label, value in (("tournament", reveal.tournament), ("seed", str(reveal.seed)),
                          ("seed nonce", reveal.seed_nonce), ("seed commitment", reveal.seed_commitment)):
         facts.add_row(label, value)

@@ -113,3 +113,37 @@ def test_an_unfinished_tournament_checks_its_finished_games_and_says_the_commitm
     assert code == 0
     assert lines == ["tournament 'cup' is not finished: 1 finished games and 0 voided attempts re-dealt and replayed "
                      "from their own seeds, all consistent; its seed commitment can be checked once it finishes"]
+
+
+def test_show_gives_the_commitment_and_the_organiser_reads_the_seeds_early(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    engine = open_database(f"sqlite:///{path}")
+    with Session(engine) as session:
+        running_tournament(session, bots=3, table_size=3, seed=4242)
+        shown = store.show_tournament(session=session, tournament="cup")
+    engine.dispose()
+    code, output = arena_cli("tournament", "show", "cup", "--db", str(path))
+    unwrapped = re.sub(r"\s", "", output)
+    assert code == 0 and shown.seed_commitment in unwrapped and "secretuntilthetournamentfinishes" in unwrapped
+    assert "4242" not in output
+    code, output = arena_cli("tournament", "seeds", "cup", "--db", str(path))
+    unwrapped = re.sub(r"\s", "", output)
+    assert code == 0 and "4242" in output and shown.seed_commitment in unwrapped, output
+    assert str(game_seed(4242, 0, 0)) in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("games", "verify", "--tournament", "nope"), "error: there is no tournament named 'nope'"),
+        (("tournament", "seeds", "nope"), "error: there is no tournament named 'nope'"),
+    ],
+)
+def test_mistakes_are_one_line(played: Path, args: tuple[str, ...], message: str) -> None:
+    code, output = arena_cli(*args, "--db", str(played))
+    assert (code, output) == (1, message + "\n")
+
+
+def test_seeds_over_grpc_need_the_admin_token() -> None:
+    code, output = arena_cli("tournament", "seeds", "cup", "--server", "127.0.0.1:1", env={"SCOUT_ARENA_ADMIN_TOKEN": ""})
+    assert code == 1 and output.startswith("error: this command needs the arena's admin token") and output.count("\n") == 1
