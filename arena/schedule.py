@@ -1,6 +1,6 @@
-"""Round-robin schedules: who sits at which table, in which seat; pure, deterministic from a seed.
+"""Tournament schedules: who sits at which table, in which seat; pure, deterministic from a seed.
 
-How many tables (the choice the issue leaves open):
+Two formats. The full round robin (`rounds` None) lets every pair of entrants meet:
 
 * 2 seats: every ordered pair once, n(n-1) tables, so each pair plays both seat orders and every
   entrant sits n-1 times in each seat. Tables come in circle-method rounds (everyone plays once
@@ -8,17 +8,29 @@ How many tables (the choice the issue leaves open):
 * 3-5 seats (k): m rounds' worth of n tables, T = n*m, with m = ceil((n-1) / (k(k-1))) the fewest
   that let every pair meet at least once. Every entrant then plays k*m tables, exactly m times in
   each seat, whatever n is (7 entrants at 4-seat tables: 7 tables, each entrant at 4 of them, once
-  per seat). Which entrants share a table is found by a seeded local search that makes pair counts
-  differ by at most one (up to 12 entrants it always gets there; beyond, it is best effort within
-  a fixed budget). Seats are then given out by k successive random perfect matchings of the
-  entrant/table graph (it is regular, so König's theorem guarantees they exist), which balances
-  seats exactly; an annealed search over seat swaps that keep those counts then makes "who plays
-  right after whom" as varied as it can, so every table gets a fresh cyclic order: FACTS.md
-  measured that keeping one cyclic order (the same neighbours every time) doubles the spread of
-  an entrant's points. Generating a schedule takes well under a second for 12 entrants.
+  per seat). Up to `SMALL_FIELD` (12) entrants, which entrants share a table is found by a seeded
+  local search over tables that always makes pair counts differ by at most one; seats are then
+  given out by k successive random perfect matchings of the entrant/table graph (it is regular, so
+  König's theorem guarantees they exist), which balances seats exactly, and an annealed search
+  over seat swaps that keep those counts makes "who plays right after whom" as varied as it can:
+  FACTS.md measured that keeping one cyclic order (the same neighbours every time) doubles the
+  spread of an entrant's points. Larger fields use cyclic rounds (below), m of them.
 
-Tables are finally ordered so every prefix of the schedule keeps the entrants' table counts close,
-so a tournament played part way is as fair as it can be.
+The bounded format (`rounds` N, for fields too large for a full round robin) is N cyclic rounds:
+n*N tables, each entrant at k*N of them, exactly N times in each seat. A cyclic round is every
+translate t + B (mod n) of a base block B of k entrants, seat s of table t holding t + B[s]: each
+entrant sits once in every seat of every round, and a pair d apart meets once for each pair of B's
+elements d apart. The base blocks are searched (a fixed budget) so those differences are spread as
+evenly as possible: the pair counts are within one of each other whenever each pair meets at most
+once (N*k(k-1)/2 < n/2 or so: every bounded format of a large field), and in the densest full
+round robins all but a few difference classes (n, or n/2, pairs each) are (benchmarks/schedule_speed.py
+prints how many pairs never meet). Each block's seat order is chosen so the step from one seat to
+the next, hence who follows whom, repeats as little as possible across rounds.
+
+Tables are finally ordered so every prefix of the schedule keeps the entrants' table counts close
+(`_fair_order`, round by round for cyclic rounds), so a tournament played part way is as fair as
+it can be. Every step is iterative and at most a few seconds for 1,000 entrants; the arena's
+limits on fields and games are in `arena.entries`.
 
 >>> schedule = round_robin(["ann", "bob", "cy", "dee"], table_size=3, seed=1)
 >>> len(schedule.tables), set(schedule.pair_counts().values())
@@ -30,12 +42,14 @@ so a tournament played part way is as fair as it can be.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
+from typing import Any
 
 from .errors import InvalidSetting, NotEnoughEntrants
 
@@ -46,6 +60,17 @@ _SEARCH_STEPS = 20_000
 _SEARCH_ATTEMPTS = 4
 _NEIGHBOUR_STEPS = 300
 _SEATING_ATTEMPTS = 20
+SMALL_FIELD = 12
+"""Full round robins of at most this many entrants (3-5 seats) use the local search over tables,
+which always balances them; larger ones and the bounded format use cyclic rounds."""
+_BLOCK_STEPS = 100_000
+"""Moves per attempt of the base-block search: a fixed budget (not a clock) keeps schedules
+reproducible; a search that gets there at all mostly does within it, so fresh attempts beat more moves."""
+_BLOCK_ATTEMPTS = 4
+_REORDERED_TWO_SEAT_TABLES = 10_000
+"""A 2-seat round robin up to this size is ordered by `_fair_order` as it always was; a larger one
+keeps the circle method's rounds (fair prefixes already: everyone plays once a round), since the
+greedy order's time grows faster than its tables (a second for 10,000, twenty for 50,000)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +105,19 @@ class Schedule:
         return {e: tuple(c) for e, c in counts.items()}
 
 
-def round_robin(entrants: Sequence[str], table_size: int, seed: int) -> Schedule:
+def round_robin(entrants: Sequence[str], table_size: int, seed: int, rounds: int | None = None) -> Schedule:
     """The schedule for `entrants` at tables of `table_size`; the same inputs give the same schedule.
 
-    The order of `entrants` does not matter. Raises InvalidSetting for a table size outside 2-5 or
-    repeated entrants, NotEnoughEntrants when there are fewer entrants than seats.
+    `rounds` None is the full round robin; N is N rounds of the bounded format. The order of
+    `entrants` does not matter. Raises InvalidSetting for a table size outside 2-5, rounds below 1
+    or repeated entrants, NotEnoughEntrants when there are fewer entrants than seats.
     """
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
         raise InvalidSetting(
             f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
         )
+    if rounds is not None and rounds < 1:
+        raise InvalidSetting(f"rounds must be at least 1, not {rounds}")
     names = sorted(entrants)
     if len(set(names)) != len(names):
         raise InvalidSetting("entrants must be distinct")
@@ -101,13 +129,31 @@ def round_robin(entrants: Sequence[str], table_size: int, seed: int) -> Schedule
     order = names[:]
     rng.shuffle(order)
     n = len(order)
-    if table_size == 2:
+    if rounds is None and table_size == 2:
         seatings = _two_seat_tables(n)
-    else:
+        if len(seatings) <= _REORDERED_TWO_SEAT_TABLES:
+            seatings = _fair_order(seatings, [0] * n)
+    elif rounds is None and n <= SMALL_FIELD:
         blocks = _balanced_blocks(n, table_size, rng)
-        seatings = _seated(blocks, n, table_size, rng)
-    tables = tuple(Table(tuple(order[i] for i in seats)) for seats in _fair_order(seatings, n))
+        seatings = _fair_order(_seated(blocks, n, table_size, rng), [0] * n)
+    else:
+        seatings = _cyclic_rounds(n, table_size, rounds or _full_rounds(n, table_size), rng)
+    tables = tuple(Table(tuple(order[i] for i in seats)) for seats in seatings)
     return Schedule(table_size, tuple(names), tables)
+
+
+def table_count(entrants: int, table_size: int, rounds: int | None = None) -> int:
+    """How many tables `round_robin` schedules for a field of `entrants`, without making it."""
+    if rounds is not None:
+        return entrants * rounds
+    if table_size == 2:
+        return entrants * (entrants - 1)
+    return entrants * _full_rounds(entrants, table_size)
+
+
+def _full_rounds(n: int, k: int) -> int:
+    """The fewest rounds (n tables each) that let every pair of n entrants meet at k-seat tables."""
+    return -(-(n - 1) // (k * (k - 1)))
 
 
 def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
@@ -293,43 +339,168 @@ def _least_square_sum(total: int, bins: int) -> int:
 def _perfect_matching(adjacency: list[list[int]], right: int, rng: random.Random) -> list[int]:
     """A perfect matching of a regular bipartite graph (Kuhn's augmenting paths, random order).
 
-    Returns, for each left vertex, its matched right vertex.
+    Returns, for each left vertex, its matched right vertex. The depth-first search keeps its own
+    stack (a path can be as long as the graph is large) and visits, shuffles and matches in the
+    order a recursive search would, so schedules stay what they were.
     """
     owner = [-1] * right
 
-    def augment(u: int, seen: list[bool]) -> bool:
-        options = adjacency[u][:]
-        rng.shuffle(options)
-        for t in options:
-            if not seen[t]:
+    def options(u: int) -> list[int]:
+        shuffled = adjacency[u][:]
+        rng.shuffle(shuffled)
+        return shuffled
+
+    def augment(root: int) -> None:
+        seen = [False] * right
+        # Each frame: a left vertex, its shuffled options, the next option to try, and the right
+        # vertex whose owner is being re-matched below it.
+        stack: list[list[Any]] = [[root, options(root), 0, -1]]
+        while stack:
+            frame = stack[-1]
+            u, tries = frame[0], frame[1]
+            while frame[2] < len(tries):
+                t = tries[frame[2]]
+                frame[2] += 1
+                if seen[t]:
+                    continue
                 seen[t] = True
-                if owner[t] < 0 or augment(owner[t], seen):
+                if owner[t] < 0:
                     owner[t] = u
-                    return True
-        return False
+                    for below in stack[:-1]:
+                        owner[below[3]] = below[0]
+                    return
+                frame[3] = t
+                stack.append([owner[t], options(owner[t]), 0, -1])
+                break
+            else:
+                stack.pop()
 
     lefts = list(range(len(adjacency)))
     rng.shuffle(lefts)
     for u in lefts:
-        augment(u, [False] * right)
+        augment(u)
     match = [-1] * len(adjacency)
     for t, u in enumerate(owner):
         match[u] = t
     return match
 
 
-def _fair_order(tables: list[tuple[int, ...]], n: int) -> list[tuple[int, ...]]:
-    """Order tables greedily: next is the one whose entrants have played least so far."""
-    played = [0] * n
-    remaining = list(tables)
+def _fair_order(tables: list[tuple[int, ...]], played: list[int]) -> list[tuple[int, ...]]:
+    """Order tables greedily: next is the one whose entrants have played least so far (the most
+    they have played, then their total; the earlier table on a tie). `played` counts each
+    entrant's tables before these and is updated.
+
+    A heap with lazy updates: counts only grow, so a table's stored key is never above its true
+    one, and a popped table whose key is still current is the least of all.
+    """
+
+    def key(table: tuple[int, ...]) -> tuple[int, int]:
+        return max(played[e] for e in table), sum(played[e] for e in table)
+
+    heap = [(*key(table), index) for index, table in enumerate(tables)]
+    heapq.heapify(heap)
     ordered: list[tuple[int, ...]] = []
-    while remaining:
-        best = min(
-            range(len(remaining)),
-            key=lambda i: (max(played[e] for e in remaining[i]), sum(played[e] for e in remaining[i])),
-        )
-        table = remaining.pop(best)
+    while heap:
+        most, total, index = heap[0]
+        table = tables[index]
+        now = key(table)
+        if now != (most, total):
+            heapq.heapreplace(heap, (*now, index))
+            continue
+        heapq.heappop(heap)
         ordered.append(table)
         for e in table:
             played[e] += 1
+    return ordered
+
+
+def _cyclic_rounds(n: int, k: int, rounds: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """`rounds` rounds of n tables: round r is every translate t + B_r (mod n) of a base block B_r,
+    seat s of table t holding entrant t + B_r[s]. So in every round each entrant sits once in each
+    seat, and a pair of entrants d apart meets once for each pair of B_r's elements d apart: the
+    blocks are searched so those differences are spread evenly (`_base_blocks`). Each round's tables
+    are ordered fairly, round after round."""
+    played = [0] * n
+    tables: list[tuple[int, ...]] = []
+    for block in _seat_orders(_base_blocks(n, k, rounds, rng), n):
+        tables += _fair_order([tuple((t + b) % n for b in block) for t in range(n)], played)
+    return tables
+
+
+def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[int]]:
+    """`rounds` blocks of k distinct residues mod n whose differences cover the difference classes
+    (d and n-d) as evenly as found. A class d < n/2 stands for n pairs, n/2 (n even) for n/2 pairs
+    met twice per difference, so the pairs' sum of squared counts is the cost, least exactly when
+    the counts are within one. A fixed budget of moves (one residue of one block), three in four aimed at a
+    class met too rarely, taken when the cost does not rise, in a few fresh attempts; sparse fields
+    reach the least cost at once, dense full round robins mostly, else come close
+    (benchmarks/schedule_speed.py)."""
+    half = n // 2
+    weight = [0] + [n // 2 if 2 * c == n else n for c in range(1, half + 1)]
+    hits = [0] + [2 if 2 * c == n else 1 for c in range(1, half + 1)]
+
+    def cls(d: int) -> int:
+        d %= n
+        return min(d, n - d)
+
+    pairs = n * (n - 1) // 2
+    low = n * rounds * k * (k - 1) // 2 // pairs
+    target = _least_square_sum(n * rounds * k * (k - 1) // 2, pairs)
+    best: list[list[int]] = []
+    best_cost = -1
+    for _ in range(_BLOCK_ATTEMPTS):
+        blocks = [rng.sample(range(n), k) for _ in range(rounds)]
+        met = [0] * (half + 1)
+        for block in blocks:
+            for a, b in combinations(block, 2):
+                met[cls(b - a)] += hits[cls(b - a)]
+        cost = sum(weight[c] * met[c] ** 2 for c in range(1, half + 1))
+        for _step in range(_BLOCK_STEPS):
+            if cost == target:
+                break
+            block = blocks[rng.randrange(rounds)]
+            s = rng.randrange(k)
+            if rng.random() < 0.75:
+                # Aim at a class met at most `low` times (one always is: the average is above it).
+                aim = rng.randrange(1, half + 1)
+                while met[aim] > low:
+                    aim = rng.randrange(1, half + 1)
+                j = rng.randrange(k - 1)
+                j += j >= s
+                new = (block[j] + (aim if rng.random() < 0.5 else -aim)) % n
+            else:
+                new = rng.randrange(n)
+            if new in block:
+                continue
+            change: Counter[int] = Counter()
+            for j, other in enumerate(block):
+                if j != s:
+                    change[cls(other - block[s])] -= hits[cls(other - block[s])]
+                    change[cls(other - new)] += hits[cls(other - new)]
+            delta = sum(weight[c] * ((met[c] + v) ** 2 - met[c] ** 2) for c, v in change.items())
+            if delta <= 0:
+                for c, v in change.items():
+                    met[c] += v
+                block[s] = new
+                cost += delta
+        if best_cost < 0 or cost < best_cost:
+            best, best_cost = blocks, cost
+        if cost == target:
+            break
+    return best
+
+
+def _seat_orders(blocks: list[list[int]], n: int) -> list[tuple[int, ...]]:
+    """Each block in the seat order whose steps (the difference from one seat to the next, which
+    decides who plays right after whom at every table of its round) were used least so far."""
+    used: Counter[int] = Counter()
+    ordered = []
+    for block in blocks:
+        first, *rest = block
+        best = min(
+            ((first, *p) for p in permutations(rest)),
+            key=lambda seats: sum(used[(seats[(s + 1) % len(seats)] - seats[s]) % n] for s in range(len(seats))),
+        )
+        used.update((best[(s + 1) % len(best)] - best[s]) % n for s in range(len(best)))
+        ordered.append(best)
     return ordered

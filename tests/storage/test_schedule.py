@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import doctest
+import hashlib
 import math
 from collections import Counter
 from functools import cache
-from itertools import permutations
+from itertools import combinations, permutations
 
 import pytest
 
 import arena.schedule
 from arena.errors import InvalidSetting, NotEnoughEntrants
-from arena.schedule import Schedule, game_seed, round_robin
+from arena.schedule import Schedule, game_seed, round_robin, table_count
 
+SMALL_FIELDS_DIGEST = "821e9afd86b371cfb07eb27fe6279eefe4a2d49e8cc3923c219257b77792d8f7"
+"""Of the schedules the recursive matching and quadratic ordering made, before issue #11."""
 CASES = [(k, n) for k in range(2, 6) for n in range(2, 13) if n >= k]
 
 
@@ -123,3 +126,67 @@ def test_bad_schedules_are_refused() -> None:
 
 def test_the_module_examples_hold() -> None:
     assert doctest.testmod(arena.schedule).failed == 0
+
+
+# ---- large fields and the bounded format (issue #11) ----------------------------------------------
+
+
+def assert_balanced(schedule: Schedule, tables_each: int) -> None:
+    """Seats exactly balanced, every entrant at `tables_each` tables, pair counts within one."""
+    k = schedule.table_size
+    assert all(len(set(t.seats)) == k for t in schedule.tables)
+    assert set(schedule.seat_counts().values()) == {(tables_each // k,) * k}
+    counts = Counter(pair for t in schedule.tables for pair in combinations(sorted(t.seats), 2))
+    pairs = len(schedule.entrants) * (len(schedule.entrants) - 1) // 2
+    low = min(counts.values()) if len(counts) == pairs else 0
+    assert max(counts.values()) - low <= 1, (low, max(counts.values()))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_full_round_robin_of_200_at_4_seats_balances_seats_and_nearly_every_pair(seed: int) -> None:
+    """The old search recursed once per entrant in a matching (RecursionError at about 160). So
+    dense a field is balanced as far as the search gets in its budget (arena.schedule): seats
+    exactly, every pair at most twice, and all but a few (n or n/2 at a difference) at least once."""
+    schedule = round_robin(names(200), 4, seed=seed)
+    assert len(schedule.tables) == table_count(200, 4) == 200 * 17
+    assert set(schedule.seat_counts().values()) == {(17, 17, 17, 17)}
+    counts = Counter(schedule.pair_counts().values())
+    assert max(counts) <= 2 and counts[0] <= 200
+
+
+def test_200_entrants_in_8_rounds_at_4_seats_are_balanced() -> None:
+    schedule = round_robin(names(200), 4, seed=1, rounds=8)
+    assert len(schedule.tables) == table_count(200, 4, 8) == 200 * 8
+    assert_balanced(schedule, 4 * 8)
+
+
+@pytest.mark.parametrize(("table_size", "rounds"), [(2, 5), (3, 4), (4, 3), (5, 2)])
+def test_1000_entrants_play_rounds_each_once_in_every_seat(table_size: int, rounds: int) -> None:
+    n = 1000
+    schedule = round_robin(names(n), table_size, seed=3, rounds=rounds)
+    assert len(schedule.tables) == table_count(n, table_size, rounds) == n * rounds
+    assert_balanced(schedule, table_size * rounds)
+    for r in range(rounds):  # every round: each entrant once in each seat
+        in_round = schedule.tables[r * n : (r + 1) * n]
+        for seat in range(table_size):
+            assert sorted(t.seats[seat] for t in in_round) == sorted(names(n))
+
+
+@pytest.mark.parametrize(("table_size", "entrants", "rounds"), [(2, 7, 3), (3, 13, 2), (4, 9, 1), (4, 30, 4), (5, 5, 2)])
+def test_rounds_keep_seats_exact_and_pairs_within_one(table_size: int, entrants: int, rounds: int) -> None:
+    schedule = round_robin(names(entrants), table_size, seed=5, rounds=rounds)
+    assert len(schedule.tables) == entrants * rounds
+    assert_balanced(schedule, table_size * rounds)
+    assert schedule == round_robin(list(reversed(names(entrants))), table_size, seed=5, rounds=rounds)
+
+
+def test_full_round_robins_of_up_to_12_keep_their_schedules() -> None:
+    """The old search's tables for small fields, unchanged (a digest of one schedule per size)."""
+    digest = hashlib.sha256(repr([round_robin(names(n), k, seed=1).tables for k in range(2, 6)
+                                  for n in range(k, 13)]).encode()).hexdigest()
+    assert digest == SMALL_FIELDS_DIGEST
+
+
+def test_rounds_below_one_are_refused() -> None:
+    with pytest.raises(InvalidSetting, match="rounds must be at least 1, not 0"):
+        round_robin(names(6), 3, seed=1, rounds=0)

@@ -1,0 +1,103 @@
+"""Schedule speed and balance: seconds per schedule for fields of 12 to 1,000 entrants, every table size.
+
+Run:  .venv/bin/python benchmarks/schedule_speed.py [--sizes 12,100,160,1000] [--rounds 3] [--seed 1] [--start]
+
+For each table size and field it makes the full round robin (when its games fit the arena's
+limit, `arena.entries.MAX_GAMES`, at one game a table) and the bounded format of `--rounds`
+rounds, and prints the seconds `arena.schedule.round_robin` took, the tables, each entrant's
+seat counts (exact balance shows one tuple), and the spread of pair counts: min and max tables a
+pair shares (within one is the target) and how many pairs never meet. The baseline is the
+schedule's own floor: a full round robin of 12 (the small-field search) in the same run.
+
+With `--start` it also times `store.start_tournament` of the largest tournament the limits allow
+(1,000 entrants at 5 seats, a full round robin: 50,000 games) on a fresh SQLite file: the
+schedule and every table and game row, in the one transaction an arena's start holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from itertools import combinations
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from arena import store
+from arena.db import open_database
+from arena.entries import MAX_ENTRANTS, MAX_GAMES
+from arena.models import BotRow, EntryRow
+from arena.schedule import Schedule, round_robin, table_count
+from arena.tournament_settings import TournamentSettings
+
+
+def spread(schedule: Schedule) -> tuple[int, int, int]:
+    """(least, most tables a pair shares, pairs that never meet)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for table in schedule.tables:
+        counts.update(combinations(sorted(table.seats), 2))
+    n = len(schedule.entrants)
+    unmet = n * (n - 1) // 2 - len(counts)
+    return (0 if unmet else min(counts.values())), max(counts.values()), unmet
+
+
+def time_start(seed: int) -> tuple[int, float]:
+    """(games stored, seconds) of starting the largest tournament the limits allow on SQLite."""
+    now = datetime.now(timezone.utc)
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = open_database(f"sqlite:///{Path(tmp) / 'arena.db'}")
+        with Session(engine) as session:
+            made = TournamentSettings("largest", 5, 1, now, 1000, seed=seed).create(session=session)
+            names = [f"bot{i:04d}" for i in range(MAX_ENTRANTS)]
+            session.exec(sa.insert(BotRow), params=[{"name": n, "token_hash": n, "created_at": now} for n in names])  # type: ignore[call-overload]
+            ids = session.exec(sa.select(BotRow.id)).scalars().all()  # type: ignore[call-overload]
+            session.exec(sa.insert(EntryRow),  # type: ignore[call-overload]
+                         params=[{"tournament_id": made.id, "bot_id": i, "entered_at": now} for i in ids])
+            session.commit()
+            started = time.perf_counter()
+            tournament = store.start_tournament(session=session, tournament="largest")
+            seconds = time.perf_counter() - started
+        engine.dispose()
+    return tournament.games.total, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="12,100,160,1000", help="field sizes, comma-separated")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the bounded format")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start", action="store_true", help="also time the start of the largest tournament")
+    args = parser.parse_args()
+    print("command:", " ".join([sys.executable, *sys.argv]))
+    print(f"python {platform.python_version()} on {platform.machine()}, one process; game limit {MAX_GAMES}")
+    print(f"{'seats':>5} {'entrants':>8} {'format':>12} {'tables':>7} {'seconds':>8} {'seat counts':>16} "
+          f"{'pair min':>8} {'pair max':>8} {'unmet':>6}")
+    for k in range(2, 6):
+        for n in (int(s) for s in args.sizes.split(",")):
+            for rounds in (None, args.rounds):
+                label = "round robin" if rounds is None else f"{rounds} rounds"
+                if table_count(n, k, rounds) > MAX_GAMES:
+                    print(f"{k:>5} {n:>8} {label:>12} {table_count(n, k, rounds):>7} {'over the game limit':>28}")
+                    continue
+                names = [f"bot{i:04d}" for i in range(n)]
+                started = time.perf_counter()
+                schedule = round_robin(names, k, args.seed, rounds)
+                seconds = time.perf_counter() - started
+                seats = set(schedule.seat_counts().values())
+                low, high, unmet = spread(schedule)
+                shown = str(next(iter(seats))) if len(seats) == 1 else f"{len(seats)} different"
+                print(f"{k:>5} {n:>8} {label:>12} {len(schedule.tables):>7} {seconds:>8.2f} {shown:>16} "
+                      f"{low:>8} {high:>8} {unmet:>6}", flush=True)
+    if args.start:
+        games, seconds = time_start(args.seed)
+        print(f"start of {MAX_ENTRANTS} entrants at 5 seats, full round robin, SQLite: {games} games in {seconds:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
