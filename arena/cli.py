@@ -41,11 +41,13 @@ from . import demo as demo_module
 from .clients import ArenaClient, LocalArena, RemoteArena, database_url
 from .credentials import set_admin_token
 from .db import DEFAULT_DATABASE_URL
+from .entries import MAX_ENTRANTS
 from .errors import ArenaError
 from .fairness import verify
 from .referee import Limits
 from .replay import replay_lines
 from .server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, serve as serve_arena
+from .service import DEFAULT_REGISTRATIONS_PER_MINUTE
 from .store import GameStatus
 from .tls import server_tls
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
@@ -197,6 +199,9 @@ def serve(
         typer.Option(metavar="FILE", help="The certificate's PEM private key, unencrypted.",
                      envvar="SCOUT_ARENA_TLS_KEY", show_default=False),
     ] = None,
+    registrations_per_minute: Annotated[
+        int, typer.Option(min=1, help="Bot registrations one host may make per minute (all at once or spread out).")
+    ] = DEFAULT_REGISTRATIONS_PER_MINUTE,
 ) -> None:
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
@@ -207,7 +212,8 @@ def serve(
         limits = Limits(move_ms=move_ms)
     except ValueError as exc:
         fail(str(exc).replace("move_ms", "--move-ms"))
-    config = ServerConfig(host, port, admin_token, limits, database_url(db), tls=server_tls(tls_cert, tls_key))
+    config = ServerConfig(host, port, admin_token, limits, database_url(db), tls=server_tls(tls_cert, tls_key),
+                          registrations_per_minute=registrations_per_minute)
 
     def announce(server: ArenaServer) -> None:
         secured = f"with TLS ({tls_cert})" if server.tls else "without TLS (plaintext)"
@@ -265,6 +271,17 @@ def tournament_create(
     max_voids_per_bot: Annotated[
         int, typer.Option(help="Voids one bot may cause in the tournament; then its failures forfeit.")
     ] = _POLICY.max_voids_per_bot,
+    rounds: Annotated[
+        int | None,
+        typer.Option(help="Play N rounds, each entrant once in every seat per round, instead of a full round robin "
+                     "(for large fields).", show_default=False),
+    ] = None,
+    max_entrants: Annotated[
+        int | None, typer.Option(help=f"Most bots that may enter (default: the arena's {MAX_ENTRANTS}).", show_default=False)
+    ] = None,
+    entry_code: Annotated[
+        str | None, typer.Option(help="Only bots giving this code may enter (the arena keeps its hash).", show_default=False)
+    ] = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
@@ -275,7 +292,7 @@ def tournament_create(
         max_replays=max_replays, max_voids_per_bot=max_voids_per_bot,
     )
     settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
-                                  seed, policy)
+                                  seed, policy, rounds, max_entrants, entry_code)
     with arena(server, db, admin_token, admin=True) as client:
         made = client.create_tournament(settings)
     console = Console()

@@ -29,6 +29,7 @@ from .asyncstore import AsyncStore
 from .db import open_database
 from .errors import ArenaError, InvalidDatabaseURL
 from .export import export_games
+from .isolation import start_or_fail
 from .ratings import RatingRow
 from .tls import TlsConfigError
 from .tournament_settings import TournamentSettings
@@ -126,7 +127,7 @@ class LocalArena:
         return self._db.run(settings.create)
 
     def start_tournament(self, name: str) -> store.Tournament:
-        return self._db.run(store.start_tournament, tournament=name)
+        return self._db.run(start_or_fail, tournament=name)
 
     def tournaments(self) -> list[store.Tournament]:
         return self._db.run(store.list_tournaments)

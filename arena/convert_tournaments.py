@@ -29,6 +29,7 @@ TOURNAMENT_STATUS_TO_PB = {
     TournamentStatus.SCHEDULED: pb.TOURNAMENT_STATUS_SCHEDULED,
     TournamentStatus.RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
     TournamentStatus.FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+    TournamentStatus.FAILED: pb.TOURNAMENT_STATUS_FAILED,
 }
 TOURNAMENT_STATUS_FROM_PB = {v: k for k, v in TOURNAMENT_STATUS_TO_PB.items()}
 GAME_STATUS_TO_PB = {
@@ -109,6 +110,9 @@ def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
     )
     if settings.seed is not None:
         msg.seed = settings.seed
+    for f in ("max_entrants", "entry_code", "rounds"):
+        if getattr(settings, f) is not None:
+            setattr(msg, f, getattr(settings, f))
     return msg
 
 
@@ -126,6 +130,9 @@ def settings_from_pb(msg: pb.CreateTournamentRequest) -> TournamentSettings:
         concurrency=msg.concurrency,
         seed=msg.seed if msg.HasField("seed") else None,
         policy=policy,
+        rounds=msg.rounds if msg.HasField("rounds") else None,
+        max_entrants=msg.max_entrants if msg.HasField("max_entrants") else None,
+        entry_code=msg.entry_code if msg.HasField("entry_code") else None,
     )
 
 
@@ -145,6 +152,10 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         games=pb.GameCounts(scheduled=t.games.scheduled, running=t.games.running, finished=t.games.finished),
         seed_commitment=t.seed_commitment,
         seed_nonce=t.seed_nonce,
+        max_entrants=t.max_entrants,
+        invite_only=t.invite_only,
+        failure=t.failure,
+        rounds=t.rounds,
     )
     if t.failure_policy is not None:
         msg.failure_policy.CopyFrom(_policy_to_pb(FailurePolicy.from_json(t.failure_policy)))
@@ -174,6 +185,10 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         games=GameCounts(msg.games.scheduled, msg.games.running, msg.games.finished),
         seed_commitment=msg.seed_commitment,
         seed_nonce=msg.seed_nonce if msg.HasField("seed_nonce") else None,
+        failure=msg.failure if msg.HasField("failure") else None,
+        max_entrants=msg.max_entrants,
+        invite_only=msg.invite_only,
+        rounds=msg.rounds if msg.HasField("rounds") else None,
     )
 
 
@@ -333,8 +348,9 @@ def enter_request_to_pb(tournament: str) -> pb.EnterTournamentRequest:
     return pb.EnterTournamentRequest(tournament=tournament)
 
 
-def enter_request_from_pb(msg: pb.EnterTournamentRequest) -> str:
-    return msg.tournament
+def enter_request_from_pb(msg: pb.EnterTournamentRequest) -> tuple[str, str | None]:
+    """(tournament, entry code or None)."""
+    return msg.tournament, msg.entry_code if msg.HasField("entry_code") else None
 
 
 def scope_to_pb(tournament: str | None) -> pb.RatingsRequest:

@@ -59,12 +59,24 @@ class AlreadyEntered(ArenaError):
     """The bot is already entered in the tournament."""
 
 
+class TournamentFull(ArenaError):
+    """Entering a tournament that has its most entrants, or whose schedule would grow too large."""
+
+
+class EntryCodeRefused(ArenaError):
+    """Entering an invite-only tournament without its entry code, or with a wrong one."""
+
+
 class NotEnoughEntrants(ArenaError):
     """A tournament cannot start with fewer entrants than seats at a table."""
 
 
 class TournamentAlreadyStarted(ArenaError):
     """Starting a tournament that is running or finished."""
+
+
+class TournamentFailed(TournamentAlreadyStarted):
+    """Starting a tournament that failed; the message gives its reason."""
 
 
 class GameNotScheduled(ArenaError):

@@ -37,11 +37,13 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
 
 
 class TournamentStatus(StrEnum):
-    """scheduled: entries open, waiting for its start; running: games being played; finished."""
+    """scheduled: entries open, waiting for its start; running: games being played; finished;
+    failed: stopped by an error it cannot recover from (`TournamentRow.failure` says which)."""
 
     SCHEDULED = "scheduled"
     RUNNING = "running"
     FINISHED = "finished"
+    FAILED = "failed"
 
 
 class GameStatus(StrEnum):
@@ -105,6 +107,13 @@ class TournamentRow(SQLModel, table=True):
     seed_commitment: str = Field(max_length=64)
     status: TournamentStatus = Field(sa_type=_status(TournamentStatus), index=True)
     failure_policy: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    rounds: int | None = None
+    """None: a full round robin; N: the bounded format of N rounds (`arena.schedule`)."""
+    max_entrants: int
+    entry_code_hash: str | None = Field(default=None, max_length=64)
+    """SHA-256 of the entry code of an invite-only tournament, never the code."""
+    failure: str | None = Field(default=None, sa_type=sa.Text)
+    """Why a failed tournament stopped: one line."""
     created_at: datetime = Field(sa_type=UTCDateTime)
     started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)

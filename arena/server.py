@@ -52,7 +52,7 @@ from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
 from .referee import Limits, Referee
-from .service import ArenaService, BotSessionService, add_bot_session
+from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
 from .sessions import SessionHub
 from .tls import ServerTls, server_tls
 from .tournament_service import TournamentArenaService
@@ -87,6 +87,8 @@ class ServerConfig:
     """Where bots, tournaments and ratings are kept; None: bots in memory and no tournaments."""
     tls: ServerTls | None = None
     """The certificate and key to serve TLS with; None: plaintext."""
+    registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
+    """RegisterBot calls allowed per peer host per minute (`arena.service`)."""
 
 
 @dataclass
@@ -136,7 +138,8 @@ async def start_server(
     if config.database_url is None:
         directory = directory if directory is not None else InMemoryBotDirectory()
         admin_token: str | None = config.admin_token or new_token()
-        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits)  # type: ignore[arg-type]
+        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits,  # type: ignore[arg-type]
+                                     config.registrations_per_minute)
     else:
         engine = await asyncio.to_thread(open_database, config.database_url)
         db = AsyncStore(engine)
@@ -149,7 +152,8 @@ async def start_server(
         if voided:
             log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
         runner = TournamentRunner(db, referee, hub)
-        arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner)
+        arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner,
+                                               config.registrations_per_minute)
     # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0),
                                       *KEEPALIVE_OPTIONS])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import uuid
 
 import grpc
@@ -20,6 +21,7 @@ from .credentials import AdminGate
 from .directory import BotDirectory, NameTaken
 from .errors import InvalidName
 from .names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
+from .peers import RateLimiter, peer_host
 from .referee import Limits, Referee
 from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
 
@@ -27,6 +29,10 @@ log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 10.0
 """A new stream must send its Hello within this time."""
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
+"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
+a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
+to one a second."""
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -162,11 +168,15 @@ def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None
 class ArenaService(arena_pb2_grpc.ArenaServicer):
     """Serves the operator calls: open registration, and games on demand for the admin."""
 
-    def __init__(self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits) -> None:
+    def __init__(
+        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits,
+        registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
+    ) -> None:
         self._directory = directory
         self._referee = referee
         self._admin = admin
         self._limits = limits
+        self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
 
     async def require_admin(self, call: str, context: grpc.aio.ServicerContext) -> None:
         """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
@@ -177,6 +187,12 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             )
 
     async def RegisterBot(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        host = peer_host(context.peer())
+        if not self._registrations.allow(host):
+            wait = math.ceil(self._registrations.retry_after(host))
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
+            )
         name = convert.register_request_name(request)  # type: ignore[arg-type]
         try:
             token = await self._directory.register(name)

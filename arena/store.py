@@ -28,6 +28,7 @@ from sqlmodel import Session, select
 
 from sdk.engine import GameRecord
 
+from . import entries as entry_rules
 from .directory import new_token, token_hash
 from .errors import (
     AlreadyEntered,
@@ -40,6 +41,7 @@ from .errors import (
     NotEnoughEntrants,
     ResultMismatch,
     TournamentAlreadyStarted,
+    TournamentFailed,
     UnknownBot,
     UnknownGame,
     UnknownTournament,
@@ -69,9 +71,11 @@ __all__ = [
     "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
     "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
     "register_bot", "reveal_seeds", "show_game", "show_schedule", "show_tournament", "start_tournament",
-    "void_attempt", "void_interrupted_games", "voids_by_bot",
+    "void_attempt", "void_interrupted_games", "voids_by_bot", "fail_tournament",
 ]
 
+MAX_FAILURE_LENGTH = 300
+"""A failed tournament's reason is cut to this many characters."""
 _SEED_LIMIT = 1 << 63
 """Seeds are stored in signed 64-bit columns."""
 
@@ -135,6 +139,13 @@ class Tournament:
     games: GameCounts
     seed_commitment: str = ""
     seed_nonce: str | None = None
+    failure: str | None = None
+    """Why a FAILED tournament stopped."""
+    max_entrants: int = entry_rules.MAX_ENTRANTS
+    invite_only: bool = False
+    """Entering needs the tournament's entry code."""
+    rounds: int | None = None
+    """None: a full round robin; N: N rounds of the bounded format."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,13 +290,18 @@ def create_tournament(
     concurrency: int = 1,
     seed: int | None = None,
     failure_policy: Mapping[str, Any] | None = None,
+    rounds: int | None = None,
+    max_entrants: int | None = None,
+    entry_code: str | None = None,
     now: datetime | None = None,
 ) -> Tournament:
     """Create a scheduled tournament, open for entries until it starts.
 
     A start time in the past is allowed: the tournament is due at once. Without a seed one is
     drawn at random; it is stored, so the schedule and every deal can be reproduced, with a
-    fresh nonce for its public commitment.
+    fresh nonce for its public commitment. `rounds`,
+    `max_entrants` and `entry_code` are as `arena.entries` describes (None: a full round robin,
+    the arena's largest field, open to every bot).
     """
     check_name(name, "tournament")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
@@ -298,6 +314,9 @@ def create_tournament(
         raise InvalidSetting(f"the per-move time limit must be positive, not {move_limit_ms} ms")
     if concurrency < 1:
         raise InvalidSetting(f"concurrency must be at least 1 game, not {concurrency}")
+    entry_rules.check_format(table_size, games_per_table, rounds)
+    cap = entry_rules.resolve_max_entrants(max_entrants, table_size)
+    code = entry_rules.code_hash(entry_code)
     if starts_at.tzinfo is None:
         raise InvalidSetting("the start time must include a time zone (e.g. UTC)")
     if seed is None:
@@ -324,6 +343,9 @@ def create_tournament(
         seed_commitment=commitment(seed, nonce),
         status=TournamentStatus.SCHEDULED,
         failure_policy=policy,
+        rounds=rounds,
+        max_entrants=cap,
+        entry_code_hash=code,
         created_at=_now(now),
     )
     try:
@@ -335,19 +357,30 @@ def create_tournament(
     return show_tournament(session=session, tournament=name)
 
 
-def enter_tournament(*, session: Session, tournament: str, bot: str, now: datetime | None = None) -> None:
-    """Enter `bot` in `tournament`; only while the tournament has not started."""
+def enter_tournament(
+    *, session: Session, tournament: str, bot: str, entry_code: str | None = None, now: datetime | None = None
+) -> None:
+    """Enter `bot` in `tournament`; only while the tournament has not started, with its entry code
+    if it is invite-only (EntryCodeRefused), and while its field has room (TournamentFull)."""
     try:
-        row = _tournament_row(session, tournament, lock=True)
+        row = _tournament_row(session, tournament, lock=True, exclusive=True)
         bot_id = _bot_id(session, bot)
+        if row.status is TournamentStatus.FAILED:
+            raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
         if row.status is not TournamentStatus.SCHEDULED:
             raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
         if session.get(EntryRow, (row.id, bot_id)) is not None:
             raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
-        # One statement, so SQLite cannot let a start slip in between the check and the insert.
+        entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
+        field = dict(table_size=row.table_size, games_per_table=row.games_per_table, rounds=row.rounds,
+                     max_entrants=row.max_entrants)
+        entered = sa.select(sa.func.count()).select_from(EntryRow).where(EntryRow.tournament_id == row.id)
+        entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
+        # One statement, so SQLite cannot let a start or another entry slip in between the checks
+        # and the insert.
         still_open = sa.exists().where(
             TournamentRow.id == row.id, TournamentRow.status == TournamentStatus.SCHEDULED
-        )
+        ) & (entered.scalar_subquery() < entry_rules.capacity(**field))
         entered_at = sa.literal(_now(now), EntryRow.__table__.c.entered_at.type)  # type: ignore[attr-defined]
         inserted = session.exec(
             sa.insert(EntryRow)
@@ -358,6 +391,8 @@ def enter_tournament(*, session: Session, tournament: str, bot: str, now: dateti
             .returning(EntryRow.bot_id)
         ).first()
         if inserted is None:
+            if _tournament_row(session, tournament).status is TournamentStatus.SCHEDULED:  # filled meanwhile
+                entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
             raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
         session.commit()
     except IntegrityError:
@@ -396,6 +431,8 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         )
         if claimed.rowcount != 1:
             row = _tournament_row(session, tournament)
+            if row.status is TournamentStatus.FAILED:
+                raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
             raise TournamentAlreadyStarted(f"tournament {tournament!r} is already {row.status.value}")
         row = _tournament_row(session, tournament)
         assert row.id is not None
@@ -409,7 +446,9 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
                 f"tournament {tournament!r} has {len(entrants)} entrants; "
                 f"a {row.table_size}-seat table needs at least {row.table_size}"
             )
-        schedule = round_robin(list(entrants), row.table_size, row.seed)
+        entry_rules.check_room(tournament, len(entrants), table_size=row.table_size,
+                               games_per_table=row.games_per_table, rounds=row.rounds, max_entrants=row.max_entrants)
+        schedule = round_robin(list(entrants), row.table_size, row.seed, row.rounds)
         table_ids = session.exec(
             sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
             params=[
@@ -451,6 +490,20 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         session.rollback()
         raise
     return show_tournament(session=session, tournament=tournament)
+
+
+def fail_tournament(*, session: Session, tournament: str, reason: str, now: datetime | None = None) -> bool:
+    """Mark a scheduled or running tournament failed, with `reason` (one line, kept short): it is
+    neither started nor played again. False if it had already finished or failed."""
+    line = " ".join(reason.split())[:MAX_FAILURE_LENGTH] or "unknown error"
+    failed = session.exec(
+        sa.update(TournamentRow)
+        .where(TournamentRow.name == tournament,
+               TournamentRow.status.in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)))  # type: ignore[attr-defined]
+        .values(status=TournamentStatus.FAILED, failure=line, finished_at=_now(now))
+    )
+    session.commit()
+    return bool(failed.rowcount)
 
 
 def list_tournaments(*, session: Session) -> list[Tournament]:
@@ -977,10 +1030,10 @@ def _bot_names(session: Session) -> dict[int, str]:
     return {bot_id: name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
 
 
-def _tournament_row(session: Session, name: str, lock: bool = False) -> TournamentRow:
+def _tournament_row(session: Session, name: str, lock: bool = False, exclusive: bool = False) -> TournamentRow:
     query = select(TournamentRow).where(TournamentRow.name == name)
     if lock:
-        query = query.with_for_update(read=True)
+        query = query.with_for_update(read=not exclusive)
     row = session.exec(query).first()
     if row is None:
         raise UnknownTournament(f"there is no tournament named {shown(name)}")
@@ -1026,6 +1079,10 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 games=GameCounts(**counts.get(row.id, {})),
                 seed_commitment=row.seed_commitment,
                 seed_nonce=row.seed_nonce if row.status is TournamentStatus.FINISHED else None,
+                failure=row.failure,
+                max_entrants=row.max_entrants,
+                invite_only=row.entry_code_hash is not None,
+                rounds=row.rounds,
             )
         )
     return out

@@ -22,13 +22,14 @@ from .asyncstore import AsyncStore
 from .credentials import AdminGate
 from .directory import BotDirectory
 from .errors import (
-    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, InvalidName, InvalidSetting,
-    NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
+    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidName,
+    InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
 )
 from .export import game_line
+from .isolation import start_or_fail
 from .names import shown
 from .referee import Limits, Referee
-from .service import ArenaService, bearer_token
+from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, bearer_token
 from .tournaments import TournamentRunner
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
     UnknownBot: grpc.StatusCode.NOT_FOUND,
     UnknownTournament: grpc.StatusCode.NOT_FOUND,
     UnknownGame: grpc.StatusCode.NOT_FOUND,
+    EntryCodeRefused: grpc.StatusCode.PERMISSION_DENIED,
     EntriesClosed: grpc.StatusCode.FAILED_PRECONDITION,
     NotEnoughEntrants: grpc.StatusCode.FAILED_PRECONDITION,
     TournamentAlreadyStarted: grpc.StatusCode.FAILED_PRECONDITION,
@@ -76,9 +78,9 @@ class TournamentArenaService(ArenaService):
 
     def __init__(
         self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits, db: AsyncStore,
-        runner: TournamentRunner,
+        runner: TournamentRunner, registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
     ) -> None:
-        super().__init__(directory, referee, admin, limits)
+        super().__init__(directory, referee, admin, limits, registrations_per_minute)
         self._bots = directory
         self._db = db
         self._runner = runner
@@ -97,7 +99,7 @@ class TournamentArenaService(ArenaService):
     async def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.aio.ServicerContext) -> pb.StartTournamentResponse:  # noqa: N802,E501
         await self.require_admin("StartTournament", context)
         name = convert.name_request(request)
-        tournament = await answer(context, self._db(store.start_tournament, tournament=name))
+        tournament = await answer(context, self._db(start_or_fail, tournament=name))
         self._runner.wake()
         return convert.start_response_to_pb(tournament)
 
@@ -111,9 +113,9 @@ class TournamentArenaService(ArenaService):
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         assert bot is not None
-        name = convert.enter_request_from_pb(request)
+        name, code = convert.enter_request_from_pb(request)
         try:
-            await self._db(store.enter_tournament, tournament=name, bot=bot)
+            await self._db(store.enter_tournament, tournament=name, bot=bot, entry_code=code)
             log.info("bot %s entered tournament %s", shown(bot), shown(name))
         except (AlreadyEntered, EntriesClosed) as exc:
             entered = await answer(context, self._db(store.show_tournament, tournament=name))

@@ -160,6 +160,12 @@ class TournamentSettings:
     seed: int | None = None
     """None draws one at random (it is stored, so the tournament stays reproducible)."""
     policy: FailurePolicy = field(default_factory=FailurePolicy)
+    rounds: int | None = None
+    """None: a full round robin; N: N rounds, each entrant once in every seat per round."""
+    max_entrants: int | None = None
+    """None: the arena's largest field (`arena.entries.MAX_ENTRANTS`)."""
+    entry_code: str | None = None
+    """If set, only bots giving it may enter (the arena keeps its hash)."""
 
     def create(self, *, session: Session) -> store.Tournament:
         """Store the tournament; InvalidSetting, InvalidName or DuplicateName say what is wrong."""
@@ -174,4 +180,7 @@ class TournamentSettings:
             concurrency=self.concurrency,
             seed=self.seed,
             failure_policy=self.policy.to_json(),
+            rounds=self.rounds,
+            max_entrants=self.max_entrants,
+            entry_code=self.entry_code,
         )

@@ -26,6 +26,10 @@
   (`bot-void-cap-reached`), so failing on purpose cannot re-deal a bot's bad hands for free. The
   count per bot is read from the stored voided attempts when the tournament's play (re)starts and
   kept up to date as attempts are judged.
+* **Isolation.** Each due tournament is started on its own, and each running one played by a
+  task of its own: a start or a play that fails for any reason but the database being unavailable
+  marks that tournament failed with a one-line reason (`arena.isolation`), and the runner goes on
+  with the others.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
   from the same deals. A game counts once it is committed, and is committed once. If a
@@ -46,6 +50,7 @@ from datetime import datetime, timezone
 from . import store
 from .asyncstore import AsyncStore
 from .errors import NotEnoughEntrants, TournamentAlreadyStarted
+from .isolation import fail, is_transient, start_or_fail
 from .referee import Limits, Referee
 from .results import GameResult, PolicyDecision
 from .sessions import SessionHub, Unavailable
@@ -112,16 +117,18 @@ class TournamentRunner:
         now = datetime.now(timezone.utc)
         for name in await self._db(store.due_tournaments, now=now):
             try:
-                await self._db(store.start_tournament, tournament=name, now=now)
+                await self._db(start_or_fail, tournament=name, now=now)
             except NotEnoughEntrants as exc:
                 if name not in self._short_of_entrants:
                     self._short_of_entrants.add(name)
                     log.warning("tournament %r is due but waits for entrants: %s", name, exc)
             except TournamentAlreadyStarted:
-                pass
+                pass  # started by a StartTournament call meanwhile, or failed (logged when it did)
+            except Exception as exc:  # the database is unavailable: try this one again next tick
+                log.error("cannot start tournament %r now (trying again in %g s): %s", name, TICK_S, exc)
         for t in await self._db(store.list_tournaments):
             if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
-                task = asyncio.create_task(self._play_tournament(t), name=f"tournament {t.name}")
+                task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
                 task.add_done_callback(lambda _, name=t.name: self._tasks.pop(name, None))
                 task.add_done_callback(self._ended)
                 self._tasks[t.name] = task
@@ -131,6 +138,16 @@ class TournamentRunner:
         if not task.cancelled() and task.exception() is not None:
             log.error("%s stopped: %s; resuming it at the next tick", task.get_name(), task.exception(),
                       exc_info=task.exception())
+
+    async def _isolated(self, t: store.Tournament) -> None:
+        """Play `t`; if that fails other than for want of the database, mark it failed (the
+        unavailable database ends the task, and the next tick resumes it)."""
+        try:
+            await self._play_tournament(t)
+        except Exception as exc:
+            if is_transient(exc):
+                raise
+            await self._db(fail, tournament=t.name, exc=exc, when="playing")
 
     async def _play_tournament(self, t: store.Tournament) -> None:
         policy = FailurePolicy.from_json(t.failure_policy)

@@ -33,7 +33,9 @@ def when(moment: datetime | None) -> str:
 
 
 def progress(t: Tournament) -> str:
-    """'done/total games', or what the tournament waits for."""
+    """'done/total games', or what the tournament waits for, or why it failed."""
+    if t.failure is not None:
+        return f"failed: {escape(t.failure)}"
     if t.games.total == 0:
         return f"{len(t.entrants)} entered; the schedule is made at the start"
     return f"{t.games.finished}/{t.games.total} games"
@@ -69,6 +71,8 @@ def tournament_view(t: Tournament) -> RenderableType:
         ("seed commitment", t.seed_commitment),
         ("seed", _secret(t.seed, "the tournament")),
         *((("seed nonce", t.seed_nonce),) if t.seed_nonce is not None else ()),
+        ("format", "full round robin" if t.rounds is None else f"{t.rounds} rounds, each bot once in every seat per round"),
+        ("entry", f"{'invite only (entry code), ' if t.invite_only else ''}at most {t.max_entrants} bots"),
         ("absent bots", f"waited for {policy.absent_wait_ms} ms"),
         ("disconnects", f"{policy.grace_ms} ms grace"),
         ("time bank", f"{policy.time_bank_ms} ms per game"),

@@ -239,11 +239,12 @@ def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | 
 
 
 def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
-           tls: ClientTls | None = None) -> None:
+           tls: ClientTls | None = None, entry_code: str | None = None) -> None:
     """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls)
+        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls,
+                                 entry_code=entry_code)
     except ArenaRefused as exc:
         fail(f"the arena refused {bot.name}: {exc}")
     except TlsConfigError as exc:
@@ -264,6 +265,10 @@ def run_command(
     ] = None,
     target: TargetOption = DEFAULT_TARGET,
     tournament: Annotated[str | None, typer.Option(help="Enter this tournament; stop once it has finished.")] = None,
+    entry_code: Annotated[
+        str | None,
+        typer.Option(help="The entry code of an invite-only --tournament.", envvar="SCOUT_ENTRY_CODE", show_default=False),
+    ] = None,
     name: Annotated[
         str | None, typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False)
     ] = None,
@@ -279,6 +284,8 @@ def run_command(
 ) -> None:
     if tournament is not None and max_games is not None:
         fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
+    if entry_code is not None and tournament is None:
+        fail("--entry-code goes with --tournament: it is the code for entering that tournament")
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
         fail(f"--target must be HOST:PORT, not {target!r}")
@@ -299,7 +306,8 @@ def run_command(
     if tournament is None:
         serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure)
     else:
-        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity, tls=secure)
+        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity, tls=secure,
+               entry_code=entry_code)
 
 
 def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:

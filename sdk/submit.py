@@ -1,11 +1,11 @@
 """A bot author's "submit": enter a bot in a tournament and play its games until the tournament ends.
 
-    scout-bot run my_bot.py --tournament friday --target arena.example:50051
+    scout-bot run my_bot.py --tournament friday --target arena.example:50051 [--entry-code CODE]
 
 `bot_token` finds the bot's token: the one given, else the one saved for this arena and name
 (`sdk.tokens`), else it registers the name and saves the new token. `play_tournament` enters the
 tournament (entering again is fine, so a restarted bot simply carries on), plays every game the
-arena gives the bot (`sdk.runner`), and stops once the tournament has finished, which it asks the
+arena gives the bot (`sdk.runner`), and stops once the tournament has finished (or failed), which it asks the
 arena every `POLL_S` seconds; an arena restart is ridden out like the runner's reconnects.
 """
 
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 POLL_S = 2.0
 """How often the arena is asked whether the tournament has finished."""
 CALL_TIMEOUT_S = 10.0
+ENDED = ("finished", "failed")
+"""Statuses after which a tournament plays no more games."""
 
 
 def bot_token(name: str, target: str, token: str | None = None, tls: ClientTls | None = None) -> tuple[str, bool]:
@@ -44,23 +46,25 @@ def bot_token(name: str, target: str, token: str | None = None, tls: ClientTls |
 
 
 async def play_tournament_async(
-    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None
+    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None,
+    entry_code: str | None = None,
 ) -> str:
-    """Enter `tournament`, then play until it finishes; returns its status then ('finished').
+    """Enter `tournament` (with its `entry_code`, if invite-only), then play until it ends; returns
+    its status then ('finished' or 'failed').
 
     Raises ArenaRefused if the arena refuses the entry (unknown tournament or token, entries
-    closed) or the bot's session.
+    closed, the tournament full, a missing or wrong entry code) or the bot's session.
     """
     auth = (("authorization", f"Bearer {token}"),)
     async with aio_channel(target, tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
         try:
-            reply = await stub.EnterTournament(enter_request_to_pb(tournament), metadata=auth, timeout=CALL_TIMEOUT_S)
+            reply = await stub.EnterTournament(enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None
         status, done, total = tournament_progress(reply)
         log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
-        if status == "finished":
+        if status in ENDED:
             return status
         runner = asyncio.create_task(run_async(bot, target=target, token=token, capacity=capacity, tls=tls))
         try:
@@ -72,8 +76,8 @@ async def play_tournament_async(
                     log.debug("cannot ask the arena about %r now: %s", tournament, exc.code().name)
                     continue
                 status, done, total = tournament_progress(shown)
-                if status == "finished":
-                    log.info("tournament %r finished: %d games", tournament, total)
+                if status in ENDED:
+                    log.info("tournament %r %s: %d games", tournament, status, total)
                     return status
             runner.result()
             return status
@@ -83,10 +87,12 @@ async def play_tournament_async(
 
 
 def play_tournament(
-    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None
+    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None,
+    entry_code: str | None = None,
 ) -> str:
     """The blocking form of `play_tournament_async`; SIGINT or SIGTERM stops it ('stopped')."""
     return run_until_signal(
-        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls),
+        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls,
+                              entry_code=entry_code),
         stopped="stopped",
     )

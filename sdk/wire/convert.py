@@ -315,8 +315,8 @@ def registered_token(reply: arena_pb.RegisterBotResponse) -> str:
     return reply.token
 
 
-def enter_request_to_pb(tournament: str) -> arena_pb.EnterTournamentRequest:
-    return arena_pb.EnterTournamentRequest(tournament=tournament)
+def enter_request_to_pb(tournament: str, entry_code: str | None = None) -> arena_pb.EnterTournamentRequest:
+    return arena_pb.EnterTournamentRequest(tournament=tournament, entry_code=entry_code)
 
 
 def entered_bot(reply: arena_pb.EnterTournamentResponse) -> str:
@@ -332,6 +332,7 @@ _STATUS_NAME = {
     arena_pb.TOURNAMENT_STATUS_SCHEDULED: "scheduled",
     arena_pb.TOURNAMENT_STATUS_RUNNING: "running",
     arena_pb.TOURNAMENT_STATUS_FINISHED: "finished",
+    arena_pb.TOURNAMENT_STATUS_FAILED: "failed",
 }
 
 
