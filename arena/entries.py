@@ -14,6 +14,7 @@ import hmac
 
 from .directory import token_hash
 from .errors import EntryCodeRefused, InvalidSetting, TournamentFull
+from .names import MAX_ENTRY_CODE
 from .schedule import table_count
 
 MAX_ENTRANTS = 1000
@@ -21,7 +22,6 @@ MAX_ENTRANTS = 1000
 MAX_GAMES = 50_000
 """The most games one tournament may schedule: its start stores them all in one transaction, and
 at tens of games a second it already takes the better part of a day to play."""
-MAX_ENTRY_CODE_LENGTH = 128
 
 
 def resolve_max_entrants(max_entrants: int | None, table_size: int) -> int:
@@ -83,9 +83,9 @@ def code_hash(code: str | None) -> str | None:
     """What is stored of an entry code (None for a tournament open to every bot)."""
     if code is None:
         return None
-    if not code or len(code) > MAX_ENTRY_CODE_LENGTH or not code.isprintable() or code != code.strip():
+    if not code or len(code) > MAX_ENTRY_CODE or not code.isprintable() or code != code.strip():
         raise InvalidSetting(
-            f"an entry code must be 1 to {MAX_ENTRY_CODE_LENGTH} printable characters without leading or "
+            f"an entry code must be 1 to {MAX_ENTRY_CODE} printable characters without leading or "
             "trailing spaces"
         )
     return token_hash(code)
