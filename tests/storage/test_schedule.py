@@ -190,3 +190,13 @@ def test_full_round_robins_of_up_to_12_keep_their_schedules() -> None:
 def test_rounds_below_one_are_refused() -> None:
     with pytest.raises(InvalidSetting, match="rounds must be at least 1, not 0"):
         round_robin(names(6), 3, seed=1, rounds=0)
+
+
+@pytest.mark.parametrize(("table_size", "entrants", "rounds"), [(3, 50, None), (4, 30, None), (5, 20, 4), (4, 200, 8)])
+def test_cyclic_rounds_get_fresh_cyclic_orders(table_size: int, entrants: int, rounds: int | None) -> None:
+    """As for small fields: nobody follows the same player much more often than the tables they
+    share allow (each round's seat steps are chosen to repeat those of earlier rounds least)."""
+    schedule = round_robin(names(entrants), table_size, seed=1, rounds=rounds)
+    pairs = schedule.pair_counts()
+    for (a, b), count in successors(schedule).items():
+        assert count <= math.ceil(pairs[min(a, b), max(a, b)] / (table_size - 1)) + 1, (a, b, count)
