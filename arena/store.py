@@ -1166,7 +1166,8 @@ def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], se
     elif record.players != len(seated):
         problem = f"the record is of a {record.players}-player game at a {len(seated)}-seat table"
     elif record.seed != seed:
-        problem = f"the record was dealt from seed {record.seed}, not the game's {seed}"
+        # No seed in the text: a failed tournament's reason is public while its deals are secret.
+        problem = "the record was not dealt from the game's seed"
     elif len(record.results) != record.players:
         problem = f"the record has {len(record.results)} of {record.players} rounds: the game is unfinished"
     elif tuple(s.points for s in result.seats) != record.totals:
