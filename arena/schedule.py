@@ -156,6 +156,16 @@ def _full_rounds(n: int, k: int) -> int:
     return -(-(n - 1) // (k * (k - 1)))
 
 
+def schedule_seed(tournament_seed: int) -> int:
+    """The seed a tournament's schedule is drawn with: a hash of the tournament's seed, never the
+    seed itself. The schedule is public from the start while the seed stays secret, and Python's
+    Mersenne Twister is not a one-way function: enough of its output can give back its state and,
+    through its seeding, the seed. Through the hash, the schedule tells nothing about the deals.
+    """
+    digest = hashlib.blake2b(f"schedule:{tournament_seed}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
 def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
     """The deal seed of one game: a hash of its position, so seeds are fresh yet reproducible.
 

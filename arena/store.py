@@ -63,7 +63,7 @@ from .models import (
 from .names import check_name, shown
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
-from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin
+from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin, schedule_seed
 
 __all__ = [
     "Bot", "GameCounts", "GameDetail", "GameInfo", "GameSeed", "GameStatus", "GameToPlay", "RatingUpdate",
@@ -419,8 +419,9 @@ def due_tournaments(*, session: Session, now: datetime | None = None) -> list[st
 def start_tournament(*, session: Session, tournament: str, now: datetime | None = None) -> Tournament:
     """Close entries, generate and store the schedule and every game with its seed.
 
-    Needs at least `table_size` entrants. Each game's seed is derived from the tournament seed
-    and its place in the schedule (`arena.schedule.game_seed`).
+    Needs at least `table_size` entrants. The schedule is drawn from a hash of the tournament
+    seed (`arena.schedule.schedule_seed`), each game's seed from the tournament seed and its place
+    in the schedule (`arena.schedule.game_seed`).
     """
     moment = _now(now)
     try:
@@ -448,7 +449,7 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
             )
         entry_rules.check_room(tournament, len(entrants), table_size=row.table_size,
                                games_per_table=row.games_per_table, rounds=row.rounds, max_entrants=row.max_entrants)
-        schedule = round_robin(list(entrants), row.table_size, row.seed, row.rounds)
+        schedule = round_robin(list(entrants), row.table_size, schedule_seed(row.seed), row.rounds)
         table_ids = session.exec(
             sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
             params=[
