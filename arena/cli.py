@@ -46,6 +46,7 @@ from .errors import ArenaError
 from .fairness import verify
 from .referee import Limits
 from .replay import replay_lines
+from .resources import OPTION_HELP, ResourceLimits
 from .server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, serve as serve_arena
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE
 from .store import GameStatus
@@ -59,6 +60,7 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 _POLICY = FailurePolicy()
+_RESOURCES = ResourceLimits()
 """The failure policy's defaults, shown by `tournament create --help`."""
 
 
@@ -202,6 +204,21 @@ def serve(
     registrations_per_minute: Annotated[
         int, typer.Option(min=1, help="Bot registrations one host may make per minute (all at once or spread out).")
     ] = DEFAULT_REGISTRATIONS_PER_MINUTE,
+    max_connections: Annotated[int, typer.Option(help=OPTION_HELP["max_connections"])] = _RESOURCES.max_connections,
+    max_streams_per_connection: Annotated[
+        int, typer.Option(help=OPTION_HELP["max_streams_per_connection"])
+    ] = _RESOURCES.max_streams_per_connection,
+    max_calls: Annotated[int, typer.Option(help=OPTION_HELP["max_calls"])] = _RESOURCES.max_calls,
+    handshake_timeout_ms: Annotated[
+        int, typer.Option(help=OPTION_HELP["handshake_timeout_ms"])
+    ] = _RESOURCES.handshake_timeout_ms,
+    idle_connection_ms: Annotated[int, typer.Option(help=OPTION_HELP["idle_connection_ms"])] = _RESOURCES.idle_connection_ms,
+    hello_timeout_ms: Annotated[int, typer.Option(help=OPTION_HELP["hello_timeout_ms"])] = _RESOURCES.hello_timeout_ms,
+    read_rate: Annotated[float, typer.Option(help=OPTION_HELP["read_rate"])] = _RESOURCES.read_rate,
+    read_burst: Annotated[int, typer.Option(help=OPTION_HELP["read_burst"])] = _RESOURCES.read_burst,
+    token_read_rate: Annotated[float, typer.Option(help=OPTION_HELP["token_read_rate"])] = _RESOURCES.token_read_rate,
+    token_read_burst: Annotated[int, typer.Option(help=OPTION_HELP["token_read_burst"])] = _RESOURCES.token_read_burst,
+    read_concurrency: Annotated[int, typer.Option(help=OPTION_HELP["read_concurrency"])] = _RESOURCES.read_concurrency,
 ) -> None:
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
@@ -212,8 +229,13 @@ def serve(
         limits = Limits(move_ms=move_ms)
     except ValueError as exc:
         fail(str(exc).replace("move_ms", "--move-ms"))
+    values = locals()
+    try:
+        resources = ResourceLimits.from_options({name: values[name] for name in OPTION_HELP})
+    except ValueError as exc:
+        fail(str(exc))
     config = ServerConfig(host, port, admin_token, limits, database_url(db), tls=server_tls(tls_cert, tls_key),
-                          registrations_per_minute=registrations_per_minute)
+                          registrations_per_minute=registrations_per_minute, resources=resources)
 
     def announce(server: ArenaServer) -> None:
         secured = f"with TLS ({tls_cert})" if server.tls else "without TLS (plaintext)"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -30,14 +31,18 @@ from .db import open_database
 from .errors import ArenaError, InvalidDatabaseURL
 from .export import export_games
 from .isolation import start_or_fail
+from .pages import MAX_PAGE_SIZE
 from .ratings import RatingRow
+from .read_limits import RETRY_AFTER_KEY
 from .tls import TlsConfigError
 from .tournament_settings import TournamentSettings
+
+T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 5.0
 CALL_TIMEOUT_S = 30.0
 EXPORT_TIMEOUT_S = 600.0
-"""Bounds on waiting for the server: to connect, for one call, for a whole export."""
+"""Bounds on waiting for the server: to connect, for one call, for one call of an export (a page of games)."""
 _ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
 
 
@@ -162,6 +167,11 @@ class RemoteArena:
     """A running arena's Arena service; `admin_token` is sent with the calls that need it, over TLS
     as `tls` says (None: plaintext)."""
 
+    """Lists are read page after page (MAX_PAGE_SIZE each) and put together, so a command shows the
+    whole list as before. With an admin token every call carries it, so the organiser's own polling
+    (the demo's progress bar) is never counted against the host's read limit. A call the arena
+    refuses for the read limit is tried again after the wait it names, within CALL_TIMEOUT_S."""
+
     def __init__(self, target: str, admin_token: str | None = None, tls: ClientTls | None = None) -> None:
         if not _ADDRESS.fullmatch(target):
             raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {target!r}")
@@ -182,11 +192,37 @@ class RemoteArena:
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
 
     def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
-        metadata = (("authorization", f"Bearer {self._admin_token}"),) if admin and self._admin_token else ()
-        try:
-            return getattr(self._stub, method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
-        except grpc.RpcError as exc:
+        """Call `method`, with the admin token if `admin` and this client has one (the organiser's
+        calls need it; the reads carry it so the organiser's polling is not counted as a stranger's)."""
+        metadata = self._metadata(admin)
+        deadline = time.monotonic() + CALL_TIMEOUT_S
+        while True:
+            try:
+                return getattr(self._stub, method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            except grpc.RpcError as exc:
+                self._wait_or_raise(exc, deadline)
+
+    def _metadata(self, admin: bool) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self._admin_token}"),) if admin and self._admin_token else ()
+
+    def _wait_or_raise(self, exc: grpc.RpcError, deadline: float) -> None:
+        """Sleep the wait a RESOURCE_EXHAUSTED refusal names, if that ends before `deadline`; else
+        raise the refusal as an ArenaError."""
+        wait = _retry_after(exc)
+        if wait is None or time.monotonic() + wait > deadline:
             raise self._refusal(exc) from None
+        time.sleep(wait)
+
+    def _listed(self, method: str, request: Callable[[str], object], items: Callable[[Any], list[T]]) -> list[T]:
+        """Every item of a paginated list: `request(page_token)` builds each page's request."""
+        out: list[T] = []
+        token = ""
+        while True:
+            reply = self._call(method, request(token), admin=True)
+            out += items(reply)
+            token = convert.next_page_token(reply)
+            if not token:
+                return out
 
     def _refusal(self, exc: grpc.RpcError) -> ArenaError:
         code, details = exc.code(), exc.details()
@@ -219,29 +255,47 @@ class RemoteArena:
         return convert.tournament_reply_from_pb(reply)
 
     def tournaments(self) -> list[store.Tournament]:
-        return convert.tournaments_from_pb(self._call("ListTournaments", convert.list_tournaments_request()))
+        return self._listed(
+            "ListTournaments", lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token), convert.tournaments_from_pb
+        )
 
     def tournament(self, name: str) -> store.Tournament:
-        return convert.tournament_reply_from_pb(self._call("ShowTournament", convert.show_request_to_pb(name)))
+        return convert.tournament_reply_from_pb(self._call("ShowTournament", convert.show_request_to_pb(name), admin=True))
 
     def bots(self) -> list[store.Bot]:
-        return convert.bots_from_pb(self._call("ListBots", convert.list_bots_request()))
+        return self._listed("ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb)
 
     def ratings(self, tournament: str | None) -> list[RatingRow]:
-        return convert.ratings_from_pb(self._call("Ratings", convert.scope_to_pb(tournament)))
+        return self._listed(
+            "Ratings", lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token), convert.ratings_from_pb
+        )
 
     def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
-        return convert.games_from_pb(self._call("ListGames", convert.games_request_to_pb(tournament, status)))
+        return self._listed(
+            "ListGames", lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
+            convert.games_from_pb,
+        )
 
     def game(self, game_id: int) -> store.GameDetail:
-        return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id)))
+        return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id), admin=True))
 
     def export(self, tournament: str | None) -> Iterator[str]:
-        try:
-            for msg in self._stub.ExportGames(convert.export_request_to_pb(tournament), timeout=EXPORT_TIMEOUT_S):
-                yield convert.exported_from_pb(msg)
-        except grpc.RpcError as exc:
-            raise self._refusal(exc) from None
+        """Call after call of MAX_PAGE_SIZE games, each continuing after the last game received."""
+        token = ""
+        deadline = time.monotonic() + CALL_TIMEOUT_S
+        while True:
+            sent = 0
+            request = convert.export_request_to_pb(tournament, MAX_PAGE_SIZE, token)
+            try:
+                for msg in self._stub.ExportGames(request, metadata=self._metadata(True), timeout=EXPORT_TIMEOUT_S):
+                    yield convert.exported_from_pb(msg)
+                    token, sent = convert.next_page_token(msg), sent + 1
+                    deadline = time.monotonic() + CALL_TIMEOUT_S
+            except grpc.RpcError as exc:
+                self._wait_or_raise(exc, deadline)
+                continue
+            if sent < MAX_PAGE_SIZE or not token:
+                return
 
     def reveal_seeds(self, tournament: str) -> store.SeedReveal:
         reply = self._call("RevealSeeds", convert.reveal_request_to_pb(tournament), admin=True)
@@ -249,6 +303,16 @@ class RemoteArena:
 
     def close(self) -> None:
         self._channel.close()
+
+
+def _retry_after(exc: grpc.RpcError) -> float | None:
+    """The seconds a RESOURCE_EXHAUSTED refusal asks the caller to wait, if it names them."""
+    if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    for key, value in exc.trailing_metadata() or ():
+        if key == RETRY_AFTER_KEY and str(value).isdigit():
+            return int(value) / 1000
+    return None
 
 
 def _connects(channel: grpc.Channel) -> bool:

@@ -316,8 +316,10 @@ def game_detail_from_pb(msg: pb.ShowGameResponse) -> GameDetail:
     )
 
 
-def games_request_to_pb(tournament: str | None, status: GameStatus | None) -> pb.ListGamesRequest:
-    msg = pb.ListGamesRequest(tournament=tournament)
+def games_request_to_pb(
+    tournament: str | None, status: GameStatus | None, page_size: int = 0, page_token: str = ""
+) -> pb.ListGamesRequest:
+    msg = pb.ListGamesRequest(tournament=tournament, page_size=page_size, page_token=page_token)
     if status is not None:
         msg.status = GAME_STATUS_TO_PB[status]
     return msg
@@ -353,12 +355,12 @@ def enter_request_from_pb(msg: pb.EnterTournamentRequest) -> tuple[str, str | No
     return msg.tournament, msg.entry_code if msg.HasField("entry_code") else None
 
 
-def scope_to_pb(tournament: str | None) -> pb.RatingsRequest:
-    return pb.RatingsRequest(tournament=tournament)
+def scope_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.RatingsRequest:
+    return pb.RatingsRequest(tournament=tournament, page_size=page_size, page_token=page_token)
 
 
-def export_request_to_pb(tournament: str | None) -> pb.ExportGamesRequest:
-    return pb.ExportGamesRequest(tournament=tournament)
+def export_request_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.ExportGamesRequest:
+    return pb.ExportGamesRequest(tournament=tournament, page_size=page_size, page_token=page_token)
 
 
 def scope_from_pb(msg: pb.RatingsRequest | pb.ExportGamesRequest) -> str | None:
@@ -374,12 +376,26 @@ def show_game_request_from_pb(msg: pb.ShowGameRequest) -> int:
     return msg.id
 
 
-def list_tournaments_request() -> pb.ListTournamentsRequest:
-    return pb.ListTournamentsRequest()
+def list_tournaments_request(page_size: int = 0, page_token: str = "") -> pb.ListTournamentsRequest:
+    return pb.ListTournamentsRequest(page_size=page_size, page_token=page_token)
 
 
-def list_bots_request() -> pb.ListBotsRequest:
-    return pb.ListBotsRequest()
+def list_bots_request(page_size: int = 0, page_token: str = "") -> pb.ListBotsRequest:
+    return pb.ListBotsRequest(page_size=page_size, page_token=page_token)
+
+
+PagedRequest = pb.ListTournamentsRequest | pb.ListBotsRequest | pb.RatingsRequest | pb.ListGamesRequest | pb.ExportGamesRequest
+PagedResponse = pb.ListTournamentsResponse | pb.ListBotsResponse | pb.RatingsResponse | pb.ListGamesResponse
+
+
+def page_request(msg: PagedRequest) -> tuple[int, str]:
+    """(page_size, page_token) of a list or export request."""
+    return msg.page_size, msg.page_token
+
+
+def next_page_token(msg: PagedResponse | pb.ExportGamesResponse) -> str:
+    """The token of a list reply's next page, or of the export after this message; '' at the end."""
+    return msg.page_token if isinstance(msg, pb.ExportGamesResponse) else msg.next_page_token
 
 
 def create_response_to_pb(t: Tournament) -> pb.CreateTournamentResponse:
@@ -404,40 +420,40 @@ def enter_response_to_pb(bot: str, t: Tournament) -> pb.EnterTournamentResponse:
     return pb.EnterTournamentResponse(bot=bot, tournament=tournament_to_pb(t))
 
 
-def tournaments_to_pb(tournaments: list[Tournament]) -> pb.ListTournamentsResponse:
-    return pb.ListTournamentsResponse(tournaments=[tournament_to_pb(t) for t in tournaments])
+def tournaments_to_pb(tournaments: list[Tournament], next_page: str = "") -> pb.ListTournamentsResponse:
+    return pb.ListTournamentsResponse(tournaments=[tournament_to_pb(t) for t in tournaments], next_page_token=next_page)
 
 
 def tournaments_from_pb(msg: pb.ListTournamentsResponse) -> list[Tournament]:
     return [tournament_from_pb(t) for t in msg.tournaments]
 
 
-def bots_to_pb(bots: list[Bot]) -> pb.ListBotsResponse:
-    return pb.ListBotsResponse(bots=[bot_to_pb(b) for b in bots])
+def bots_to_pb(bots: list[Bot], next_page: str = "") -> pb.ListBotsResponse:
+    return pb.ListBotsResponse(bots=[bot_to_pb(b) for b in bots], next_page_token=next_page)
 
 
 def bots_from_pb(msg: pb.ListBotsResponse) -> list[Bot]:
     return [bot_from_pb(b) for b in msg.bots]
 
 
-def ratings_to_pb(rows: list[RatingRow]) -> pb.RatingsResponse:
-    return pb.RatingsResponse(rows=[rating_row_to_pb(r) for r in rows])
+def ratings_to_pb(rows: list[RatingRow], next_page: str = "") -> pb.RatingsResponse:
+    return pb.RatingsResponse(rows=[rating_row_to_pb(r) for r in rows], next_page_token=next_page)
 
 
 def ratings_from_pb(msg: pb.RatingsResponse) -> list[RatingRow]:
     return [rating_row_from_pb(r) for r in msg.rows]
 
 
-def games_to_pb(games: list[GameInfo]) -> pb.ListGamesResponse:
-    return pb.ListGamesResponse(games=[game_info_to_pb(g) for g in games])
+def games_to_pb(games: list[GameInfo], next_page: str = "") -> pb.ListGamesResponse:
+    return pb.ListGamesResponse(games=[game_info_to_pb(g) for g in games], next_page_token=next_page)
 
 
 def games_from_pb(msg: pb.ListGamesResponse) -> list[GameInfo]:
     return [game_info_from_pb(g) for g in msg.games]
 
 
-def exported_to_pb(line: str) -> pb.ExportGamesResponse:
-    return pb.ExportGamesResponse(game_json=line)
+def exported_to_pb(line: str, page_token: str = "") -> pb.ExportGamesResponse:
+    return pb.ExportGamesResponse(game_json=line, page_token=page_token)
 
 
 def exported_from_pb(msg: pb.ExportGamesResponse) -> str:

@@ -93,12 +93,13 @@ def remove_database(path: Path) -> None:
 
 
 @contextmanager
-def arena_process(url: str, port: int, logs: Path) -> Iterator[tuple[str, str]]:
-    """A server on the database `url` at 127.0.0.1:`port` (0: a free one), logging to
-    `logs`/arena.log; yields (address, admin token) and stops it (SIGTERM, bounded wait) at the end."""
+def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
+    """A server on the database `url` at 127.0.0.1:`port` (0: a free one), with further `options` of
+    `python -m arena.server`, logging to `logs`/arena.log; yields (address, admin token) and stops it
+    (SIGTERM, bounded wait) at the end."""
     log = (logs / "arena.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.server", "--db", url, "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "arena.server", "--db", url, "--host", "127.0.0.1", "--port", str(port), *options],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )
     try:

@@ -60,7 +60,16 @@ def _voided(voided: store.VoidedAttempt) -> dict[str, Any]:
     }
 
 
+EXPORT_BATCH = 100
+"""Games listed per query: an export of any size holds one batch of them at a time."""
+
+
 def export_games(*, session: Session, tournament: str | None = None) -> Iterator[str]:
     """The JSON line of every finished game (of `tournament`, or all), in play order."""
-    for info in store.list_games(session=session, tournament=tournament, status=store.GameStatus.FINISHED):
-        yield game_line(store.show_game(session=session, game_id=info.id))
+    after = None
+    while games := store.list_games(
+        session=session, tournament=tournament, status=store.GameStatus.FINISHED, after=after, limit=EXPORT_BATCH
+    ):
+        for info in games:
+            yield game_line(store.show_game(session=session, game_id=info.id))
+        after = games[-1].id

@@ -3,6 +3,7 @@
     python -m arena.server --port 0 [--host 127.0.0.1] [--db URL] [--admin-token T] [--move-ms 2000]
                            [--time-bank-ms 0] [--grace-ms 5000] [--max-invalid 5]
                            [--tls-cert FILE --tls-key FILE]
+                           [--max-connections 1000] [... every cap of arena.resources.ResourceLimits]
 
 The first line on stdout is one JSON object, `{"port": <bound port>, "admin_token": "<token>",
 "tls": <bool>}`, so a parent process can read where the server listens, how to call admin RPCs and
@@ -52,6 +53,7 @@ from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
 from .referee import Limits, Referee
+from .resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
 from .sessions import SessionHub
 from .tls import ServerTls, server_tls
@@ -89,6 +91,8 @@ class ServerConfig:
     """The certificate and key to serve TLS with; None: plaintext."""
     registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
     """RegisterBot calls allowed per peer host per minute (`arena.service`)."""
+    resources: ResourceLimits = field(default_factory=ResourceLimits)
+    """Caps on connections, calls and read calls (`arena.resources`)."""
 
 
 @dataclass
@@ -129,8 +133,11 @@ async def start_server(
 ) -> ArenaServer:
     """Build, bind and start the server. `directory` defaults to an in-memory one, or the
     database's with `config.database_url`; `on_answer` is the referee's metrics hook (see
-    `Referee`). A database problem raises `arena.errors.ArenaError` with a one-line reason."""
+    `Referee`). A database problem, or an open-file limit too low for the connection cap, raises
+    `arena.errors.ArenaError` with a one-line reason."""
     credentials = None if config.tls is None else config.tls.credentials()
+    resources = config.resources
+    fit_open_file_limit(resources.max_connections)
     hub = SessionHub()
     referee = Referee(hub, on_answer)
     engine = runner = None
@@ -153,11 +160,14 @@ async def start_server(
             log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
         runner = TournamentRunner(db, referee, hub)
         arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner,
-                                               config.registrations_per_minute)
+                                               config.registrations_per_minute, resources)
     # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0),
-                                      *KEEPALIVE_OPTIONS])
-    add_bot_session(BotSessionService(directory, hub), server)
+    server = grpc.aio.server(
+        options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0), *KEEPALIVE_OPTIONS,
+                 *resources.grpc_options()],
+        maximum_concurrent_rpcs=resources.max_calls,
+    )
+    add_bot_session(BotSessionService(directory, hub, resources.hello_timeout_ms / 1000), server)
     add_arena(arena_service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -235,15 +245,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--grace-ms", type=int, default=defaults.grace_ms)
     parser.add_argument("--max-invalid", type=int, default=defaults.max_invalid)
     parser.add_argument("--log-level", default="INFO")
+    resource_defaults = ResourceLimits()
+    for name, text in OPTION_HELP.items():
+        default = getattr(resource_defaults, name)
+        parser.add_argument(option(name), dest=name, type=type(default), default=default, help=text)
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         limits = Limits(args.move_ms, args.time_bank_ms, args.grace_ms, args.max_invalid)
+        resources = ResourceLimits.from_options({name: getattr(args, name) for name in OPTION_HELP})
     except ValueError as exc:
         parser.error(str(exc))
     try:
         tls = server_tls(args.tls_cert, args.tls_key)
-        asyncio.run(serve(ServerConfig(args.host, args.port, args.admin_token, limits, args.db, tls=tls)))
+        config = ServerConfig(args.host, args.port, args.admin_token, limits, args.db, tls=tls, resources=resources)
+        asyncio.run(serve(config))
     except (ArenaError, OSError) as exc:
         parser.exit(1, f"error: {exc}\n")
 

@@ -27,8 +27,9 @@ from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotCo
 
 log = logging.getLogger(__name__)
 
-HELLO_TIMEOUT_S = 10.0
-"""A new stream must send its Hello within this time."""
+HELLO_TIMEOUT_S = 3.0
+"""A new stream must send its Hello within this time (the default of `ResourceLimits.hello_timeout_ms`):
+a bot sends it at once, and a stream that never does holds a call slot until then."""
 DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 """RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
 a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
@@ -59,9 +60,10 @@ def hello_problem(hello: Hello) -> str | None:
 class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
     """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways."""
 
-    def __init__(self, directory: BotDirectory, hub: SessionHub) -> None:
+    def __init__(self, directory: BotDirectory, hub: SessionHub, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
         self._directory = directory
         self._hub = hub
+        self._hello_timeout_s = hello_timeout_s
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         # The first batch is read before the token is checked: a client whose Hello is still
@@ -105,9 +107,9 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
 
     async def _read_first(self, context: grpc.aio.ServicerContext) -> list[BotMessage | convert.WireError]:
         try:
-            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+            first = await asyncio.wait_for(context.read(), self._hello_timeout_s)
         except asyncio.TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT_S:g} s")
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self._hello_timeout_s:g} s")
         except convert.UNDECODABLE:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
         if first is grpc.aio.EOF:

@@ -61,6 +61,7 @@ from .models import (
     VoidedAttemptRow,
 )
 from .names import check_name, shown
+from .pages import InvalidPage
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin, schedule_seed
@@ -271,9 +272,10 @@ def authenticate(*, session: Session, token: str) -> Bot | None:
     return None if row is None else _bot(row)
 
 
-def list_bots(*, session: Session) -> list[Bot]:
-    """Every registered bot, by name."""
-    return [_bot(row) for row in session.exec(select(BotRow).order_by(BotRow.name))]
+def list_bots(*, session: Session, after: int | None = None, limit: int | None = None) -> list[Bot]:
+    """Registered bots, by name: every one, or at most `limit` after the bot with id `after`."""
+    query = _keyset(session, select(BotRow), BotRow, (BotRow.name,), after, limit)
+    return [_bot(row) for row in session.exec(query)]
 
 
 # -- tournaments ----------------------------------------------------------------------------------
@@ -507,9 +509,10 @@ def fail_tournament(*, session: Session, tournament: str, reason: str, now: date
     return bool(failed.rowcount)
 
 
-def list_tournaments(*, session: Session) -> list[Tournament]:
-    """Every tournament, by start time."""
-    rows = session.exec(select(TournamentRow).order_by(TournamentRow.starts_at, TournamentRow.id)).all()
+def list_tournaments(*, session: Session, after: int | None = None, limit: int | None = None) -> list[Tournament]:
+    """Tournaments by start time: every one, or at most `limit` after the one with id `after`."""
+    order = (TournamentRow.starts_at, TournamentRow.id)
+    rows = session.exec(_keyset(session, select(TournamentRow), TournamentRow, order, after, limit)).all()
     return _tournaments(session, rows)
 
 
@@ -773,14 +776,17 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
 
 
 def list_games(
-    *, session: Session, tournament: str | None = None, status: GameStatus | None = None
+    *, session: Session, tournament: str | None = None, status: GameStatus | None = None, after: int | None = None,
+    limit: int | None = None,
 ) -> list[GameInfo]:
-    """Games, optionally of one tournament and in one state, in play order."""
-    query = (
+    """Games, optionally of one tournament and in one state, in play order: every one, or at most
+    `limit` after the game with id `after`."""
+    query = _keyset(
+        session,
         select(GameRow, ScheduledTableRow.seats, TournamentRow.name)
         .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
-        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
-        .order_by(GameRow.tournament_id, GameRow.game_index, GameRow.table_index)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id),
+        GameRow, (GameRow.tournament_id, GameRow.game_index, GameRow.table_index), after, limit,
     )
     if tournament is not None:
         _tournament_row(session, tournament)
@@ -860,8 +866,11 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
 # -- ratings --------------------------------------------------------------------------------------
 
 
-def rating_table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
-    """The stored rating table of a tournament, or of the global ladder (every registered bot)."""
+def rating_table(
+    *, session: Session, tournament: str | None = None, offset: int = 0, limit: int | None = None
+) -> list[RatingRow]:
+    """The stored rating table of a tournament, or of the global ladder (every registered bot):
+    all of it, or `limit` rows from `offset` (ranks are the whole table's)."""
     scope_id = None if tournament is None else _tournament_row(session, tournament).id
     rows = session.exec(
         select(BotRatingRow, BotRow.name)
@@ -872,7 +881,8 @@ def rating_table(*, session: Session, tournament: str | None = None) -> list[Rat
             else BotRatingRow.tournament_id == scope_id
         )
     ).all()
-    return _table(_standing(row, name) for row, name in rows)
+    table = _table(_standing(row, name) for row, name in rows)
+    return table[offset:] if limit is None else table[offset : offset + limit]
 
 
 def recompute_ratings(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
@@ -1013,6 +1023,20 @@ def _now(now: datetime | None) -> datetime:
         raise ValueError("`now` must be timezone-aware")
     return now
 
+
+
+def _keyset(
+    session: Session, query: Any, row: type[Any], order: tuple[Any, ...], after: int | None, limit: int | None
+) -> Any:
+    """`query` in `order` (which must be unique), from just after the row of table `row` whose id is
+    `after` (keyset pagination: a page costs the same however deep it is), at most `limit` rows."""
+    query = query.order_by(*order)
+    if after is not None:
+        found = session.exec(select(row.id, *order).where(row.id == after)).first()
+        if found is None:
+            raise InvalidPage(f"there is no row {after} of {row.__tablename__} to continue the list after")
+        query = query.where(sa.tuple_(*order) > sa.tuple_(*(sa.literal(v, c.type) for v, c in zip(found[1:], order))))
+    return query if limit is None else query.limit(limit)
 
 
 def _bot(row: BotRow) -> Bot:

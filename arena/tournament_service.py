@@ -8,8 +8,8 @@ and the tournament, rating and game calls besides. Store errors become gRPC stat
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import grpc
 from sqlalchemy.exc import DBAPIError
@@ -25,10 +25,13 @@ from .errors import (
     AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidName,
     InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
 )
-from .export import game_line
+from .export import EXPORT_BATCH, game_line
 from .isolation import start_or_fail
 from .names import shown
+from .pages import InvalidPage, Page, PageTokens
+from .read_limits import EXPORT_GAMES_PER_UNIT, ReadGate
 from .referee import Limits, Referee
+from .resources import ResourceLimits
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, bearer_token
 from .tournaments import TournamentRunner
 
@@ -39,6 +42,7 @@ T = TypeVar("T")
 STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
     InvalidName: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidSetting: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidPage: grpc.StatusCode.INVALID_ARGUMENT,
     DuplicateName: grpc.StatusCode.ALREADY_EXISTS,
     AlreadyEntered: grpc.StatusCode.ALREADY_EXISTS,
     UnknownBot: grpc.StatusCode.NOT_FOUND,
@@ -79,11 +83,14 @@ class TournamentArenaService(ArenaService):
     def __init__(
         self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits, db: AsyncStore,
         runner: TournamentRunner, registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
+        resources: ResourceLimits | None = None,
     ) -> None:
         super().__init__(directory, referee, admin, limits, registrations_per_minute)
         self._bots = directory
         self._db = db
         self._runner = runner
+        self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
+        self._pages = PageTokens()
 
     async def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.aio.ServicerContext) -> pb.CreateTournamentResponse:  # noqa: N802,E501
         await self.require_admin("CreateTournament", context)
@@ -126,37 +133,93 @@ class TournamentArenaService(ArenaService):
         tournament = await answer(context, self._db(store.show_tournament, tournament=name))
         return convert.enter_response_to_pb(bot, tournament)
 
+    # The read calls: each is admitted by the read gate (per-caller limits), works on the database
+    # within its bound, and lists one page at a time (arena.pages).
+
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext) -> pb.ListTournamentsResponse:  # noqa: N802,E501
-        return convert.tournaments_to_pb(await answer(context, self._db(store.list_tournaments)))
+        page = await self._admit_page("ListTournaments", context, "tournaments", request)
+        found = await self._read(context, store.list_tournaments, after=page.cursor, limit=page.size + 1)
+        return convert.tournaments_to_pb(*self._split("tournaments", found, page, lambda t: t.id))
 
     async def ShowTournament(self, request: pb.ShowTournamentRequest, context: grpc.aio.ServicerContext) -> pb.ShowTournamentResponse:  # noqa: N802,E501
+        await self._reads.admit("ShowTournament", context, bearer_token(context))
         name = convert.name_request(request)
-        return convert.show_response_to_pb(await answer(context, self._db(store.show_tournament, tournament=name)))
+        return convert.show_response_to_pb(await self._read(context, store.show_tournament, tournament=name))
 
     async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:  # noqa: N802
-        return convert.bots_to_pb(await answer(context, self._db(store.list_bots)))
+        page = await self._admit_page("ListBots", context, "bots", request)
+        found = await self._read(context, store.list_bots, after=page.cursor, limit=page.size + 1)
+        return convert.bots_to_pb(*self._split("bots", found, page, lambda b: b.id))
 
     async def Ratings(self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext) -> pb.RatingsResponse:  # noqa: N802
         scope = convert.scope_from_pb(request)
-        return convert.ratings_to_pb(await answer(context, self._db(store.rating_table, tournament=scope)))
+        listing = repr(("ratings", scope))
+        page = await self._admit_page("Ratings", context, listing, request)
+        offset = page.cursor or 0
+        rows = await self._read(context, store.rating_table, tournament=scope, offset=offset, limit=page.size + 1)
+        return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
 
     async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:  # noqa: N802
         tournament, status = convert.games_request_from_pb(request)
-        games = await answer(context, self._db(store.list_games, tournament=tournament, status=status))
-        return convert.games_to_pb(games)
+        listing = repr(("games", tournament, status))
+        page = await self._admit_page("ListGames", context, listing, request)
+        games = await self._read(
+            context, store.list_games, tournament=tournament, status=status, after=page.cursor, limit=page.size + 1
+        )
+        return convert.games_to_pb(*self._split(listing, games, page, lambda g: g.id))
 
     async def ShowGame(self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext) -> pb.ShowGameResponse:  # noqa: N802
+        await self._reads.admit("ShowGame", context, bearer_token(context))
         game_id = convert.show_game_request_from_pb(request)
-        return convert.game_detail_to_pb(await answer(context, self._db(store.show_game, game_id=game_id)))
+        return convert.game_detail_to_pb(await self._read(context, store.show_game, game_id=game_id))
 
     async def ExportGames(self, request: pb.ExportGamesRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ExportGamesResponse]:  # noqa: N802,E501
+        """Up to a page of games, listed EXPORT_BATCH at a time (never the whole list at once), each
+        game paid for as it is sent."""
         tournament = convert.scope_from_pb(request)
-        games = await answer(
-            context, self._db(store.list_games, tournament=tournament, status=store.GameStatus.FINISHED)
-        )
-        for info in games:
-            detail = await answer(context, self._db(store.show_game, game_id=info.id))
-            yield convert.exported_to_pb(game_line(detail))
+        listing = repr(("export", tournament))
+        page = await self._page(context, listing, request)
+        caller = await self._reads.admit("ExportGames", context, bearer_token(context))
+        sent, cursor = 0, page.cursor
+        while sent < page.size:
+            batch = min(EXPORT_BATCH, page.size - sent)
+            games = await self._read(
+                context, store.list_games, tournament=tournament, status=store.GameStatus.FINISHED, after=cursor,
+                limit=batch,
+            )
+            for info in games:
+                if sent:
+                    await self._reads.pace(caller, EXPORT_GAMES_PER_UNIT)
+                detail = await self._read(context, store.show_game, game_id=info.id)
+                yield convert.exported_to_pb(game_line(detail), self._pages.next_token(listing, info.id))
+                sent += 1
+            if len(games) < batch:
+                return
+            cursor = games[-1].id
+
+    async def _page(self, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest) -> Page:
+        try:
+            return self._pages.page(listing, *convert.page_request(request))
+        except InvalidPage as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        raise AssertionError("context.abort raises")
+
+    async def _admit_page(
+        self, call: str, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest
+    ) -> Page:
+        """The page a list call asks for, once the read gate admits a call of that size."""
+        page = await self._page(context, listing, request)
+        await self._reads.admit(call, context, bearer_token(context), page.size)
+        return page
+
+    async def _read(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        return await answer(context, self._reads.run(self._db, fn, **kwargs))
+
+    def _split(self, listing: str, found: Sequence[T], page: Page, cursor: Callable[[T], int]) -> tuple[list[T], str]:
+        """A page of `found` (fetched one longer than the page) and the token of the next, if any."""
+        if len(found) <= page.size:
+            return list(found), ""
+        return list(found[: page.size]), self._pages.next_token(listing, cursor(found[page.size - 1]))
 
     async def RevealSeeds(self, request: pb.RevealSeedsRequest, context: grpc.aio.ServicerContext) -> pb.RevealSeedsResponse:  # noqa: N802,E501
         await self.require_admin("RevealSeeds", context)

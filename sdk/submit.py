@@ -6,7 +6,8 @@
 (`sdk.tokens`), else it registers the name and saves the new token. `play_tournament` enters the
 tournament (entering again is fine, so a restarted bot simply carries on), plays every game the
 arena gives the bot (`sdk.runner`), and stops once the tournament has finished (or failed), which it asks the
-arena every `POLL_S` seconds; an arena restart is ridden out like the runner's reconnects.
+arena every `POLL_S` seconds, with the bot's token (so its polls count against the bot's own read
+limit, not its host's); an arena restart is ridden out like the runner's reconnects.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ async def play_tournament_async(
             while not runner.done():
                 await asyncio.wait({runner}, timeout=POLL_S)
                 try:
-                    shown = await stub.ShowTournament(show_tournament_request_to_pb(tournament), timeout=CALL_TIMEOUT_S)
+                    shown = await stub.ShowTournament(
+                        show_tournament_request_to_pb(tournament), metadata=auth, timeout=CALL_TIMEOUT_S
+                    )
                 except grpc.aio.AioRpcError as exc:
                     log.debug("cannot ask the arena about %r now: %s", tournament, exc.code().name)
                     continue

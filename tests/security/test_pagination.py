@@ -1,0 +1,192 @@
+"""Pagination of every list and export call against a real server process on a database: pages
+concatenate to the whole list, an oversized page is refused, a token the arena did not issue (or
+issued for another list) is refused, and the command-line client follows pages so a command shows
+what it showed before."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from sqlmodel import Session
+
+from arena import clients
+from arena import convert_tournaments as convert
+from arena import store
+from arena.clients import LocalArena, RemoteArena
+from arena.db import open_database
+from arena.pages import MAX_PAGE_SIZE
+from sdk.wire import arena_pb2_grpc
+
+from tests.storage.helpers import play_all, running_tournament
+from tests.tournament.arena_process import ArenaProcess
+
+UNLIMITED = ("--read-rate", "100000", "--read-burst", "100000")
+"""These tests make many small calls from one host: the read limits are another test's subject."""
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProcess, str]]:
+    """A server on a database holding 8 bots, 6 tournaments and 25 finished games (20 of "cup"):
+    nothing for its runner to play, so every list stays as it is."""
+    path = tmp_path_factory.mktemp("paged")
+    url = f"sqlite:///{path / 'arena.db'}"
+    engine = open_database(url)
+    with Session(engine) as session:
+        running_tournament(session, 5, 3, 4, name="cup")
+        running_tournament(session, 5, 3, 1, name="plate")
+        play_all(session)
+        for i in range(3):
+            store.register_bot(session=session, name=f"extra-{i}")
+        for i in range(4):
+            store.create_tournament(session=session, name=f"later-{i}", table_size=2, games_per_table=1,
+                                    starts_at=datetime(2030, 1, 1, tzinfo=timezone.utc) + timedelta(hours=i % 2),
+                                    move_limit_ms=1000)
+    engine.dispose()
+    server = ArenaProcess(url, path / "server.log", *UNLIMITED)
+    yield server, url
+    assert server.stop() == 0
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One list call: how to ask for a page, and how to read its items back."""
+
+    method: str
+    request: Callable[[int, str], Any]
+    items: Callable[[Any], list[Any]]
+
+
+LISTINGS = {
+    "tournaments": Listing("ListTournaments", convert.list_tournaments_request, convert.tournaments_from_pb),
+    "bots": Listing("ListBots", convert.list_bots_request, convert.bots_from_pb),
+    "ladder": Listing("Ratings", lambda size, token: convert.scope_to_pb(None, size, token), convert.ratings_from_pb),
+    "cup ratings": Listing("Ratings", lambda size, token: convert.scope_to_pb("cup", size, token), convert.ratings_from_pb),
+    "games": Listing("ListGames", lambda size, token: convert.games_request_to_pb(None, None, size, token),
+                     convert.games_from_pb),
+    "finished cup games": Listing(
+        "ListGames", lambda size, token: convert.games_request_to_pb("cup", store.GameStatus.FINISHED, size, token),
+        convert.games_from_pb,
+    ),
+}
+
+
+@pytest.fixture
+def stub(arena: tuple[ArenaProcess, str]) -> Iterator[Any]:
+    with grpc.insecure_channel(arena[0].target) as channel:
+        yield arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+
+
+def whole(url: str, name: str) -> list[Any]:
+    """What the store holds for a listing, read in one go."""
+    local = LocalArena.open(url.removeprefix("sqlite:///"))
+    try:
+        return {
+            "tournaments": local.tournaments, "bots": local.bots, "ladder": lambda: local.ratings(None),
+            "cup ratings": lambda: local.ratings("cup"), "games": lambda: local.games(None, None),
+            "finished cup games": lambda: local.games("cup", store.GameStatus.FINISHED),
+        }[name]()
+    finally:
+        local.close()
+
+
+@pytest.mark.parametrize("name", LISTINGS)
+@pytest.mark.parametrize("size", [1, 3])
+def test_pages_concatenate_to_the_whole_list(arena: tuple[ArenaProcess, str], stub: Any, name: str, size: int) -> None:
+    listing = LISTINGS[name]
+    expected = whole(arena[1], name)
+    items: list[Any] = []
+    token = ""
+    for _ in range(len(expected) + 2):
+        reply = getattr(stub, listing.method)(listing.request(size, token), timeout=10)
+        page = listing.items(reply)
+        assert len(page) <= size
+        items += page
+        token = convert.next_page_token(reply)
+        if not token:
+            break
+    assert len(expected) > size and items == expected
+
+
+def test_the_default_page_is_the_whole_list_when_it_is_short(arena: tuple[ArenaProcess, str], stub: Any) -> None:
+    reply = stub.ListGames(convert.games_request_to_pb(None, None), timeout=10)
+    assert convert.games_from_pb(reply) == whole(arena[1], "games") and reply.next_page_token == ""
+
+
+def refusal(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as refused:
+        result = call()
+        if not hasattr(result, "SerializeToString"):
+            list(result)  # an export stream
+    return refused.value.code(), refused.value.details()
+
+
+@pytest.mark.parametrize("name", LISTINGS)
+def test_a_page_larger_than_the_maximum_is_refused(stub: Any, name: str) -> None:
+    listing = LISTINGS[name]
+    code, message = refusal(lambda: getattr(stub, listing.method)(listing.request(MAX_PAGE_SIZE + 1, ""), timeout=10))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    assert message == f"page_size must be 0 (the default, 100) to {MAX_PAGE_SIZE}, not {MAX_PAGE_SIZE + 1}"
+
+
+@pytest.mark.parametrize("name", LISTINGS)
+def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
+    listing = LISTINGS[name]
+    other = "bots" if name != "bots" else "games"
+    borrowed = convert.next_page_token(getattr(stub, LISTINGS[other].method)(LISTINGS[other].request(1, ""), timeout=10))
+    real = convert.next_page_token(getattr(stub, listing.method)(listing.request(1, ""), timeout=10))
+    cursor, tag = real.split(".")
+    for token in (borrowed, f"{int(cursor) + 1}.{tag}", "1." + "0" * 32, "x" * 5000, "-1"):
+        code, message = refusal(lambda: getattr(stub, listing.method)(listing.request(1, token), timeout=10))
+        assert code is grpc.StatusCode.INVALID_ARGUMENT, token
+        assert message.startswith("page_token was not issued by this arena for this list") and token not in message
+
+
+def exported(stub: Any, size: int, token: str, tournament: str | None = "cup") -> list[Any]:
+    return list(stub.ExportGames(convert.export_request_to_pb(tournament, size, token), timeout=10))
+
+
+def test_export_pages_continue_from_each_games_token(arena: tuple[ArenaProcess, str], stub: Any) -> None:
+    local = LocalArena.open(arena[1].removeprefix("sqlite:///"))
+    try:
+        expected = list(local.export("cup"))
+    finally:
+        local.close()
+    lines: list[str] = []
+    token = ""
+    for _ in range(len(expected)):
+        messages = exported(stub, 7, token)
+        assert len(messages) <= 7
+        lines += [convert.exported_from_pb(m) for m in messages]
+        if len(messages) < 7:
+            break
+        token = convert.next_page_token(messages[-1])
+    assert len(expected) == 20 and lines == expected
+    assert [json.loads(line)["id"] for line in lines] == [g.id for g in whole(arena[1], "finished cup games")]
+    code, _ = refusal(lambda: exported(stub, MAX_PAGE_SIZE + 1, ""))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    code, message = refusal(lambda: exported(stub, 5, token, tournament=None))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT and message.startswith("page_token was not issued")
+
+
+def test_the_command_line_client_follows_pages(
+    arena: tuple[ArenaProcess, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(clients, "MAX_PAGE_SIZE", 2)
+    remote = RemoteArena(arena[0].target)
+    local = LocalArena.open(arena[1].removeprefix("sqlite:///"))
+    try:
+        assert remote.tournaments() == local.tournaments()
+        assert remote.bots() == local.bots()
+        assert remote.ratings(None) == local.ratings(None) and remote.ratings("cup") == local.ratings("cup")
+        assert remote.games(None, None) == local.games(None, None)
+        assert list(remote.export(None)) == list(local.export(None))
+    finally:
+        remote.close()
+        local.close()

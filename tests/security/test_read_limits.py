@@ -1,0 +1,149 @@
+"""Per-caller limits on the read calls (arena.read_limits) against real server processes: a loop of
+calls without a token is refused RESOURCE_EXHAUSTED with how long to wait, while a caller with a bot's
+own token or the admin token from the same host is not; bots run with `scout-bot run` finish their
+tournament while their host's bucket is kept empty; and reads work on the database a few at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from sqlmodel import Session
+
+from arena import convert_tournaments as convert
+from arena import store
+from arena.credentials import FixedAdminToken
+from arena.db import open_database
+from arena.directory import InMemoryBotDirectory
+from arena.read_limits import RETRY_AFTER_KEY, ReadGate
+from arena.resources import ResourceLimits
+from sdk.wire import arena_pb2_grpc
+
+from tests.tournament.arena_process import ArenaProcess
+
+LATER = datetime.now(timezone.utc) + timedelta(days=30)
+FINISH_TIMEOUT_S = 60.0
+"""Bound on the bots entering and on their two games; they take a few seconds."""
+
+
+def database(path: Path, bots: list[str]) -> tuple[str, dict[str, str]]:
+    """A SQLite file with `bots` registered and entered in tournament 'cup' (not started)."""
+    url = f"sqlite:///{path / 'arena.db'}"
+    engine = open_database(url)
+    with Session(engine) as session:
+        store.create_tournament(session=session, name="cup", table_size=2, games_per_table=2, starts_at=LATER,
+                                move_limit_ms=2000)
+        tokens = {bot: store.register_bot(session=session, name=bot).token for bot in bots}
+        for bot in bots:
+            store.enter_tournament(session=session, tournament="cup", bot=bot)
+    engine.dispose()
+    return url, tokens
+
+
+@pytest.fixture
+def stub_for() -> Iterator[Any]:
+    channels: list[grpc.Channel] = []
+
+    def make(target: str) -> Any:
+        channels.append(grpc.insecure_channel(target))
+        return arena_pb2_grpc.ArenaStub(channels[-1])  # type: ignore[no-untyped-call]
+
+    yield make
+    for channel in channels:
+        channel.close()
+
+
+def show(stub: Any, token: str | None = None) -> Any:
+    metadata = () if token is None else (("authorization", f"Bearer {token}"),)
+    return stub.ShowTournament(convert.show_request_to_pb("cup"), metadata=metadata, timeout=10)
+
+
+def test_unauthenticated_reads_are_refused_while_token_callers_are_not(tmp_path: Path, stub_for: Any) -> None:
+    url, tokens = database(tmp_path, ["ann"])
+    arena = ArenaProcess(url, tmp_path / "server.log", "--read-rate", "0.2", "--read-burst", "3")
+    try:
+        stub = stub_for(arena.target)
+        refused = None
+        for _ in range(10):
+            try:
+                show(stub, "a-token-the-arena-never-issued")
+            except grpc.RpcError as exc:
+                refused = exc
+                break
+        assert refused is not None, "ten reads in a row without a valid token were all answered"
+        assert refused.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refused.details().startswith("ShowTournament: too many read calls from host 127.0.0.1")
+        assert "try again in" in refused.details()
+        assert int(dict(refused.trailing_metadata())[RETRY_AFTER_KEY]) > 0
+        for _ in range(10):
+            assert show(stub, tokens["ann"]).tournament.name == "cup"
+            assert show(stub, arena.admin_token).tournament.name == "cup"
+        with pytest.raises(grpc.RpcError) as again:
+            show(stub)
+        assert again.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, "token calls refilled the host's bucket"
+    finally:
+        assert arena.stop() == 0
+
+
+def test_bots_polling_with_their_tokens_finish_while_their_host_is_throttled(tmp_path: Path, stub_for: Any) -> None:
+    url, tokens = database(tmp_path, ["ann", "bob"])
+    arena = ArenaProcess(url, tmp_path / "server.log", "--read-rate", "0.001", "--read-burst", "1")
+    bots = []
+    try:
+        stub = stub_for(arena.target)
+        show(stub)
+        with pytest.raises(grpc.RpcError) as throttled:
+            show(stub)
+        assert throttled.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, "the host's bucket is not empty"
+        for name, token in tokens.items():
+            bots.append(subprocess.Popen(
+                [sys.executable, "-m", "sdk.cli", "run", "random", "--name", name, "--token", token,
+                 "--tournament", "cup", "--target", arena.target],
+                stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("wb"),
+            ))
+        deadline = time.monotonic() + FINISH_TIMEOUT_S
+        while len(show(stub, arena.admin_token).tournament.entrants) < 2:
+            assert all(bot.poll() is None for bot in bots) and time.monotonic() < deadline, "the bots did not enter"
+            time.sleep(0.1)
+        stub.StartTournament(convert.start_request_to_pb("cup"), timeout=10,
+                             metadata=(("authorization", f"Bearer {arena.admin_token}"),))
+        for bot in bots:
+            assert bot.wait(timeout=FINISH_TIMEOUT_S) == 0, "a bot never saw its tournament finish"
+        assert convert.tournament_reply_from_pb(show(stub, arena.admin_token)).status is store.TournamentStatus.FINISHED
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait(timeout=10)
+        assert arena.stop() == 0
+
+
+def test_reads_work_on_the_database_a_few_at_a_time() -> None:
+    class Database:
+        """Stands for an AsyncStore: counts the calls working at once."""
+
+        def __init__(self) -> None:
+            self.now = self.most = 0
+
+        async def __call__(self, fn: Any, /, **kwargs: Any) -> int:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            await asyncio.sleep(0.01)
+            self.now -= 1
+            return 0
+
+    async def main() -> int:
+        gate = ReadGate(ResourceLimits(read_concurrency=2), InMemoryBotDirectory(), FixedAdminToken("admin"))
+        db = Database()
+        await asyncio.gather(*(gate.run(db, print) for _ in range(12)))  # type: ignore[arg-type]
+        return db.most
+
+    assert asyncio.run(main()) == 2
