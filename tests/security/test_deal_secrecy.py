@@ -186,7 +186,10 @@ class Predictor:
 
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[ArenaProcess]:
-    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log")
+    # This test reads everything at every phase and polls without a token: the read limits
+    # (tests/security/test_read_limits.py) would slow it, so they are lifted here.
+    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log",
+                          "--read-rate", "100000", "--read-burst", "100000")
     yield server
     server.stop()
 

@@ -145,7 +145,9 @@ def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
     for token in (borrowed, f"{int(cursor) + 1}.{tag}", "1." + "0" * 32, "x" * 5000, "-1"):
         code, message = refusal(lambda: getattr(stub, listing.method)(listing.request(1, token), timeout=10))
         assert code is grpc.StatusCode.INVALID_ARGUMENT, token
-        assert message.startswith("page_token was not issued by this arena for this list") and token not in message
+        assert token not in message
+        if len(token) < 256:  # a longer one is refused for its length, at the boundary (arena.boundary)
+            assert message.startswith("page_token was not issued by this arena for this list"), message
 
 
 def exported(stub: Any, size: int, token: str, tournament: str | None = "cup") -> list[Any]:
