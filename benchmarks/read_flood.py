@@ -99,7 +99,7 @@ def run(args: argparse.Namespace, logs: Path) -> None:
         try:
             tokens = {name: client.register_bot(name) for name in names}
             client.create_tournament(TournamentSettings(
-                "flood", args.table_size, 10_000, datetime.now(timezone.utc) + timedelta(days=1), 2000, concurrency=8,
+                "flood", args.table_size, 1000, datetime.now(timezone.utc) + timedelta(days=1), 2000, concurrency=8,
                 seed=1,
             ))
             for i, name in enumerate(names):
