@@ -245,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--grace-ms", type=int, default=defaults.grace_ms)
     parser.add_argument("--max-invalid", type=int, default=defaults.max_invalid)
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--registrations-per-minute", type=int, default=DEFAULT_REGISTRATIONS_PER_MINUTE,
+                        help="RegisterBot calls one host may make per minute")
     resource_defaults = ResourceLimits()
     for name, text in OPTION_HELP.items():
         default = getattr(resource_defaults, name)
@@ -256,9 +258,12 @@ def main(argv: list[str] | None = None) -> None:
         resources = ResourceLimits.from_options({name: getattr(args, name) for name in OPTION_HELP})
     except ValueError as exc:
         parser.error(str(exc))
+    if args.registrations_per_minute < 1:
+        parser.error(f"--registrations-per-minute must be at least 1, not {args.registrations_per_minute}")
     try:
         tls = server_tls(args.tls_cert, args.tls_key)
-        config = ServerConfig(args.host, args.port, args.admin_token, limits, args.db, tls=tls, resources=resources)
+        config = ServerConfig(args.host, args.port, args.admin_token, limits, args.db, tls=tls, resources=resources,
+                              registrations_per_minute=args.registrations_per_minute)
         asyncio.run(serve(config))
     except (ArenaError, OSError) as exc:
         parser.exit(1, f"error: {exc}\n")
