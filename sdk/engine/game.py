@@ -104,7 +104,8 @@ class Game:
     def legal_actions(self, seat: Seat | None = None) -> LegalActions:
         """Everything `seat` (default: whoever the game waits for) may do now; empty if nothing.
 
-        Order is stable: shows by start (longest first), then scouts, then scout & shows.
+        Order is stable, the one docs/protocol.md states: shows by start (runs before groups, each
+        shortest first), then scouts, then scout & shows.
         """
         if self.phase is Phase.FLIP:
             if seat is None:

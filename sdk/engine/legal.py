@@ -28,7 +28,8 @@ _NO_KEY: SetKey = (0, 0, 0)
 def legal_shows(tops: Sequence[int], key: SetKey | None) -> list[Show]:
     """Every show of a hand with these top values that beats `key` (None: any set may be shown).
 
-    Ordered by start position, and longest first within a start.
+    Ordered by start position; within a start, runs before groups (a single card is a group), each
+    shortest first (the order docs/protocol.md states; tests/engine/test_legal_order.py checks it).
     """
     kl, kk, kv = _NO_KEY if key is None else key
     out: list[Show] = []
