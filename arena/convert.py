@@ -16,7 +16,7 @@ from sdk.engine import (
     Action, Card, Event, FlipsRevealed, PlayerView, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown,
 )
 from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionRequest,
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionRequest,
     GameOver, GameStarted, Hello, PublicEvent, Welcome,
 )
 from google.protobuf.message import DecodeError
@@ -34,6 +34,7 @@ from .convert_tournaments import seat_result_to_pb
 from .names import MAX_GAME_ID
 from .referee import Limits
 from .results import GameResult
+from .sessions import MalformedDecision, Received
 
 UNDECODABLE = DecodeError
 """Raised by a stream read whose bytes are not a BotBatch; the servicer ends such calls."""
@@ -56,9 +57,9 @@ bot_batch_from_bytes = session_pb.BotBatch.FromString
 # ---- bot -> arena ---------------------------------------------------------------------------------
 
 
-def bot_batch_from_pb(batch: session_pb.BotBatch) -> list[BotMessage | WireError]:
-    """Decode one write of a bot, in order; each message that does not decode is a WireError."""
-    out: list[BotMessage | WireError] = []
+def bot_batch_from_pb(batch: session_pb.BotBatch) -> list[Received | WireError]:
+    """Decode one write of a bot, in order; each message that cannot be routed is a WireError."""
+    out: list[Received | WireError] = []
     for msg in batch.messages:
         try:
             out.append(bot_message_from_pb(msg))
@@ -67,18 +68,22 @@ def bot_batch_from_pb(batch: session_pb.BotBatch) -> list[BotMessage | WireError
     return out
 
 
-def bot_message_from_pb(msg: session_pb.BotMessage) -> BotMessage:
-    """Decode a bot's message; WireError names what is missing or malformed."""
+def bot_message_from_pb(msg: session_pb.BotMessage) -> Received:
+    """Decode a bot's message; WireError names what is missing or malformed in one that cannot be
+    routed. A Decision with readable ids but no valid action is a MalformedDecision: its request
+    gets the rejection."""
     kind = msg.WhichOneof("kind")
     if kind == "decision":
         d = msg.decision
-        if not d.HasField("action"):
-            raise WireError(f"the Decision for request {d.request_id} has no action")
-        action = action_from_pb(d.action)
         if len(d.game_id) > MAX_GAME_ID:
             raise WireError(f"the Decision for request {d.request_id} names a game id of {len(d.game_id)} characters; "
                             f"game ids have at most {MAX_GAME_ID}")
-        return Decision(d.game_id, d.request_id, action)
+        if not d.HasField("action"):
+            return MalformedDecision(d.game_id, d.request_id, f"the Decision for request {d.request_id} has no action")
+        try:
+            return Decision(d.game_id, d.request_id, action_from_pb(d.action))
+        except WireError as exc:
+            return MalformedDecision(d.game_id, d.request_id, str(exc))
     if kind == "hello":
         h = msg.hello
         return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions)

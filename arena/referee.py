@@ -26,12 +26,12 @@ from enum import Enum
 
 from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
 from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
+    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, DecisionKind, DecisionRequest,
     ErrorCode, GameOver, GameStarted, PublicEvent,
 )
 
 from .results import ForfeitCause, GameResult, SeatResult, final_ranks
-from .sessions import SessionHub
+from .sessions import Answer, MalformedDecision, SessionHub
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +202,7 @@ class _Table:
                 req.started = None
                 req.wake()
 
-    def submit(self, bot: str, decision: Decision) -> ArenaMessage:
+    def submit(self, bot: str, decision: Answer) -> ArenaMessage:
         rid = decision.request_id
         if not 1 <= rid <= len(self.asked) or self.asked[rid - 1] != bot:
             # The same answer whether the id is another seat's (pending or not) or none at all,
@@ -217,19 +217,25 @@ class _Table:
                 ErrorCode.STALE_REQUEST, f"request {rid} of game {self.game_id!r} was already answered or has expired",
                 self.game_id, rid,
             )
+        if isinstance(decision, MalformedDecision):
+            return self._reject(req, decision.reason)
         try:
             self.game.apply(req.seat.index, decision.action)
         except IllegalAction as exc:
-            req.invalid += 1
-            req.last_reason = str(exc)
-            left = self.limits.max_invalid - req.invalid
-            if left <= 0:
-                req.closed = True
-                req.wake()
-            return ActionRejected(self.game_id, rid, str(exc), left)
+            return self._reject(req, str(exc))
         req.answered = req.closed = True
         req.wake()
         return ActionAccepted(self.game_id, rid)
+
+    def _reject(self, req: _Request, reason: str) -> ActionRejected:
+        """Count an illegal or malformed answer to `req`; the last one allowed closes it."""
+        req.invalid += 1
+        req.last_reason = reason
+        left = self.limits.max_invalid - req.invalid
+        if left <= 0:
+            req.closed = True
+            req.wake()
+        return ActionRejected(self.game_id, req.id, reason, left)
 
     # -- deadlines -----------------------------------------------------------------------------
 

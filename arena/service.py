@@ -13,7 +13,7 @@ import uuid
 
 import grpc
 
-from sdk.protocol import ArenaError, BotMessage, ErrorCode, Hello
+from sdk.protocol import ArenaError, ErrorCode, Hello
 from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
 from . import convert
@@ -23,7 +23,7 @@ from .errors import InvalidName
 from .names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
 from .peers import RateLimiter, peer_host
 from .referee import Limits, Referee
-from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, SessionHub, Stream
+from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, Received, SessionHub, Stream
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         while batch := await stream.next_batch():
             await context.write(convert.arena_batch_bytes(batch, stream.want_legal_actions))
 
-    async def _read_first(self, context: grpc.aio.ServicerContext) -> list[BotMessage | convert.WireError]:
+    async def _read_first(self, context: grpc.aio.ServicerContext) -> list[Received | convert.WireError]:
         try:
             first = await asyncio.wait_for(context.read(), self._hello_timeout_s)
         except asyncio.TimeoutError:
@@ -116,7 +116,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
         return convert.bot_batch_from_pb(first)
 
-    async def _check_hello(self, first: BotMessage | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
+    async def _check_hello(self, first: Received | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
         if isinstance(first, convert.WireError):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(first))
         if not isinstance(first, Hello):
@@ -130,7 +130,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         return first  # type: ignore[return-value]
 
-    def _receive(self, conn: BotConnection, stream: Stream, messages: list[BotMessage | convert.WireError]) -> None:
+    def _receive(self, conn: BotConnection, stream: Stream, messages: list[Received | convert.WireError]) -> None:
         for msg in messages:
             if isinstance(msg, convert.WireError):
                 stream.send(ArenaError(ErrorCode.MALFORMED, str(msg)))

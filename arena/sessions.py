@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
 
 from sdk.protocol import (
-    ActionAccepted, ArenaError, ArenaMessage, BotMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, Welcome,
+    ActionAccepted, ArenaError, ArenaMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, Welcome,
 )
 
 from .names import shown
@@ -32,6 +33,24 @@ NEWS_WAIT_S = 0.05
 """Longest a message of CAN_WAIT waits for something that needs writing at once."""
 
 
+@dataclass(frozen=True, slots=True)
+class MalformedDecision:
+    """A Decision whose ids were read but whose action did not decode (`reason` says why).
+
+    It is routed by its ids like any Decision, so the bot gets an ActionRejected for that request
+    (counted like an illegal answer) that it can match and retry, not an Error it cannot route."""
+
+    game_id: str
+    request_id: int
+    reason: str
+
+
+Answer: TypeAlias = Decision | MalformedDecision
+"""A bot's answer to a request, as the arena read it."""
+Received: TypeAlias = Hello | Answer
+"""A message from a bot, as the arena read it."""
+
+
 class Table(Protocol):
     """A running game as the hub sees it (implemented by the referee)."""
 
@@ -46,7 +65,7 @@ class Table(Protocol):
     def connection_lost(self, bot: str) -> None:
         """`bot`'s stream ended: stop its clocks; the grace period starts."""
 
-    def submit(self, bot: str, decision: Decision) -> ArenaMessage:
+    def submit(self, bot: str, decision: Answer) -> ArenaMessage:
         """Judge `bot`'s decision; return the reply (accepted, rejected or an error)."""
         ...
 
@@ -210,7 +229,7 @@ class SessionHub:
         if not conn.tables:
             del self._bots[conn.name]
 
-    def receive(self, conn: BotConnection, msg: BotMessage) -> None:
+    def receive(self, conn: BotConnection, msg: Received) -> None:
         """Route a message from `conn`'s current stream; refusals go back to it as errors."""
         if isinstance(msg, Hello):
             conn.send(ArenaError(ErrorCode.PROTOCOL, "Hello may only be the first message of a stream"))

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from arena import convert as arena_convert
+from arena.sessions import MalformedDecision
 from sdk.engine import (
     FLIPS, Action, End, EndReason, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, observe,
 )
@@ -115,24 +116,29 @@ def test_hello_round_trips() -> None:
     "pb, reason",
     [
         (session_pb.BotMessage(), "a BotMessage must set hello or decision"),
-        (session_pb.BotMessage(decision=session_pb.Decision(game_id="g", request_id=4)), "the Decision for request 4 has no action"),
         (
-            session_pb.BotMessage(decision=session_pb.Decision(game_id="g", request_id=4, action={})),
-            "the action has none of flip, show, scout, scout_show set",
-        ),
-        (
-            session_pb.BotMessage(decision=session_pb.Decision(action={"scout": {"position": 1}})),
-            "scout end must be END_LEFT or END_RIGHT",
-        ),
-        (
-            session_pb.BotMessage(decision=session_pb.Decision(action={"scout_show": {"show": {"length": 1}}})),
-            "a scout_show action needs both its scout and its show",
+            session_pb.BotMessage(decision=session_pb.Decision(game_id="g" * 65, request_id=4, action={"flip": {}})),
+            "the Decision for request 4 names a game id of 65 characters; game ids have at most 64",
         ),
     ],
 )
-def test_malformed_bot_messages_name_the_problem(pb: session_pb.BotMessage, reason: str) -> None:
+def test_unroutable_bot_messages_name_the_problem(pb: session_pb.BotMessage, reason: str) -> None:
     with pytest.raises(sdk_convert.WireError, match=f"^{reason}$"):
         arena_convert.bot_message_from_pb(pb)
+
+
+@pytest.mark.parametrize(
+    "action, reason",
+    [
+        (None, "the Decision for request 4 has no action"),
+        ({}, "the action has none of flip, show, scout, scout_show set"),
+        ({"scout": {"position": 1}}, "scout end must be END_LEFT or END_RIGHT"),
+        ({"scout_show": {"show": {"length": 1}}}, "a scout_show action needs both its scout and its show"),
+    ],
+)
+def test_a_decision_with_a_malformed_action_keeps_its_ids_for_the_rejection(action: dict | None, reason: str) -> None:
+    pb = session_pb.BotMessage(decision=session_pb.Decision(game_id="g", request_id=4, action=action))
+    assert arena_convert.bot_message_from_pb(pb) == MalformedDecision("g", 4, reason)
 
 
 def test_every_enum_member_has_a_wire_value() -> None:

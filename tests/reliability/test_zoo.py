@@ -168,8 +168,9 @@ def with_unknown_field(msg: pb.BotMessage) -> pb.BotMessage:
 def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_change_nothing(
     arena: Arena, healthy: Healthy
 ) -> None:
-    """Each bad message gets its own reply; only the illegal action counts as an attempt; an
-    unknown field is ignored, so that decision is accepted."""
+    """Each bad message gets its own reply: one that cannot be routed an Error; a malformed or
+    illegal answer to the bot's own request an ActionRejected for it, each counting as an attempt;
+    an unknown field is ignored, so that decision is accepted."""
     name, token = arena.register("odd")
 
     async def scenario() -> arena_pb2.PlayGameResponse:
@@ -190,11 +191,6 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
         odd_id = "\x00" + "g" * 50
         unknown_end = game_pb2.Action(scout=game_pb2.Scout(end=7, flip=True, position=-3))  # type: ignore[arg-type]
         cases: list[tuple[pb.BotMessage, int, str]] = [
-            (decision(None), pb.ERROR_CODE_MALFORMED, f"the Decision for request {rid} has no action"),
-            (decision(unknown_end), pb.ERROR_CODE_MALFORMED, "scout end must be END_LEFT or END_RIGHT"),
-            (decision(game_pb2.Action(scout_show=game_pb2.ScoutShow(show=game_pb2.Show(start=0, length=1)))),
-             pb.ERROR_CODE_MALFORMED, "a scout_show action needs both its scout and its show"),
-            (decision(game_pb2.Action()), pb.ERROR_CODE_MALFORMED, "the action has none of flip, show, scout, scout_show set"),
             (pb.BotMessage(), pb.ERROR_CODE_MALFORMED, "a BotMessage must set hello or decision"),
             (pb.BotMessage(hello=pb.Hello(capacity=64)), pb.ERROR_CODE_PROTOCOL, "Hello may only be the first message of a stream"),
             (decision(flip(True), request_id=2**64 - 1), pb.ERROR_CODE_NOT_YOUR_REQUEST,
@@ -207,8 +203,15 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
         for msg, code, message in cases:
             got = await reply(msg)
             assert (got.WhichOneof("kind"), got.error.code, got.error.message) == ("error", code, message), msg
-        huge = await reply(decision(show(2**31 - 1, -(2**31))))
-        assert (huge.action_rejected.reason, huge.action_rejected.attempts_left) == (NOT_STARTED, 4)
+        rejected: list[tuple[pb.BotMessage, str]] = [
+            (decision(None), f"the Decision for request {rid} has no action"),
+            (decision(unknown_end), "scout end must be END_LEFT or END_RIGHT"),
+            (decision(game_pb2.Action()), "the action has none of flip, show, scout, scout_show set"),
+            (decision(show(2**31 - 1, -(2**31))), NOT_STARTED),
+        ]
+        for attempts_left, (msg, reason) in zip(range(4, 0, -1), rejected):
+            got = (await reply(msg)).action_rejected
+            assert (got.game_id, got.request_id, got.reason, got.attempts_left) == (gid, rid, reason, attempts_left), msg
         accepted = await reply(with_unknown_field(decision(flip(False))))
         assert accepted.action_accepted.request_id == rid
         await bot.play_to_the_end(random.Random(113))
