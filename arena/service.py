@@ -28,6 +28,8 @@ from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotCo
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 3.0
+SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
+"""The status detail that ends a stream another stream of the same bot took over."""
 """A new stream must send its Hello within this time (the default of `ResourceLimits.hello_timeout_ms`):
 a bot sends it at once, and a stream that never does holds a call slot until then."""
 DEFAULT_REGISTRATIONS_PER_MINUTE = 60
@@ -90,8 +92,13 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         finally:
             writer.cancel()
             reader.cancel()
+            superseded = conn.stream is not stream
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
+        if superseded:
+            # Not OK: a client that reconnects whenever its stream ends would take the seats back
+            # from the newer session, and the two would displace each other forever.
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, SUPERSEDED_MESSAGE)
         if reader.done() and not reader.cancelled() and (garbled := reader.result()):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, garbled)
         if stream.overflowed:

@@ -60,7 +60,12 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 ACTION_TYPES = (Show, Scout, ScoutShow, Flip)
 MAX_BATCH = 256
 """Most decisions in one write."""
-_FATAL = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT)
+_FATAL = (
+    grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+)
+"""Statuses that end a Play call for a reason reconnecting cannot fix. FAILED_PRECONDITION: a newer
+session of the bot took over its stream; reconnecting would fight it for the seats."""
 
 
 class ArenaRefused(Exception):

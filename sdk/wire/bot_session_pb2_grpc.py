@@ -45,7 +45,8 @@ class BotSessionServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Play(self, request_iterator, context):
-        """The one stream a bot process keeps open while it plays.
+        """The one stream a bot process keeps open while it plays. A stream that a newer one of the
+        same bot supersedes ends FAILED_PRECONDITION: its client must not reconnect.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

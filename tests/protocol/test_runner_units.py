@@ -37,6 +37,26 @@ def test_backoff_grows_exponentially_with_jitter_up_to_the_maximum() -> None:
         assert len(delays) > 1
 
 
+def test_a_superseded_stream_stops_the_runner_instead_of_reconnecting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arena ends a stream a newer session of the bot took over with FAILED_PRECONDITION:
+    reconnecting would take the seats back and the two sessions would displace each other."""
+    calls: list[str] = []
+
+    async def connection(session: object, channel: object, token: str) -> None:
+        calls.append(token)
+        if len(calls) > 1:
+            raise asyncio.CancelledError
+        raise grpc.aio.AioRpcError(
+            grpc.StatusCode.FAILED_PRECONDITION, grpc.aio.Metadata(), grpc.aio.Metadata(),
+            "superseded by a newer session of this bot",
+        )
+
+    monkeypatch.setattr(runner, "_play_stream", connection)
+    with pytest.raises(runner.ArenaRefused, match="^FAILED_PRECONDITION: superseded by a newer session of this bot$"):
+        asyncio.run(runner.run_async(RandomBot(delay=0.0), target="127.0.0.1:9", token="t", backoff=Backoff(0.0, 0.0)))
+    assert calls == ["t"]
+
+
 def test_backoff_restarts_after_a_connection_the_arena_welcomed(monkeypatch: pytest.MonkeyPatch) -> None:
     """After an arena crash the bot retries quickly again, not at the back-off reached before."""
     welcomed = iter([False, False, True, False])

@@ -20,6 +20,8 @@ from tests.protocol.test_misbehaviour import NOT_STARTED, assert_seat_played_fir
 from .conftest import WAIT_S, Arena, Healthy, check_against_replay, start_zoo, wait_for_text
 from .zoo_bot import EXIT_CODE
 
+SUPERSEDED_STATUS = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
+"""How the arena ends a stream another one of the same bot took over (docs/protocol.md, "Reconnecting")."""
 GRACE = 300
 """The grace period (ms) the crash tests play with, so a crashed seat forfeits quickly."""
 
@@ -251,7 +253,8 @@ def test_another_bots_token_takes_over_its_seats_and_the_old_stream_is_supersede
     arena: Arena, healthy: Healthy
 ) -> None:
     """The token is the bot's identity: a second program holding it becomes that bot. The stream
-    it displaces is told so and ends; the game goes on with the newcomer, without a forfeit."""
+    it displaces is told so and ends with a status that says not to reconnect; the game goes on
+    with the newcomer, without a forfeit."""
     name, token = arena.register("victim")
 
     async def scenario() -> arena_pb2.PlayGameResponse:
@@ -265,7 +268,9 @@ def test_another_bots_token_takes_over_its_seats_and_the_old_stream_is_supersede
         assert (superseded.code, superseded.message) == (
             pb.ERROR_CODE_SUPERSEDED, f"a newer session ({welcome.session_id}) took over bot {name!r}"
         )
-        assert await asyncio.wait_for(owner.call.read(), WAIT_S) is grpc.aio.EOF
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await asyncio.wait_for(owner.call.read(), WAIT_S)
+        assert (ended.value.code(), ended.value.details()) == (grpc.StatusCode.FAILED_PRECONDITION, SUPERSEDED_STATUS)
         started = (await impostor.read()).game_started
         assert (started.game_id, started.seat) == (req.game_id, 0)
         resent = (await impostor.next("decision_request")).decision_request
@@ -301,10 +306,13 @@ def test_a_reconnect_storm_leaves_exactly_one_live_session(arena: Arena, healthy
                 elif kind == "game_over":
                     assert errors == []
                     return "played"
-            batch = await bot.call.read()
-            if batch is grpc.aio.EOF:
+            try:
+                batch = await bot.call.read()
+            except grpc.aio.AioRpcError as ended:
+                assert ended.code() == grpc.StatusCode.FAILED_PRECONDITION, ended
                 assert [e.code for e in errors] == [pb.ERROR_CODE_SUPERSEDED], errors
                 return "superseded"
+            assert batch is not grpc.aio.EOF, "a superseded stream must end with FAILED_PRECONDITION, not OK"
             messages = list(batch.messages)
 
     async def scenario() -> arena_pb2.PlayGameResponse:
