@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from sqlalchemy.engine import Engine
 
 from . import store
@@ -53,6 +52,7 @@ from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
 from .referee import Limits, Referee
+from .reflection import enable_reflection
 from .resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
 from .sessions import SessionHub
@@ -171,9 +171,7 @@ async def start_server(
     add_arena(arena_service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server)
     try:
         address = f"{config.host}:{config.port}"
         if credentials is None:

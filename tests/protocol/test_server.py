@@ -7,12 +7,14 @@ import random
 
 import grpc
 import pytest
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from sdk.wire import bot_session_pb2 as pb
 
+from arena.reflection import V1_REQUEST, V1_RESPONSE
 from arena.sessions import MAX_QUEUED
 
 from .conftest import Arena, check_against_replay
@@ -29,12 +31,31 @@ def test_health_reports_serving(arena: Arena, service: str) -> None:
 
 
 def test_reflection_describes_the_protocol(arena: Arena) -> None:
+    """v1alpha, through grpcio-reflection's own client."""
     with grpc.insecure_channel(arena.target) as channel:
         database = ProtoReflectionDescriptorDatabase(channel)
         assert set(SERVICES) <= set(database.get_services())
         service = DescriptorPool(database).FindServiceByName("scout.arena.v1.BotSession")
         play = service.methods_by_name["Play"]
         assert (play.input_type.name, play.output_type.name) == ("BotBatch", "ArenaBatch")
+
+
+def test_reflection_is_served_as_v1_too(arena: Arena) -> None:
+    """What tools that speak grpc.reflection.v1 (grpcurl, Postman) ask: the services, and the file
+    that defines one, with its dependencies."""
+    assert V1_REQUEST.DESCRIPTOR.full_name == "grpc.reflection.v1.ServerReflectionRequest"
+    with grpc.insecure_channel(arena.target) as channel:
+        info = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=V1_REQUEST.SerializeToString, response_deserializer=V1_RESPONSE.FromString,
+        )
+        listed, described = info(iter([
+            V1_REQUEST(list_services=""), V1_REQUEST(file_containing_symbol="scout.arena.v1.BotSession"),
+        ]), timeout=10)
+    names = {s.name for s in listed.list_services_response.service}
+    assert set(SERVICES) | {"grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= names
+    files = [FileDescriptorProto.FromString(b) for b in described.file_descriptor_response.file_descriptor_proto]
+    assert "scout/arena/v1/bot_session.proto" in {f.name for f in files}
 
 
 def test_an_oversized_message_is_refused(arena: Arena) -> None:
