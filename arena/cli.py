@@ -244,6 +244,8 @@ def serve(
             typer.echo(f"Admin token (shown this once; only its hash is kept): {server.admin_token}")
             typer.echo("Organiser commands read it from SCOUT_ARENA_ADMIN_TOKEN; "
                        "`scout-arena admin rotate-token` replaces it.")
+        elif admin_token is None:
+            typer.echo(f"Admin token: the one stored (lost it? `scout-arena admin rotate-token --db {db}` prints a new one)")
         sys.stdout.flush()
 
     try:

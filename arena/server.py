@@ -51,6 +51,7 @@ from .credentials import FixedAdminToken, StoredAdminToken, StoredBotDirectory, 
 from .db import open_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
+from .listen import listen_problem
 from .referee import Limits, Referee
 from .reflection import enable_reflection
 from .resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
@@ -151,13 +152,7 @@ async def start_server(
         engine = await asyncio.to_thread(open_database, config.database_url)
         db = AsyncStore(engine)
         directory = directory if directory is not None else StoredBotDirectory(engine)
-        if config.admin_token:
-            admin_token = await asyncio.to_thread(set_admin_token, engine, config.admin_token)
-        else:
-            admin_token = await asyncio.to_thread(ensure_admin_token, engine)
-        voided = await db(store.void_interrupted_games)
-        if voided:
-            log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
+        admin_token = None
         runner = TournamentRunner(db, referee, hub)
         arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner,
                                                config.registrations_per_minute, resources)
@@ -172,24 +167,42 @@ async def start_server(
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server)
-    try:
+    problem = listen_problem(config.host, config.port)
+    if problem is None:
         address = f"{config.host}:{config.port}"
-        if credentials is None:
-            port = server.add_insecure_port(address)
-        else:
-            port = server.add_secure_port(address, credentials)
-    except RuntimeError:
-        port = 0
-    if port == 0:
+        try:
+            port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
+        except RuntimeError:
+            port = 0
+        if port == 0:
+            problem = f"cannot listen on {address}"
+    if problem is not None:
         if engine is not None:
             engine.dispose()
-        raise OSError(f"cannot listen on {config.host}:{config.port}")
+        raise OSError(problem)
+    if engine is not None:
+        # Only once the port is ours: a start that cannot listen neither creates an admin token
+        # nobody sees nor voids the games of the arena that holds the port.
+        admin_token = await _take_over_database(engine, config.admin_token)
     await server.start()
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
     return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task,
                        tls=credentials is not None)
+
+
+async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:
+    """Set (or create, on the first start) the admin token and void the games the last stop
+    interrupted; returns the admin token if this start set or created it."""
+    if admin_token:
+        shown: str | None = await asyncio.to_thread(set_admin_token, engine, admin_token)
+    else:
+        shown = await asyncio.to_thread(ensure_admin_token, engine)
+    voided = await AsyncStore(engine)(store.void_interrupted_games)
+    if voided:
+        log.warning("voided %d games interrupted by the last stop; they will be played again", voided)
+    return shown
 
 
 GC_THRESHOLDS = (50_000, 20, 100)
