@@ -42,7 +42,7 @@ UNDECODABLE = DecodeError
 __all__ = [
     "BOT_SESSION", "SERVICE_NAMES", "WireError", "arena_batch_bytes", "bot_batch_from_bytes", "bot_batch_from_pb",
     "bot_message_from_pb", "play_request_from_pb", "play_response_to_pb", "register_request_name",
-    "register_response_to_pb",
+    "register_response_to_pb", "describe_response_to_pb",
 ]
 
 SERVICE_NAMES = (
@@ -315,6 +315,10 @@ def register_request_name(req: arena_pb.RegisterBotRequest) -> str:
 
 def register_response_to_pb(name: str, token: str) -> arena_pb.RegisterBotResponse:
     return arena_pb.RegisterBotResponse(name=name, token=token)
+
+
+def describe_response_to_pb(arena_id: str) -> arena_pb.DescribeArenaResponse:
+    return arena_pb.DescribeArenaResponse(arena_id=arena_id)
 
 
 def play_request_from_pb(req: arena_pb.PlayGameRequest, defaults: Limits) -> tuple[tuple[str, ...], int, Limits]:

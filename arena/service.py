@@ -212,6 +212,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         log.info("registered bot %s", shown(name))
         return convert.register_response_to_pb(name, token)
 
+    async def DescribeArena(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        return convert.describe_response_to_pb(await self._admin.identity())
+
     async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
         await self.require_admin("PlayGame", context)
         try:

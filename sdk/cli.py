@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, NoReturn
@@ -37,7 +38,8 @@ from .bot import Bot
 from .conformance import check_bot
 from .loading import BotLoadError, load_bot
 from .local import BotError, GameResult, MatchResult, play_match
-from .runner import DEFAULT_TARGET, ArenaRefused, run
+from .reach import wait_for_arena
+from .runner import DEFAULT_TARGET, ArenaRefused, ArenaUnreachable, run
 from .submit import bot_token, play_tournament
 from .tls import ClientTls, TlsConfigError
 from .tokens import TokenFileError, tokens_path
@@ -222,31 +224,54 @@ def check(
         raise typer.Exit(1)
 
 
-def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None,
-          tls: ClientTls | None = None) -> None:
-    """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
+def check_target(target: str) -> None:
+    """End the command unless `target` is HOST:PORT."""
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
         fail(f"--target must be HOST:PORT, not {target!r}")
+
+
+def reach(target: str, tls: ClientTls | None) -> str:
+    """Wait until an arena answers at `target` (`sdk.reach`), logging to stderr; returns the key
+    its tokens are saved under. A TLS mismatch ends the command, and so does Ctrl-C while waiting."""
+    check_target(target)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        key = wait_for_arena(target, tls)
+    except (ArenaRefused, TlsConfigError) as exc:
+        fail(str(exc))
+    if key is None:
+        fail(f"stopped before an arena answered at {target}")
+    return key
+
+
+def refused(bot: Bot, exc: ArenaRefused, hint: str) -> NoReturn:
+    """End the command for a refusal: nothing answering is not a refusal; `hint` follows a refused token."""
+    if isinstance(exc, ArenaUnreachable):
+        fail(str(exc))
+    fail(f"the arena refused {bot.name}: {exc}{hint if str(exc).startswith('UNAUTHENTICATED') else ''}")
+
+
+def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None,
+          tls: ClientTls | None = None, hint: str = "") -> None:
+    """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
     try:
         finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games, tls=tls)
     except ArenaRefused as exc:
-        fail(f"the arena refused {bot.name}: {exc}")
+        refused(bot, exc, hint)
     except TlsConfigError as exc:
         fail(str(exc))
     typer.echo(f"{bot.name}: games played: {finished}", err=True)
 
 
 def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
-           tls: ClientTls | None = None, entry_code: str | None = None) -> None:
+           tls: ClientTls | None = None, entry_code: str | None = None, hint: str = "") -> None:
     """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls,
                                  entry_code=entry_code)
     except ArenaRefused as exc:
-        fail(f"the arena refused {bot.name}: {exc}")
+        refused(bot, exc, hint)
     except TlsConfigError as exc:
         fail(str(exc))
     typer.echo(f"{bot.name}: tournament {tournament!r} {status}", err=True)
@@ -256,7 +281,8 @@ def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
     "run",
     help="Connect BOT to an arena and play the games it is given until stopped; with --tournament, enter it in "
     "that tournament and play until the tournament finishes. Without --token the bot's saved token is used, or "
-    "the bot is registered and its token saved (SCOUT_ARENA_TOKENS, default ~/.config/scout-arena/tokens.json).",
+    "the bot is registered and its token saved (SCOUT_ARENA_TOKENS, default ~/.config/scout-arena/tokens.json). "
+    "Until an arena answers at --target it waits, trying again with back-off.",
 )
 def run_command(
     bot: BotArgument,
@@ -272,6 +298,9 @@ def run_command(
     name: Annotated[
         str | None, typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False)
     ] = None,
+    register: Annotated[
+        bool, typer.Option("--register", help="Register the bot afresh and save its new token, replacing a saved one.")
+    ] = False,
     seed: Annotated[int, typer.Option(help="Seed of an example bot's randomness.")] = 0,
     move_time: Annotated[
         float | None, typer.Option(min=0.001, help="Thinking seconds per move of an example bot that searches.")
@@ -286,15 +315,16 @@ def run_command(
         fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
     if entry_code is not None and tournament is None:
         fail("--entry-code goes with --tournament: it is the code for entering that tournament")
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
-        fail(f"--target must be HOST:PORT, not {target!r}")
+    if register and token:
+        fail("--register and --token do not go together: --register gets the bot a new token")
+    check_target(target)
     entrant = resolve_bot(bot, seed, move_time)
     if name is not None:
         entrant.name = name
     secure = ClientTls.from_options(tls, tls_ca, tls_server_name)
+    arena = reach(target, secure)
     try:
-        key, registered = bot_token(entrant.name, target, token, secure)
+        key, registered = bot_token(entrant.name, target, token, secure, arena=arena, afresh=register)
     except ArenaRefused as exc:
         taken = str(exc).startswith("ALREADY_EXISTS")
         fail(f"cannot register {entrant.name!r} at {target}: {exc}"
@@ -303,11 +333,19 @@ def run_command(
         fail(str(exc))
     if registered:
         typer.echo(f"registered {entrant.name!r} at {target}; its token is saved in {tokens_path()}", err=True)
+    hint = ""
+    if not token and not registered:
+        again = ["scout-bot", "run", bot, "--target", target, *(["--name", name] if name else []),
+                 *(["--tournament", tournament] if tournament else []), *(["--tls"] if tls else []),
+                 *(["--tls-ca", tls_ca] if tls_ca else []), *(["--tls-server-name", tls_server_name] if tls_server_name else []),
+                 "--register"]
+        hint = (f"; it is the token saved in {tokens_path()}: `{shlex.join(again)}` registers {entrant.name} afresh "
+                "and saves its new token")
     if tournament is None:
-        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure)
+        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure, hint=hint)
     else:
         submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity, tls=secure,
-               entry_code=entry_code)
+               entry_code=entry_code, hint=hint)
 
 
 def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
@@ -330,8 +368,9 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
         tls_ca: TlsCaOption = None,
         tls_server_name: TlsServerNameOption = None,
     ) -> None:
-        serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games,
-              tls=ClientTls.from_options(tls, tls_ca, tls_server_name))
+        secure = ClientTls.from_options(tls, tls_ca, tls_server_name)
+        reach(target, secure)
+        serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games, tls=secure)
 
     return program
 

@@ -66,10 +66,16 @@ _FATAL = (
 )
 """Statuses that end a Play call for a reason reconnecting cannot fix. FAILED_PRECONDITION: a newer
 session of the bot took over its stream; reconnecting would fight it for the seats."""
+_UNANSWERED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+"""Statuses of a call nothing answered: no arena listens there (yet)."""
 
 
 class ArenaRefused(Exception):
     """The arena refused the bot for a reason retrying cannot fix (bad token, taken name, ...)."""
+
+
+class ArenaUnreachable(ArenaRefused):
+    """Nothing answered at the arena's address (no server there, or none yet)."""
 
 
 @dataclass(frozen=True)
@@ -425,5 +431,10 @@ def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, 
 
 
 def refusal(target: str, exc: grpc.aio.AioRpcError, tls: ClientTls | None) -> ArenaRefused:
-    """A failed call as ArenaRefused: `CODE: details`, or the TLS mismatch that caused it."""
-    return ArenaRefused(tls_problem(target, exc.details(), tls) or f"{exc.code().name}: {exc.details()}")
+    """A failed call as ArenaRefused: `CODE: details`, the TLS mismatch that caused it, or
+    ArenaUnreachable if nothing answered."""
+    if problem := tls_problem(target, exc.details(), tls):
+        return ArenaRefused(problem)
+    if exc.code() in _UNANSWERED:
+        return ArenaUnreachable(f"no arena answers at {target}")
+    return ArenaRefused(f"{exc.code().name}: {exc.details()}")

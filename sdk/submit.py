@@ -33,16 +33,26 @@ ENDED = ("finished", "failed")
 """Statuses after which a tournament plays no more games."""
 
 
-def bot_token(name: str, target: str, token: str | None = None, tls: ClientTls | None = None) -> tuple[str, bool]:
-    """(the bot's token, whether it was registered just now). Raises ArenaRefused if registering
-    fails (a taken name, say) and `sdk.tokens.TokenFileError` if the token file is unusable."""
+def bot_token(
+    name: str, target: str, token: str | None = None, tls: ClientTls | None = None, *, arena: str | None = None,
+    afresh: bool = False,
+) -> tuple[str, bool]:
+    """(the bot's token, whether it was registered just now). `arena` is the key the arena's
+    tokens are saved under (`sdk.reach.arena_key_async`; default `target`); a token saved under
+    `target` by an older SDK is found too, and saved under `arena` from then on. `afresh`
+    registers even if a token is saved, replacing it. Raises ArenaRefused if registering fails (a
+    taken name, say) and `sdk.tokens.TokenFileError` if the token file is unusable."""
     if token:
         return token, False
-    saved = saved_token(target, name)
-    if saved is not None:
-        return saved, False
+    arena = arena or target
+    if not afresh:
+        saved = saved_token(arena, name)
+        if saved is None and arena != target and (saved := saved_token(target, name)) is not None:
+            save_token(arena, name, saved)
+        if saved is not None:
+            return saved, False
     token = register(name, target=target, tls=tls)
-    save_token(target, name, token)
+    save_token(arena, name, token)
     return token, True
 
 

@@ -1,10 +1,12 @@
 """Bot tokens saved for their owner, so `scout-bot run` registers a bot once per arena.
 
 The file is `$SCOUT_ARENA_TOKENS` if set, else `$XDG_CONFIG_HOME/scout-arena/tokens.json`, else
-`~/.config/scout-arena/tokens.json`. It holds one JSON object, `{"HOST:PORT": {"bot name":
-"token"}}`, is readable by its owner only (0600, as is its `.lock` beside it, whatever the umask;
-its own directory is made 0700), and is replaced atomically when a token is added. Keep
-it as you would a password file; delete an entry to register that bot afresh.
+`~/.config/scout-arena/tokens.json`. It holds one JSON object, `{"ARENA": {"bot name": "token"}}`,
+where ARENA is `arena:<id>`, the identity the arena reports (`sdk.reach`), so every address of one
+arena finds its tokens (older files, and arenas too old to report one, use `HOST:PORT`). It is
+readable by its owner only (0600, as is its `.lock` beside it, whatever the umask; its own
+directory is made 0700), and is replaced atomically when a token is added. Keep it as you would a
+password file; `scout-bot run BOT --register` registers a bot afresh and replaces its token.
 """
 
 from __future__ import annotations
@@ -38,17 +40,17 @@ def _load(path: Path) -> dict[str, dict[str, str]]:
     if not isinstance(data, dict) or not all(
         isinstance(bots, dict) and all(isinstance(t, str) for t in bots.values()) for bots in data.values()
     ):
-        raise TokenFileError(f"the token file {path} is not a {{\"HOST:PORT\": {{\"bot\": \"token\"}}}} object; fix or delete it")
+        raise TokenFileError(f"the token file {path} is not a {{\"ARENA\": {{\"bot\": \"token\"}}}} object; fix or delete it")
     return data
 
 
-def saved_token(target: str, name: str, path: Path | None = None) -> str | None:
-    """The token saved for bot `name` at the arena `target`, if any."""
-    return _load(path or tokens_path()).get(target, {}).get(name)
+def saved_token(arena: str, name: str, path: Path | None = None) -> str | None:
+    """The token saved for bot `name` under the arena key `arena`, if any."""
+    return _load(path or tokens_path()).get(arena, {}).get(name)
 
 
-def save_token(target: str, name: str, token: str, path: Path | None = None) -> Path:
-    """Save (or replace) the token of bot `name` at `target`; returns the file written."""
+def save_token(arena: str, name: str, token: str, path: Path | None = None) -> Path:
+    """Save (or replace) the token of bot `name` under the arena key `arena`; returns the file written."""
     path = path or tokens_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -57,7 +59,7 @@ def save_token(target: str, name: str, token: str, path: Path | None = None) -> 
         with open(os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = _load(path)
-            data.setdefault(target, {})[name] = token
+            data.setdefault(arena, {})[name] = token
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
             with os.fdopen(fd, "w") as out:  # mkstemp creates it readable by its owner only
                 json.dump(data, out, indent=2, sort_keys=True)

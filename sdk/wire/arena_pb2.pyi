@@ -70,6 +70,16 @@ GAME_STATUS_SCHEDULED: GameStatus
 GAME_STATUS_RUNNING: GameStatus
 GAME_STATUS_FINISHED: GameStatus
 
+class DescribeArenaRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DescribeArenaResponse(_message.Message):
+    __slots__ = ("arena_id",)
+    ARENA_ID_FIELD_NUMBER: _ClassVar[int]
+    arena_id: str
+    def __init__(self, arena_id: _Optional[str] = ...) -> None: ...
+
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name",)
     NAME_FIELD_NUMBER: _ClassVar[int]

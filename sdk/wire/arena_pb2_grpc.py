@@ -99,6 +99,11 @@ class ArenaStub:
                 request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.SerializeToString,
                 response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.FromString,
                 _registered_method=True)
+        self.DescribeArena = channel.unary_unary(
+                '/scout.arena.v1.Arena/DescribeArena',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -207,6 +212,15 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DescribeArena(self, request, context):
+        """Which arena answers: an id that stays the same for the life of its database, whatever name or
+        address it is reached by, and differs for another database (or, without one, for every start).
+        Clients key what they keep per arena (a bot's saved token) by it. Needs no token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -274,6 +288,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.RevealSeeds,
                     request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.FromString,
                     response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.SerializeToString,
+            ),
+            'DescribeArena': grpc.unary_unary_rpc_method_handler(
+                    servicer.DescribeArena,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -627,6 +646,33 @@ class Arena:
             '/scout.arena.v1.Arena/RevealSeeds',
             scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsRequest.SerializeToString,
             scout_dot_arena_dot_v1_dot_arena__pb2.RevealSeedsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DescribeArena(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/DescribeArena',
+            scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.DescribeArenaResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -315,6 +315,15 @@ def registered_token(reply: arena_pb.RegisterBotResponse) -> str:
     return reply.token
 
 
+def describe_request_to_pb() -> arena_pb.DescribeArenaRequest:
+    return arena_pb.DescribeArenaRequest()
+
+
+def described_arena(reply: arena_pb.DescribeArenaResponse) -> str:
+    """The arena's id (`DescribeArena`)."""
+    return reply.arena_id
+
+
 def enter_request_to_pb(tournament: str, entry_code: str | None = None) -> arena_pb.EnterTournamentRequest:
     return arena_pb.EnterTournamentRequest(tournament=tournament, entry_code=entry_code)
 
