@@ -43,8 +43,8 @@ T = TypeVar("T")
 
 ITEMS_PER_UNIT = 25
 EXPORT_GAMES_PER_UNIT = 1
-"""A unit is about 3 ms of the arena's CPU on SQLite: a ShowGame (parsing one game's record),
-listing 25 games, or exporting one game (benchmarks/read_flood.py measures what the flood costs)."""
+"""A unit is work of about the same cost to the arena: a ShowGame (parsing one game's record),
+listing 25 games, or exporting one game (benchmarks/read_flood.py measures what a flood costs)."""
 HOLD_S = 1.0
 MAX_HELD = 64
 KNOWN_TOKENS = 10_000

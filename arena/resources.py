@@ -33,7 +33,7 @@ from .errors import ArenaError
 FD_RESERVE = 128
 """Descriptors beside the connections: the listening socket, grpc's and asyncio's event fds, the
 database's pooled connections (a SQLite file and its WAL each, or a PostgreSQL socket), logs and
-stdio. An idle arena on SQLite holds about 20."""
+stdio; an idle arena needs far fewer."""
 
 
 class OpenFileLimitTooLow(ArenaError):
