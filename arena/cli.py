@@ -15,7 +15,8 @@ directly, for when no server runs. Organiser commands (creating and starting tou
 their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
 an arena that serves TLS, connect with `scout-arena --tls COMMAND ...` (the system's CAs) or
 `--tls-ca FILE` (a private CA), options of `scout-arena` itself that every command uses (`sdk.tls`).
-A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line).
+A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line). Every
+read command takes `--json` and prints one JSON document instead of its table (`arena.json_output`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import asyncio
 import logging
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
@@ -32,12 +33,13 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
 
 from . import demo as demo_module
+from . import json_output
 from .clients import ArenaClient, LocalArena, RemoteArena, database_url
 from .credentials import set_admin_token
 from .db import DEFAULT_DATABASE_URL
@@ -110,6 +112,11 @@ AdminTokenOption = Annotated[
     typer.Option(help="The arena's admin token.", envvar=ADMIN_TOKEN_VARIABLE, show_default=False),
 ]
 TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
+JsonOption = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON document instead of the table, for scripts "
+                 "(fields: docs/operator-guide.md, \"Output for scripts\")."),
+]
 
 
 _CLIENT_TLS: ContextVar[ClientTls | None] = ContextVar("client_tls", default=None)
@@ -133,6 +140,15 @@ def connection(
 ) -> None:
     """How every command that talks to a running arena connects to it."""
     _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
+
+
+def show(as_json: bool, document: Callable[[], json_output.Document], view: Callable[[], RenderableType]) -> None:
+    """Print what a read command read: with --json as one JSON document and nothing else on stdout,
+    else as its table. Both render the same read model."""
+    if as_json:
+        typer.echo(json_output.dumps(document()))
+    else:
+        Console().print(view())
 
 
 def fail(message: str) -> NoReturn:
@@ -325,17 +341,22 @@ def tournament_create(
 
 
 @tournament_app.command("list", help="List every tournament with its progress.")
-def tournament_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+def tournament_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json: JsonOption = False) -> None:
     with arena(server, db) as client:
-        Console().print(tournaments_table(client.tournaments()))
+        listed = client.tournaments()
+    show(as_json, lambda: json_output.tournaments(listed), lambda: tournaments_table(listed))
 
 
 @tournament_app.command("show", help="Show a tournament's options, entrants and progress.")
 def tournament_show(
-    name: Annotated[str, typer.Argument(show_default=False)], server: ServerOption = DEFAULT_SERVER, db: DbOption = None
+    name: Annotated[str, typer.Argument(show_default=False)],
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     with arena(server, db) as client:
-        Console().print(tournament_view(client.tournament(name)))
+        shown = client.tournament(name)
+    show(as_json, lambda: json_output.tournament(shown), lambda: tournament_view(shown))
 
 
 @tournament_app.command("start", help="Start a tournament now: close its entries and schedule its games.")
@@ -357,10 +378,11 @@ def tournament_seeds(
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     with arena(server, db, admin_token, admin=True) as client:
         reveal = client.reveal_seeds(name)
-    Console().print(seeds_view(reveal))
+    show(as_json, lambda: json_output.seeds(reveal), lambda: seeds_view(reveal))
 
 
 # ---- bots and ratings -------------------------------------------------------------------------------
@@ -376,17 +398,23 @@ def bot_register(
 
 
 @bot_app.command("list", help="List the registered bots.")
-def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json: JsonOption = False) -> None:
     with arena(server, db) as client:
-        Console().print(bots_table(client.bots()))
+        listed = client.bots()
+    show(as_json, lambda: json_output.bots(listed), lambda: bots_table(listed))
 
 
 @app.command(help="Show a tournament's rating table, or the global ladder.")
-def ratings(tournament: TournamentOption = None, server: ServerOption = DEFAULT_SERVER, db: DbOption = None) -> None:
+def ratings(
+    tournament: TournamentOption = None,
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     with arena(server, db) as client:
         rows = client.ratings(tournament)
     title = f"Ratings: tournament {tournament}" if tournament else "Ratings: global ladder"
-    Console().print(ratings_table(rows, title))
+    show(as_json, lambda: json_output.ratings(tournament, rows), lambda: ratings_table(rows, title))
 
 
 # ---- games -------------------------------------------------------------------------------------------
@@ -398,9 +426,11 @@ def games_list(
     status: Annotated[GameStatus | None, typer.Option(help="Only games in this state.", show_default=False)] = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     with arena(server, db) as client:
-        Console().print(games_table(client.games(tournament, status)))
+        listed = client.games(tournament, status)
+    show(as_json, lambda: json_output.games(listed), lambda: games_table(listed))
 
 
 @games_app.command("show", help="Replay a game move by move.")
@@ -408,15 +438,20 @@ def games_show(
     game_id: Annotated[int, typer.Argument(metavar="ID", show_default=False)],
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     with arena(server, db) as client:
         detail = client.game(game_id)
+    if as_json:
+        typer.echo(json_output.dumps(json_output.game(detail)))
+        return
     console = Console(highlight=False)
     for line in (game_header(detail.info), *voided_lines(detail.voided), *replay_lines(detail)):
         console.print(line, markup=False, soft_wrap=True)
 
 
-@games_app.command("export", help="Write every finished game as a JSON line (record, results, seats).")
+@games_app.command("export", help="Write every finished game as a JSON line: each its `games show --json` document "
+                   "(record, results, seats), on one line.")
 def games_export(
     tournament: TournamentOption = None,
     output: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.", show_default=False)] = None,
@@ -443,14 +478,18 @@ def games_verify(
     tournament: Annotated[str, typer.Option(help="The tournament to check.", show_default=False)],
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     with arena(server, db) as client:
         shown = client.tournament(tournament)
         games = [client.game(g.id) for g in client.games(tournament, GameStatus.FINISHED)]
     checked = verify(shown, games)
-    for problem in checked.problems:
-        typer.echo(f"FAILED: {problem}", err=True)
-    typer.echo(checked.summary())
+    if as_json:
+        typer.echo(json_output.dumps(json_output.verification(checked)))
+    else:
+        for problem in checked.problems:
+            typer.echo(f"FAILED: {problem}", err=True)
+        typer.echo(checked.summary())
     if not checked.ok:
         raise typer.Exit(1)
 

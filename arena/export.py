@@ -1,9 +1,9 @@
 """Finished games as JSON lines: one self-contained object per game, for analysis outside the arena.
 
-Each line holds `id`, `tournament`, `table` and `game` (its place in the schedule), `seed` (of the
-attempt that counted),
-`attempts`, `started_at` and `finished_at` (ISO 8601, UTC), `seats` (bot names in seat order),
-`results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null -, `cause` -
+Each line is the game's document of `games show --json` (`arena.json_output.game`): `id`,
+`tournament`, `table` and `game` (its place in the schedule), `status` (finished), `seed` (of the
+attempt that counted), `attempts`, `started_at` and `finished_at` (ISO 8601 in UTC,
+`2030-01-04T18:00:00.000Z`), `seats` (bot names in seat order), `results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null -, `cause` -
 timeout, illegal, disconnect or absent, or null - and `policy` - what the failure policy did with
 the forfeit: forfeit or void-cap-reached, or null), `end_reasons` (per round), `record`: the
 engine's full game record (`GameRecord.to_dict`), which
@@ -19,45 +19,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 from sqlmodel import Session
 
-from . import store
+from . import json_output, store
 
 
 def game_line(detail: store.GameDetail) -> str:
-    """One finished game as a single JSON line (no newline)."""
-    info = detail.info
-    assert detail.record is not None and info.started_at is not None and info.finished_at is not None
-    return json.dumps(
-        {
-            "id": info.id,
-            "tournament": info.tournament,
-            "table": info.table_index,
-            "game": info.game_index,
-            "seed": info.seed,
-            "attempts": info.attempts,
-            "started_at": info.started_at.isoformat(),
-            "finished_at": info.finished_at.isoformat(),
-            "seats": list(info.seats),
-            "results": [s.to_json() for s in info.results],
-            "end_reasons": list(info.end_reasons),
-            "record": detail.record.to_dict(),
-            "voided_attempts": [_voided(v) for v in detail.voided],
-        },
-        separators=(",", ":"),
-    )
-
-
-def _voided(voided: store.VoidedAttempt) -> dict[str, Any]:
-    return {
-        "attempt": voided.attempt,
-        "voided_at": voided.voided_at.isoformat(),
-        "seed": voided.seed,
-        "results": [s.to_json() for s in voided.result.seats],
-        "record": voided.result.record.to_dict(),
-    }
+    """One finished game as a single JSON line (no newline): `games show --json`'s document, compact."""
+    assert detail.record is not None, "only finished games are exported"
+    return json.dumps(json_output.game(detail), separators=(",", ":"))
 
 
 EXPORT_BATCH = 100

@@ -7,16 +7,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.cli import app as scout_arena
 from sdk.engine import GameRecord, replay
 
 from tests.tournament.arena_process import ArenaProcess
 
-from .conftest import arena_cli, bot_cli, scout_bot_process
+from .conftest import arena_cli, bot_cli, runner, scout_bot_process
 
+JSON_COMMANDS = (
+    ["tournament", "list"], ["tournament", "show", "cup"], ["bot", "list"], ["ratings"], ["ratings", "--tournament", "cup"],
+    ["games", "list", "--tournament", "cup"], ["games", "show", "1"], ["games", "verify", "--tournament", "cup"],
+)
+"""Every read command that takes --json and reads the same over gRPC as on the database."""
 BOTS = {"ann": ["greedy"], "bob": ["random", "--seed", "3"], "cy": ["montecarlo", "--move-time", "0.01"]}
 FINISH_TIMEOUT_S = 120.0
 
@@ -101,6 +109,7 @@ def test_a_saved_token_is_reused(played: Played) -> None:
         ["games", "list", "--status", "finished"],
         ["games", "show", "1"],
         ["games", "export", "--tournament", "cup"],
+        *([*command, "--json"] for command in JSON_COMMANDS),
     ],
     ids=" ".join,
 )
@@ -138,3 +147,83 @@ def test_export_writes_replayable_json_lines(played: Played, tmp_path: Path) -> 
     assert [(g["table"], g["game"]) for g in games] == [(t, g) for g in range(2) for t in range(3)]
     for game in games:
         assert list(replay(GameRecord.from_dict(game["record"])).totals) == [r["points"] for r in game["results"]]
+
+
+TOURNAMENT_KEYS = {
+    "id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "status",
+    "failure_policy", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce",
+    "failure", "max_entrants", "invite_only", "rounds",
+}
+RATING_KEYS = {"rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing"}
+GAME_KEYS = {"id", "tournament", "table", "game", "status", "seed", "attempts", "started_at", "finished_at", "seats",
+             "results", "end_reasons"}
+RESULT_KEYS = {"seat", "bot", "points", "rank", "forfeit", "cause", "policy"}
+
+
+def json_of(*args: str) -> Any:
+    """The one JSON document `scout-arena ARGS --json` prints, checking that nothing else is printed."""
+    result = runner.invoke(scout_arena, [*args, "--json"])
+    assert result.exit_code == 0 and result.stderr == "", result.output
+    return json.loads(result.stdout)
+
+
+def utc(text: str) -> datetime:
+    assert text.endswith("Z") and len(text) == len("2030-01-04T18:00:00.000Z"), text
+    moment = datetime.fromisoformat(text)
+    assert moment.utcoffset() == timedelta(0)
+    return moment
+
+
+def test_json_documents_name_every_field_with_numbers_as_numbers_and_utc_times(played: Played) -> None:
+    (listed,) = json_of("tournament", "list", "--db", str(played.db))["tournaments"]
+    assert set(listed) == TOURNAMENT_KEYS
+    assert json_of("tournament", "show", "cup", "--db", str(played.db)) == listed
+    assert (listed["name"], listed["status"], listed["table_size"], listed["games_per_table"]) == ("cup", "finished", 3, 2)
+    assert listed["games"] == {"scheduled": 0, "running": 0, "finished": 6, "total": 6}
+    assert listed["seed"] == 42 and listed["entrants"] == sorted(BOTS) and listed["failure_policy"]["grace_ms"] > 0
+    assert utc(listed["created_at"]) <= utc(listed["started_at"]) <= utc(listed["finished_at"]) < utc(listed["starts_at"])
+    assert {b["name"] for b in json_of("bot", "list", "--db", str(played.db))["bots"]} == set(BOTS)
+
+
+def test_ratings_json_is_the_table_s_rows(played: Played) -> None:
+    document = json_of("ratings", "--tournament", "cup", "--db", str(played.db))
+    assert document["tournament"] == "cup" and all(set(row) == RATING_KEYS for row in document["ratings"])
+    _, table = played.via_db("ratings", "--tournament", "cup")
+    bots = [[cell.strip() for cell in line.split("│")[1:-1]][1] for line in table.splitlines() if line.startswith("│")]
+    assert [row["bot"] for row in document["ratings"]] == bots
+    assert [row["rank"] for row in document["ratings"]] == [1, 2, 3]
+    for row in document["ratings"]:
+        assert row["games"] == 6 and isinstance(row["mu"], float) and isinstance(row["wins"], float)
+        assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"])
+    assert sum(row["wins"] for row in document["ratings"]) == pytest.approx(6)  # a shared win is split
+    assert json_of("ratings", "--db", str(played.db))["tournament"] is None
+
+
+def test_games_json_has_the_export_s_shape(played: Played) -> None:
+    games = json_of("games", "list", "--tournament", "cup", "--db", str(played.db))["games"]
+    assert len(games) == 6 and all(set(g) == GAME_KEYS for g in games)
+    assert all(set(r) == RESULT_KEYS and isinstance(r["points"], int) for g in games for r in g["results"])
+    assert [(g["table"], g["game"]) for g in games] == [(t, g) for g in range(2) for t in range(3)]
+    shown = json_of("games", "show", "1", "--db", str(played.db))
+    assert set(shown) == GAME_KEYS | {"record", "voided_attempts"}
+    assert {k: v for k, v in shown.items() if k in GAME_KEYS} == games[0]
+    _, exported = played.via_db("games", "export", "--tournament", "cup")
+    assert json.loads(exported.splitlines()[0]) == shown
+    assert list(replay(GameRecord.from_dict(shown["record"])).totals) == [r["points"] for r in shown["results"]]
+
+
+def test_verify_and_seeds_json(played: Played) -> None:
+    checked = json_of("games", "verify", "--tournament", "cup", "--db", str(played.db))
+    assert checked == {"tournament": "cup", "finished": True, "games": 6, "attempts": 0, "problems": [], "ok": True,
+                       "summary": checked["summary"]} and "verified" in checked["summary"]
+    seeds = json_of("tournament", "seeds", "cup", "--db", str(played.db))
+    assert seeds["seed"] == 42 and len(seeds["games"]) == 6
+    assert all(set(g) == {"id", "table", "game", "attempt", "seed"} for g in seeds["games"])
+    games = json_of("games", "list", "--tournament", "cup", "--db", str(played.db))["games"]
+    assert {g["id"]: g["seed"] for g in seeds["games"]} == {g["id"]: g["seed"] for g in games}
+
+
+def test_a_json_command_that_fails_prints_one_error_line_and_nothing_on_stdout(played: Played) -> None:
+    result = runner.invoke(scout_arena, ["games", "show", "999", "--json", "--db", str(played.db)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
