@@ -28,7 +28,7 @@ import itertools
 import logging
 import random
 import signal
-from collections.abc import Awaitable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
@@ -400,16 +400,37 @@ def run_until_signal(work: Coroutine[Any, Any, T], *, stopped: T) -> T:
 
     async def main() -> T:
         task = asyncio.create_task(work)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+        restore = on_stop_signals(asyncio.get_running_loop(), task.cancel)
         try:
             return await task
         except asyncio.CancelledError:
             log.info("stopped")
             return stopped
+        finally:
+            restore()
 
     return asyncio.run(main())
+
+
+def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], object]) -> Callable[[], None]:
+    """Call `stop` in `loop` on SIGINT or SIGTERM; returns what undoes it.
+
+    `loop.add_signal_handler` where the loop has it; where it raises NotImplementedError (the
+    Windows event loops) a `signal.signal` handler that hands `stop` to the loop thread-safely."""
+    undo: list[Callable[[], object]] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop)
+            undo.append(lambda sig=sig: loop.remove_signal_handler(sig))
+        except NotImplementedError:
+            previous = signal.signal(sig, lambda _sig, _frame: loop.call_soon_threadsafe(stop))
+            undo.append(lambda sig=sig, previous=previous: signal.signal(sig, previous or signal.SIG_DFL))
+
+    def restore() -> None:
+        for step in undo:
+            step()
+
+    return restore
 
 
 async def register_async(

@@ -11,11 +11,12 @@ password file; `scout-bot run BOT --register` registers a bot afresh and replace
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import tempfile
 from pathlib import Path
+
+from filelock import FileLock
 
 
 class TokenFileError(ValueError):
@@ -54,10 +55,9 @@ def save_token(arena: str, name: str, token: str, path: Path | None = None) -> P
     path = path or tokens_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # Several bot processes may save at once: the read-modify-write holds an exclusive lock.
-        lock_path = path.with_name(path.name + ".lock")
-        with open(os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        # Several bot processes may save at once: the read-modify-write holds an exclusive lock
+        # (`filelock`: flock on POSIX, msvcrt on Windows).
+        with FileLock(path.with_name(path.name + ".lock"), mode=0o600):
             data = _load(path)
             data.setdefault(arena, {})[name] = token
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
