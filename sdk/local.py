@@ -15,10 +15,15 @@ a tournament. Sync and `async def` bots mix freely.
 from __future__ import annotations
 
 import asyncio
+import random
+import signal
+import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from time import perf_counter
+from types import FrameType
 
 from .bot import Bot, resolve
 from .engine import (
@@ -143,14 +148,21 @@ def play_game(bots: Sequence[Bot], *, seed: int = 0) -> GameResult:
     return asyncio.run(play_game_async(bots, seed=seed))
 
 
+def win_shares(ranks: Sequence[int]) -> tuple[float, ...]:
+    """Each seat's share of the win, as the arena counts it: 1/k for each of the k seats ranked
+    first, 0 for the rest (a shared first place is not a full win for each)."""
+    winners = sum(rank == 1 for rank in ranks)
+    return tuple(1 / winners if rank == 1 else 0.0 for rank in ranks)
+
+
 @dataclass(frozen=True, slots=True)
 class BotSummary:
     """How one entrant did over a match."""
 
     name: str
     games: int
-    wins: int
-    """Games it won, sharing the victory included."""
+    wins: float
+    """Games it won; a win shared by k seats counts 1/k (`win_shares`), as in the arena's ratings."""
     points: int
     placings: int
     """Sum of its ranks (1 = first); divide by games for the average placing."""
@@ -192,7 +204,7 @@ class MatchResult:
                 BotSummary(
                     name=name,
                     games=len(seats),
-                    wins=sum(g.ranks[s] == 1 for g, s in seats),
+                    wins=sum(win_shares(g.ranks)[s] for g, s in seats),
                     points=sum(g.totals[s] for g, s in seats),
                     placings=sum(g.ranks[s] for g, s in seats),
                     decisions=sum(g.decisions[s] for g, s in seats),
@@ -200,6 +212,14 @@ class MatchResult:
                 )
             )
         return tuple(rows)
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped `play_match`; `partial` holds the games finished before it."""
+
+    def __init__(self, partial: MatchResult) -> None:
+        super().__init__(f"interrupted after {len(partial.games)} games")
+        self.partial = partial
 
 
 def unique_labels(names: Sequence[str]) -> tuple[str, ...]:
@@ -212,6 +232,62 @@ def unique_labels(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def balanced_seatings(entrants: int, games: int, seed: int = 0) -> tuple[tuple[int, ...], ...]:
+    """`games` seatings of `entrants` bots at one table, `seatings[g][i]` entrant i's seat in game g.
+
+    The arena's schedule for a field of one table (`arena.schedule.round_robin`: every entrant in
+    every seat equally often, "who plays right after whom" varied, so two copies of a bot do not
+    always sit side by side), repeated with the entrants relabelled afresh for each repetition.
+    `arena.schedule` is pure Python on the standard library, so this needs none of the server's
+    dependencies.
+    """
+    from arena.schedule import round_robin
+
+    n = table_rules(entrants).players
+    tables = [tuple(int(e) for e in t.seats) for t in round_robin([str(i) for i in range(n)], n, seed).tables]
+    relabel = random.Random(seed)
+    seatings: list[tuple[int, ...]] = []
+    label = list(range(n))
+    while len(seatings) < games:
+        for table in tables:
+            seat_of = [0] * n
+            for seat, entrant in enumerate(table):
+                seat_of[label[entrant]] = seat
+            seatings.append(tuple(seat_of))
+        relabel.shuffle(label)
+    return tuple(seatings[:games])
+
+
+@contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """While inside, Ctrl-C raises KeyboardInterrupt at once, even in a bot computing inside
+    `asyncio.run`.
+
+    `asyncio.run` turns the first SIGINT into cancelling its task, which takes effect only at the
+    task's next `await`: a synchronous bot never gets there, so Ctrl-C would wait for the match to
+    end. `asyncio.run` leaves a handler of ours in place (it replaces only the default one).
+    Outside the main thread, or with a handler of someone else's installed, nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    signal.signal(signal.SIGINT, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _raise_interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _seatings(n: int, games: int, seed: int, rotate: bool) -> tuple[tuple[int, ...], ...]:
+    return balanced_seatings(n, games, seed) if rotate else (tuple(range(n)),) * games
+
+
 async def play_match_async(
     bots: Sequence[Bot],
     *,
@@ -222,24 +298,21 @@ async def play_match_async(
 ) -> MatchResult:
     """Play `games` games among `bots`, game g with seed `seed + g`.
 
-    With `rotate`, entrant i sits at seat (i + g) mod N in game g, so every entrant plays every
-    seat equally often (seat 0 starts round 0); otherwise entrant i always sits at seat i.
-    `progress` is called after each game, e.g. to advance a progress bar.
+    With `rotate`, seats follow `balanced_seatings` (every entrant in every seat equally often,
+    neighbours varied); otherwise entrant i always sits at seat i. `progress` is called after
+    each game, e.g. to advance a progress bar.
     """
     n = table_rules(len(bots)).players
+    seatings = _seatings(n, games, seed, rotate)
     results = []
-    seatings = []
-    for g in range(games):
-        shift = g % n if rotate else 0
-        seating = tuple((i + shift) % n for i in range(n))
+    for g, seating in enumerate(seatings):
         at_seat: list[Bot] = [bots[0]] * n
         for i, seat in enumerate(seating):
             at_seat[seat] = bots[i]
         results.append(await play_game_async(at_seat, seed=seed + g))
-        seatings.append(seating)
         if progress is not None:
             progress(results[-1])
-    return MatchResult(unique_labels([b.name for b in bots]), tuple(results), tuple(seatings))
+    return MatchResult(unique_labels([b.name for b in bots]), tuple(results), seatings)
 
 
 def play_match(
@@ -250,5 +323,19 @@ def play_match(
     rotate: bool = True,
     progress: Callable[[GameResult], None] | None = None,
 ) -> MatchResult:
-    """`play_match_async` for callers without an event loop."""
-    return asyncio.run(play_match_async(bots, games=games, seed=seed, rotate=rotate, progress=progress))
+    """`play_match_async` for callers without an event loop; Ctrl-C raises `MatchInterrupted`
+    (a KeyboardInterrupt) holding the games finished so far."""
+    done: list[GameResult] = []
+
+    def finished(result: GameResult) -> None:
+        done.append(result)
+        if progress is not None:
+            progress(result)
+
+    try:
+        with ctrl_c_interrupts():
+            return asyncio.run(play_match_async(bots, games=games, seed=seed, rotate=rotate, progress=finished))
+    except KeyboardInterrupt:
+        seatings = _seatings(table_rules(len(bots)).players, len(done), seed, rotate)
+        partial = MatchResult(unique_labels([b.name for b in bots]), tuple(done), seatings)
+        raise MatchInterrupted(partial) from None
