@@ -1,14 +1,17 @@
 """`scout-bot`: try a bot locally, check it, and run it against an arena.
 
     scout-bot play path/to/bot.py --against greedy,random --games 50 --players 4
-    scout-bot check path/to/bot.py
+    scout-bot play path/to/bot.py --against path/to/bot.py,greedy,greedy --bot-arg depth=3
+    scout-bot check path/to/bot.py --against "montecarlo(move_time=0.05)"
     scout-bot run path/to/bot.py --target arena.example:50051 --token TOKEN
     scout-bot run path/to/bot.py --tournament friday --target arena.example:50051
     scout-bot run path/to/bot.py --tournament friday --target arena.example:50051 --tls-ca ca.pem
 
 BOT is a file (``bot.py``), a module (``package.module``), either with ``:ClassName``, or the
-name of an example bot (random, greedy, montecarlo). A mistake on the command line prints one
-``error:`` line and exits non-zero; it never shows a traceback.
+name of an example bot (random, greedy, montecarlo), and any of them may end in constructor
+options, ``bot.py(depth=3)`` (`sdk.loading`). A mistake on the command line prints one ``error:``
+line and exits non-zero; it never shows a traceback. Ctrl-C stops `play` and `check` at once,
+with what was played so far, and exit status 130.
 
 `bot_program` gives a bot module the `run` command as its own ``__main__``, which is how the
 example bots are launched: ``python -m bots.greedy --target HOST:PORT --token TOKEN``.
@@ -35,9 +38,12 @@ from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
 from .bot import Bot
-from .conformance import check_bot
-from .loading import BotLoadError, load_bot
-from .local import BotError, GameResult, MatchResult, play_match
+from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
+from .loading import (
+    BotLoadError, BotMaker, bot_maker, check_args, create_bot, merge_args, parse_bot_arg, split_bot_list,
+    split_bot_spec,
+)
+from .local import BotError, GameResult, MatchInterrupted, MatchResult, play_match
 from .reach import wait_for_arena
 from .runner import DEFAULT_TARGET, ArenaRefused, ArenaUnreachable, run
 from .submit import bot_token, play_tournament
@@ -122,61 +128,97 @@ TlsServerNameOption = Annotated[
 ]
 
 
+BotArgOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bot-arg", metavar="KEY=VALUE", show_default=False,
+        help="An option for BOT's constructor, e.g. depth=3; repeat for more. true/false, none and numbers "
+        "are parsed, anything else is text ('3' in quotes stays text).",
+    ),
+]
+INTERRUPTED = 130
+"""The exit status after Ctrl-C, as shells report a command SIGINT ended."""
+
+
 def fail(message: str) -> NoReturn:
     """Print one error line and exit with status 1."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)
 
 
-def _example_names() -> dict[str, Callable[[int], Bot]]:
-    from bots import EXAMPLES, make_example
+def _examples() -> dict[str, type[Bot]]:
+    from bots import EXAMPLES
 
-    return {name: (lambda seed, name=name: make_example(name, seed)) for name in EXAMPLES}  # type: ignore[misc]
+    return EXAMPLES
 
 
-def resolve_bot(spec: str, seed: int = 0, move_time: float | None = None) -> Bot:
-    """An example bot by name (with `move_time` as its thinking time per move, if it searches),
-    or a bot loaded from `spec`; a bad spec ends the command."""
-    examples = _example_names()
-    if spec in examples:
-        bot = examples[spec](seed)
-        if move_time is not None:
-            if not hasattr(bot, "move_time"):
-                fail(f"--move-time is for example bots that search (montecarlo), not {spec!r}")
-            bot.move_time = move_time
-        return bot
-    if move_time is not None:
-        fail("--move-time is for example bots that search (montecarlo); your own bot sets its own time")
+def bot_maker_for(spec: str, bot_args: Sequence[str] = ()) -> BotMaker:
+    """What makes the bot `spec` names (an example or a file or module, either with options, plus
+    `bot_args` as KEY=VALUE); a mistake ends the command."""
+    examples = _examples()
+    where = spec
     try:
-        return load_bot(spec)
+        where, options = split_bot_spec(spec)
+        for arg in bot_args:
+            options = merge_args(options, dict([parse_bot_arg(arg)]), spec)
+        if where in examples:
+            check_args(examples[where], options, where)
+            return lambda seed: create_bot(examples[where], options, seed)
+        return bot_maker(where, options)
+    except BotLoadError as exc:
+        if where.isidentifier() and str(exc).startswith("no module named"):
+            fail(f"unknown bot {where!r}: neither an example bot ({', '.join(sorted(examples))}) nor a file or module")
+        fail(str(exc))
+
+
+def make(maker: BotMaker, seed: int | None) -> Bot:
+    """One bot from `maker`; a constructor that raises ends the command."""
+    try:
+        return maker(seed)
     except BotLoadError as exc:
         fail(str(exc))
 
 
-def _opponent_names(against: str) -> list[str]:
-    names = [name.strip() for name in against.split(",") if name.strip()]
-    known = _example_names()
-    unknown = [name for name in names if name not in known]
-    if unknown or not names:
-        fail(f"unknown example bot {', '.join(map(repr, unknown)) or repr(against)} for --against "
-             f"(choose from {', '.join(sorted(known))})")
-    return names
+def resolve_bot(spec: str, seed: int = 0, move_time: float | None = None, bot_args: Sequence[str] = ()) -> Bot:
+    """The bot `spec` names, made with `bot_args` and `seed` (if its constructor takes one), and
+    `move_time` as its thinking time per move if it searches (montecarlo); a mistake ends the command."""
+    bot = make(bot_maker_for(spec, bot_args), seed)
+    if move_time is not None:
+        if not hasattr(bot, "move_time"):
+            fail(f"--move-time is for example bots that search (montecarlo), not {spec!r}")
+        bot.move_time = move_time
+    return bot
 
 
-@app.command(help="Play BOT against example bots in this process and show how it did.")
+def opponent_makers(against: str, seats: int) -> list[BotMaker]:
+    """The bots of `--against`, at most `seats` of them; a mistake ends the command."""
+    specs = split_bot_list(against)
+    if not specs:
+        fail("--against needs at least one bot: an example (greedy), a file or a module")
+    if len(specs) > seats:
+        fail(f"--against names {len(specs)} bots, but there are only {seats} other seats at the table")
+    return [bot_maker_for(spec) for spec in specs]
+
+
+AgainstOption = Annotated[
+    str,
+    typer.Option(help="Comma-separated bots for the other seats, used in turn: examples, files or modules, "
+                 "each with options if wanted, e.g. 'my_bot.py(depth=2),greedy'."),
+]
+
+
+@app.command(help="Play BOT against other bots in this process and show how it did; Ctrl-C stops with the games so far.")
 def play(
     bot: BotArgument,
-    against: Annotated[
-        str, typer.Option(help="Comma-separated example bots for the other seats, used in turn.")
-    ] = "greedy",
+    against: AgainstOption = "greedy",
     games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 20,
     players: Annotated[int, typer.Option(min=2, max=5, help="Seats at the table, 2 to 5.")] = 4,
-    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g.")] = 0,
+    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")] = 0,
+    bot_arg: BotArgOption = None,
 ) -> None:
-    entrant = resolve_bot(bot, seed)
-    names = _opponent_names(against)
-    examples = _example_names()
-    table = [entrant] + [examples[names[k % len(names)]](seed + 1 + k) for k in range(players - 1)]
+    entrant = make(bot_maker_for(bot, bot_arg or ()), seed)
+    makers = opponent_makers(against, players - 1)
+    table = [entrant] + [make(makers[k % len(makers)], seed + 1 + k) for k in range(players - 1)]
     console = Console()
     with Progress(
         TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -191,37 +233,81 @@ def play(
             match = play_match(table, games=games, seed=seed, progress=advance)
         except BotError as exc:
             fail(str(exc))
-    console.print(match_table(match, f"{games} games, {players} players, seeds {seed}..{seed + games - 1}"))
+        except MatchInterrupted as stop:
+            match = stop.partial
+    played = len(match.games)
+    seeds = f"seeds {seed}..{seed + played - 1}" if played else "no game finished"
+    head = f"{played} games" if played == games else f"{played} of {games} games (interrupted)"
+    console.print(match_table(match, f"{head}, {players} players, {seeds}"))
+    if played < games:
+        typer.echo(f"interrupted: {played} of {games} games played", err=True)
+        raise typer.Exit(INTERRUPTED)
 
 
 def match_table(match: MatchResult, title: str) -> Table:
     """The summary of a match as a rich table, best average placing first."""
-    table = Table(title=title)
+    rows = sorted(match.summary(), key=lambda r: r.mean_placing)
+    shared = any(row.wins != int(row.wins) for row in rows)
+    caption = "wins: a first place shared by k bots counts 1/k to each, as in the arena's ratings" if shared else None
+    table = Table(title=title, caption=caption)
     for column in ("bot", "games", "wins", "win %", "avg points", "avg place", "ms/answer"):
         table.add_column(column, justify="left" if column == "bot" else "right")
-    for row in sorted(match.summary(), key=lambda r: r.mean_placing):
+    for row in rows:
         table.add_row(
-            escape(row.name), str(row.games), str(row.wins), f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}",
-            f"{row.mean_placing:.2f}", f"{1000 * row.seconds_per_decision:.2f}",
+            escape(row.name), str(row.games), f"{row.wins:.2f}" if shared else f"{row.wins:.0f}",
+            f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}", f"{row.mean_placing:.2f}",
+            f"{1000 * row.seconds_per_decision:.2f}",
         )
     return table
 
 
-@app.command(help="Run the conformance kit on BOT: legal, well-typed, on-time answers at every table size.")
+@app.command(help="Run the conformance kit on BOT: legal, well-typed, on-time answers at every table size; "
+             "Ctrl-C stops with the findings so far.")
 def check(
     bot: BotArgument,
     games: Annotated[int, typer.Option(min=1, help="Games per table size (2, 3, 4 and 5 players).")] = 8,
     move_time: Annotated[float, typer.Option(min=0.001, help="Per-move time limit in seconds.")] = 1.0,
-    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g.")] = 0,
+    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")] = 0,
+    against: AgainstOption = "random,greedy",
+    bot_arg: BotArgOption = None,
 ) -> None:
-    report = check_bot(resolve_bot(bot, seed), games=games, seed=seed, move_time=move_time)
-    console = Console()
-    console.print(report.summary(), style="green" if report.passed else "red", highlight=False, markup=False,
-                  soft_wrap=True)
-    for finding in report.findings:
-        console.print(f"  {finding}", highlight=False, markup=False, soft_wrap=True)
+    entrant = make(bot_maker_for(bot, bot_arg or ()), seed)
+    makers = opponent_makers(against, 4)
+    opponents = [lambda game_seed, maker=maker: make(maker, game_seed) for maker in makers]
+    errors = Console(stderr=True)
+    with Progress(
+        TextColumn("checking {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=errors, transient=True, disable=not errors.is_terminal,
+    ) as bar:
+        task = bar.add_task("", total=4 * games)
+
+        def advance(at: CheckProgress) -> None:
+            bar.update(task, completed=at.done, description=f"{at.players} players")
+            if not errors.is_terminal and at.game == at.games:
+                typer.echo(f"{at.players} players done: {at.done} of {at.total} games checked, "
+                           f"{at.findings} problems so far", err=True)
+
+        try:
+            report = check_bot(entrant, games=games, seed=seed, move_time=move_time, opponents=opponents, progress=advance)
+        except CheckInterrupted as stop:
+            report = stop.partial
+        except BotError as exc:
+            fail(f"an opponent failed, not the bot being checked: {exc}")
+    show_report(report)
+    if report.interrupted:
+        typer.echo(f"interrupted: {report.games} of {4 * games} games checked", err=True)
+        raise typer.Exit(INTERRUPTED)
     if not report.passed:
         raise typer.Exit(1)
+
+
+def show_report(report: ConformanceReport) -> None:
+    """The verdict line, then a line per finding."""
+    console = Console()
+    colour = "green" if report.passed else "yellow" if report.interrupted and not report.findings else "red"
+    console.print(report.summary(), style=colour, highlight=False, markup=False, soft_wrap=True)
+    for finding in report.findings:
+        console.print(f"  {finding}", highlight=False, markup=False, soft_wrap=True)
 
 
 def check_target(target: str) -> None:
@@ -305,6 +391,7 @@ def run_command(
     move_time: Annotated[
         float | None, typer.Option(min=0.001, help="Thinking seconds per move of an example bot that searches.")
     ] = None,
+    bot_arg: BotArgOption = None,
     capacity: CapacityOption = 4,
     max_games: MaxGamesOption = None,
     tls: TlsOption = False,
@@ -318,7 +405,7 @@ def run_command(
     if register and token:
         fail("--register and --token do not go together: --register gets the bot a new token")
     check_target(target)
-    entrant = resolve_bot(bot, seed, move_time)
+    entrant = resolve_bot(bot, seed, move_time, bot_arg or ())
     if name is not None:
         entrant.name = name
     secure = ClientTls.from_options(tls, tls_ca, tls_server_name)

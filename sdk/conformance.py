@@ -289,7 +289,6 @@ def check_bot(
                     for k in range(n - 1):
                         table[seating[k + 1]] = makers[k % len(makers)](game_seed * 8 + k)
                     checked.context = f"{n} players, seed {game_seed}"
-                    played += 1
                     try:
                         play_game(table, seed=game_seed)
                     except BotError as exc:
@@ -301,11 +300,13 @@ def check_bot(
                         late_games += 1
                         tally.add(Problem.TOO_SLOW, f"{checked.times[-1][1]}: {exc}, over the "
                                   f"{move_time * 1000:.0f} ms limit (the referee forfeits the seat)")
+                    played += 1
                     if progress is not None:
                         progress(CheckProgress(n, g + 1, games, played, games * len(counts), tally.total()))
                     if late_games == MAX_LATE_GAMES:
                         return report(stopped=f"after {late_games} late games")
     except _GaveUp as exc:
+        played += 1  # abandoned, but played as far as the bot let it
         tally.add(Problem.NO_ANSWER, f"{checked.context}: {exc}")
         return report(stopped="at a call that never returned")
     except KeyboardInterrupt:

@@ -8,15 +8,24 @@ import pytest
 from typer.testing import CliRunner
 
 from sdk.cli import app
+from sdk.local import balanced_seatings
 
 MISBEHAVING = str(Path(__file__).with_name("misbehaving.py"))
 runner = CliRunner()
 
 
 def invoke(*args: str) -> tuple[int, str]:
+    """Exit status and everything printed, stdout and stderr interleaved."""
     result = runner.invoke(app, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.output
+
+
+def invoke_split(*args: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr apart."""
+    result = runner.invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
 
 
 def assert_one_line_error(output: str, starts: str) -> None:
@@ -50,12 +59,14 @@ def test_play_accepts_an_example_name_and_is_reproducible() -> None:
     ("args", "code", "starts"),
     [
         (["play", "absent_bot.py"], 1, "no such file: absent_bot.py"),
-        (["play", "greedy", "--against", "greedy,nobody"], 1, "unknown example bot 'nobody' for --against"),
+        (["play", "greedy", "--against", "greedy,nobody"], 1,
+         "unknown bot 'nobody': neither an example bot (greedy, montecarlo, random) nor a file or module"),
         (["play", "greedy", "--players", "6"], 2, "Invalid value for '--players'"),
         (["play", "greedy", "--games", "many"], 2, "Invalid value for '--games'"),
         (["play"], 2, "Missing argument 'BOT'"),
         (["play", f"{MISBEHAVING}:ShowsTooMuch", "--games", "1"], 1, "bot 'ShowsTooMuch' (seat 0) chose an illegal"),
-        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players=5"], 1, "bot 'CrashesAtFivePlayers' (seat 0) rais"),
+        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players=5"], 1,
+         f"bot 'CrashesAtFivePlayers' (seat {balanced_seatings(5, 1)[0][0]}) rais"),
         (["play", MISBEHAVING], 1, f"{MISBEHAVING} defines several Bot subclasses (AnswersWithIndex, "),
         (["check", "bots.nothing_here"], 1, "no module named 'bots.nothing_here'"),
         (["run", "greedy", "--token", "t", "--target", "localhost"], 1, "--target must be HOST:PORT, not 'localhost'"),
@@ -68,18 +79,22 @@ def test_user_mistakes_print_one_line_and_exit_non_zero(args: list[str], code: i
     assert_one_line_error(output, starts)
 
 
-def test_check_passes_a_good_bot() -> None:
-    code, output = invoke("check", "greedy", "--games", "1")
+def test_check_passes_a_good_bot_and_reports_each_table_size_as_it_goes() -> None:
+    code, output, errors = invoke_split("check", "greedy", "--games", "1")
     assert code == 0
     assert output.startswith("PASS GreedyBot: 4 games at 2-5 players")
+    assert errors.splitlines() == [
+        f"{n} players done: {n - 1} of 4 games checked, 0 problems so far" for n in (2, 3, 4, 5)
+    ]
 
 
 def test_check_fails_a_broken_bot_and_lists_the_finding() -> None:
-    code, output = invoke("check", f"{MISBEHAVING}:FlipsWithString", "--games", "1")
+    code, output, _ = invoke_split("check", f"{MISBEHAVING}:FlipsWithString", "--games", "1")
     assert code == 1
     lines = output.splitlines()
+    seat = balanced_seatings(2, 1)[0][0]
     assert lines[0].startswith("FAIL FlipsWithString: 4 games")
-    assert lines[1].startswith("  answered with the wrong type (4x), first at 2 players, seed 0, seat 0, round 1: ")
+    assert lines[1].startswith(f"  answered with the wrong type (4x), first at 2 players, seed 0, seat {seat}, round 1: ")
     assert lines[1].endswith("flip() returned str, not bool")
 
 
