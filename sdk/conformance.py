@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import queue
+import signal
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,10 @@ OpponentFactory = Callable[[int], Bot]
 MAX_LATE_GAMES = 3
 """Late games after which checking stops: each already costs up to `give_up_after` seconds, and a
 bot that is late this often would be forfeited game after game by the referee anyway."""
+
+
+_WAIT_SLICE = 0.1
+"""Seconds the main thread waits for an answer at a time, so Ctrl-C is never held up longer."""
 
 
 class Problem(Enum):
@@ -148,6 +153,8 @@ class _Worker:
         threading.Thread(target=self._serve, name=f"conformance {name}", daemon=True).start()
 
     def _serve(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):  # POSIX: Ctrl-C goes to the main thread, which is waiting
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         loop = asyncio.new_event_loop()
         try:
             while (job := self._inbox.get()) is not None:
@@ -169,10 +176,14 @@ class _Worker:
         """(answer, exception, seconds the call took); raises `_GaveUp` if it takes too long."""
         outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._inbox.put((method, obs, outbox))
-        try:
-            return outbox.get(timeout=give_up_after)  # type: ignore[no-any-return]
-        except queue.Empty:
-            raise _GaveUp(give_up_after) from None
+        deadline = perf_counter() + give_up_after
+        while (left := deadline - perf_counter()) > 0:
+            # In short waits: a Ctrl-C landing just before a wait starts is only seen when it ends.
+            try:
+                return outbox.get(timeout=min(left, _WAIT_SLICE))  # type: ignore[no-any-return]
+            except queue.Empty:
+                continue
+        raise _GaveUp(give_up_after)
 
     def close(self) -> None:
         self._inbox.put(None)

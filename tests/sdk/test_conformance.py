@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 
@@ -9,11 +11,11 @@ import pytest
 
 from bots import GreedyBot, MonteCarloBot, RandomBot
 from sdk import Action, Bot, Observation
-from sdk.conformance import MAX_LATE_GAMES, ConformanceReport, Problem, check_bot
+from sdk.conformance import MAX_LATE_GAMES, CheckInterrupted, CheckProgress, ConformanceReport, Problem, check_bot
 from sdk.local import balanced_seatings
 from tests.sdk.misbehaving import (
-    AnswersWithIndex, AsyncFirstLegal, AsyncSleeper, CrashesAtFivePlayers, FlipsWithString, ShowsTooMuch,
-    Sleeper,
+    AnswersWithIndex, AsyncFirstLegal, AsyncSleeper, CrashesAtFivePlayers, FirstLegal, FlipsWithString,
+    ShowsTooMuch, Sleeper,
 )
 
 
@@ -134,3 +136,46 @@ def test_opponents_can_be_chosen_and_seats_rotate() -> None:
     assert check_bot(bot, games=4, players=[4], opponents=[opponent]).passed
     assert bot.seats == {0, 1, 2, 3}
     assert len(made) == 4 * 3
+
+
+def test_progress_is_reported_after_every_game() -> None:
+    seen: list[CheckProgress] = []
+    report = check_bot(GreedyBot(), games=2, players=[2, 4], progress=seen.append)
+    assert report.passed
+    assert [(p.players, p.game, p.done) for p in seen] == [(2, 1, 1), (2, 2, 2), (4, 1, 3), (4, 2, 4)]
+    assert {(p.games, p.total, p.findings) for p in seen} == {(2, 4, 0)}
+
+
+def test_findings_so_far_are_counted_in_the_progress() -> None:
+    seen: list[CheckProgress] = []
+    check_bot(FlipsWithString(), games=2, players=[3], progress=seen.append)
+    assert [p.findings for p in seen] == [1, 2]
+
+
+class InterruptsInSecondGame(FirstLegal):
+    """Sends this process a real SIGINT in its second game, then thinks for 30 s."""
+
+    flips = 0
+
+    def flip(self, obs: Observation) -> bool:
+        self.flips += 1
+        return False
+
+    def choose(self, obs: Observation) -> Action:
+        if self.flips == 3:  # 2 players: two rounds, so two flips, per game
+            self.flips += 1
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(30)
+        return super().choose(obs)
+
+
+def test_ctrl_c_stops_a_check_with_the_report_so_far() -> None:
+    started = time.monotonic()
+    with pytest.raises(CheckInterrupted) as caught:
+        check_bot(InterruptsInSecondGame(), games=4, players=[2, 3], move_time=60)
+    assert time.monotonic() - started < 25, "the bot's 30 s of thinking was not waited for"
+    partial = caught.value.partial
+    assert partial.interrupted and not partial.passed
+    assert partial.games == 1, "the game under way does not count"
+    assert partial.summary().startswith("INTERRUPTED InterruptsInSecondGame: 1 games at 2-3 players")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
