@@ -161,7 +161,7 @@ def split_bot_spec(text: str) -> tuple[str, dict[str, object]]:
     text = text.strip()
     if not text.endswith(")"):
         return text, {}
-    opening = text.find("(", max(text.rfind("/"), text.rfind("\\")) + 1)
+    opening = text.rfind("(")  # options hold no parentheses; a path may
     if opening <= 0:
         raise BotLoadError(f"{text!r} ends in ')' but has no BOT(key=value,...) before it")
     options: dict[str, object] = {}

@@ -102,3 +102,76 @@ def test_check_fails_a_broken_bot_and_lists_the_finding() -> None:
 def test_every_command_has_help(command: str) -> None:
     code, output = invoke(command, "--help")
     assert code == 0 and "BOT" in output
+
+
+NAMED_BY_DEPTH = """from sdk import Bot
+
+class Deep(Bot):
+    def __init__(self, depth=1):
+        super().__init__()
+        self.name = f"Deep{depth}"
+
+    def choose(self, obs):
+        return obs.legal_actions[0]
+"""
+
+
+def test_play_seats_bot_files_and_copies_of_one_bot_with_their_options(tmp_path: Path) -> None:
+    bot = tmp_path / "deep.py"
+    bot.write_text(NAMED_BY_DEPTH)
+    code, output = invoke("play", str(bot), "--bot-arg", "depth=3", "--against", f"{bot},{bot}(depth=2),greedy",
+                          "--games", "4", "--players", "4")
+    assert code == 0, output
+    for name in ("Deep3", "Deep1", "Deep2", "GreedyBot"):
+        assert f"│ {name} " in output
+
+
+def test_options_reach_example_bots_too() -> None:
+    code, output = invoke("play", "montecarlo(move_time=0.001)", "--against", "random(seed=5)", "--games", "1",
+                          "--players", "2")
+    assert code == 0, output
+    assert "│ MonteCarloBot " in output and "│ RandomBot " in output
+
+
+def test_check_takes_bot_files_as_opponents(tmp_path: Path) -> None:
+    bot = tmp_path / "deep.py"
+    bot.write_text(NAMED_BY_DEPTH)
+    code, output, _ = invoke_split("check", "greedy", "--games", "1", "--against", f"{bot}(depth=2)")
+    assert code == 0, output
+    assert output.startswith("PASS GreedyBot: 4 games at 2-5 players")
+
+
+@pytest.mark.parametrize(
+    ("args", "starts"),
+    [
+        (["play", "greedy", "--bot-arg", "depth=3"], "GreedyBot() takes no option 'depth' (it takes none)"),
+        (["play", "greedy", "--against", "random(sed=1)"], "RandomBot() takes no option 'sed' (it takes seed)"),
+        (["play", "greedy", "--bot-arg", "depth"], "bot option 'depth' is not KEY=VALUE"),
+        (["play", "greedy", "--players", "3", "--against", "greedy,random,greedy"],
+         "--against names 3 bots, but there are only 2 other seats at the table"),
+        (["play", "greedy", "--against", ","], "--against needs at least one bot"),
+        (["check", "greedy", "--against", "nobody"], "unknown bot 'nobody': neither an example bot"),
+        (["run", "greedy", "--bot-arg", "x=1", "--target", "127.0.0.1:1"], "GreedyBot() takes no option 'x'"),
+    ],
+)
+def test_option_mistakes_print_one_line(args: list[str], starts: str) -> None:
+    code, output = invoke(*args)
+    assert code == 1
+    assert_one_line_error(output, starts)
+
+
+def test_shared_wins_show_as_fractions_with_a_note() -> None:
+    def rows(output: str) -> dict[str, list[str]]:
+        return {cells[0]: cells[1:] for line in output.splitlines()
+                if (cells := [c.strip() for c in line.split("│")[1:-1]]) and cells[0].startswith("RandomBot")}
+
+    code, output = invoke("play", "random(seed=1)", "--against", "random(seed=2),random(seed=3)", "--players", "3",
+                          "--games", "60")
+    assert code == 0
+    table = rows(output)
+    wins = [float(cells[1]) for cells in table.values()]
+    assert sum(wins) == pytest.approx(60) and any(w != int(w) for w in wins)
+    assert all(len(cells[1].split(".")[1]) == 2 for cells in table.values()), "one format for the column"
+    assert "a first place shared by k bots counts 1/k to each" in output
+    code, output = invoke("play", "greedy", "--against", "random", "--players", "2", "--games", "2")
+    assert "shared by" not in output

@@ -1,0 +1,136 @@
+"""The SDK on other platforms and in a bot author's install, simulated in subprocesses: no POSIX-only
+import at module level (Windows has no `fcntl`), a stop on Ctrl-C where the event loop has no
+`add_signal_handler` (Windows), and none of the server's dependencies, nor grpcio-tools, imported by
+`import sdk` or by `scout-bot play`, `check` and `run`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_ONLY = ("sqlmodel", "sqlalchemy", "psycopg", "psycopg_binary", "trueskill", "alembic", "grpc_health",
+               "grpc_reflection")
+CODEGEN_ONLY = ("grpc_tools",)
+
+BLOCK = '''
+import importlib.abc, sys
+BLOCKED = set(sys.argv[1].split(","))
+class Blocked(importlib.abc.MetaPathFinder):
+    """As if these packages were not installed."""
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+        return None
+for loaded in [m for m in sys.modules if m.split(".")[0] in BLOCKED]:
+    del sys.modules[loaded]
+sys.meta_path.insert(0, Blocked())
+'''
+
+
+def run_without(blocked: tuple[str, ...], body: str, **popen: object) -> subprocess.CompletedProcess[str]:
+    """Run `body` in a fresh interpreter in which importing any of `blocked` fails."""
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK + textwrap.dedent(body), ",".join(blocked)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, **popen,  # type: ignore[call-overload]
+    )
+
+
+def test_the_sdk_and_its_local_commands_need_neither_the_server_nor_codegen_packages() -> None:
+    done = run_without(SERVER_ONLY + CODEGEN_ONLY, """
+        import sys
+        import sdk, sdk.runner, sdk.submit, sdk.reach, sdk.tokens, sdk.local, sdk.conformance
+        from sdk.cli import app
+        for args in (["play", "greedy", "--games", "2", "--players", "3", "--against", "random,greedy"],
+                     ["check", "random", "--games", "1"], ["run", "--help"]):
+            try:
+                app(args)
+            except SystemExit as exc:
+                assert exc.code == 0, (args, exc.code)
+        print("imported:", sorted({m.split(".")[0] for m in sys.modules} & BLOCKED))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "2 games, 3 players" in done.stdout and "PASS RandomBot" in done.stdout
+    assert done.stdout.strip().endswith("imported: []")
+
+
+def test_the_arena_runs_without_grpcio_tools() -> None:
+    done = run_without(CODEGEN_ONLY, """
+        import arena.cli, arena.server
+        from arena.cli import app
+        try:
+            app(["serve", "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0, exc.code
+    """)
+    assert done.returncode == 0, done.stderr
+
+
+def test_grpcio_tools_is_only_for_code_generation_and_tests() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    def named(requirements: list[str]) -> set[str]:
+        return {r.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip() for r in requirements}
+    assert "grpcio-tools" not in named(project["dependencies"])
+    assert "grpcio-tools" in named(project["optional-dependencies"]["codegen"])
+    assert "grpcio-tools" in named(project["optional-dependencies"]["test"])
+
+
+def test_tokens_are_saved_and_read_without_fcntl(tmp_path: Path) -> None:
+    """Windows has no fcntl: the token file's lock must not need it (filelock picks what the platform has)."""
+    done = run_without(("fcntl",), f"""
+        from pathlib import Path
+        import sdk.cli
+        from sdk.tokens import save_token, saved_token
+        path = Path({str(tmp_path / "tokens.json")!r})
+        save_token("arena:one", "MyBot", "secret-1", path)
+        save_token("arena:one", "Other", "secret-2", path)
+        assert saved_token("arena:one", "MyBot", path) == "secret-1"
+        assert saved_token("arena:one", "Other", path) == "secret-2"
+        import sys
+        assert "fcntl" not in sys.modules
+        print("saved")
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "saved"
+
+
+WITHOUT_ADD_SIGNAL_HANDLER = """
+    import asyncio, signal, sys
+    def missing(self, sig, callback, *args):
+        raise NotImplementedError  # what Windows event loops do
+    asyncio.SelectorEventLoop.add_signal_handler = missing
+    from sdk.runner import run_until_signal
+
+    async def forever() -> str:
+        print("ready", flush=True)
+        await asyncio.Event().wait()
+        return "finished"
+
+    print(run_until_signal(forever(), stopped="stopped"), flush=True)
+    print("SIGINT handler restored:", signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_stops_the_runner_where_add_signal_handler_is_missing(sig: signal.Signals) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BLOCK + textwrap.dedent(WITHOUT_ADD_SIGNAL_HANDLER), "none"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ},
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    assert out.splitlines() == ["stopped", "SIGINT handler restored: True"]
