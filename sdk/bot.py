@@ -19,8 +19,9 @@ from .engine import Action, Observation
 
 
 class Bot(ABC):
-    """A SCOUT player. One instance plays every game the runner gives it, possibly at once, so
-    keep per-game state keyed by game, or none at all."""
+    """A SCOUT player. One instance plays every game the runner gives it, possibly several at
+    once, and an observation does not say which game it is from: keep no per-game state on the
+    instance. Everything a seat may know of its game is in the observation, history included."""
 
     name: str = ""
     """Shown in tournament tables; defaults to the class name."""

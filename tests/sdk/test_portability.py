@@ -6,6 +6,7 @@ import at module level (Windows has no `fcntl`), a stop on Ctrl-C where the even
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -134,3 +135,14 @@ def test_a_stop_signal_stops_the_runner_where_add_signal_handler_is_missing(sig:
         proc.wait()
     assert proc.returncode == 0, err
     assert out.splitlines() == ["stopped", "SIGINT handler restored: True"]
+
+
+def test_the_lean_install_in_the_bot_guide_names_the_sdks_own_requirements_as_pinned() -> None:
+    """The documented install without the server's packages asks for exactly the SDK's run-time
+    requirements, with the pins pyproject.toml gives them."""
+    guide = (ROOT / "docs" / "bot-guide.md").read_text()
+    line = next(line for line in guide.splitlines() if "pip install --no-deps -e ." in line)
+    documented = set(re.findall(r"'([^']+)'", line))
+    pinned = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+    assert documented <= pinned
+    assert {re.split(r"[<>=\[]", r)[0] for r in documented} == {"grpcio", "protobuf", "typer", "rich", "filelock"}
