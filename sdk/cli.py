@@ -40,8 +40,7 @@ from typer.core import TyperCommand, TyperGroup
 from .bot import Bot
 from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
 from .loading import (
-    BotLoadError, BotMaker, bot_maker, check_args, create_bot, merge_args, parse_bot_arg, split_bot_list,
-    split_bot_spec,
+    BotLoadError, BotMaker, bot_maker, example_bots, merge_args, parse_bot_arg, split_bot_list, split_bot_spec,
 )
 from .local import BotError, GameResult, MatchInterrupted, MatchResult, play_match
 from .reach import wait_for_arena
@@ -146,25 +145,16 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def _examples() -> dict[str, type[Bot]]:
-    from bots import EXAMPLES
-
-    return EXAMPLES
-
-
 def bot_maker_for(spec: str, bot_args: Sequence[str] = ()) -> BotMaker:
     """What makes the bot `spec` names (an example or a file or module, either with options, plus
     `bot_args` as KEY=VALUE); a mistake ends the command."""
-    examples = _examples()
+    examples = example_bots()
     where = spec
     try:
         where, options = split_bot_spec(spec)
         for arg in bot_args:
             options = merge_args(options, dict([parse_bot_arg(arg)]), spec)
-        if where in examples:
-            check_args(examples[where], options, where)
-            return lambda seed: create_bot(examples[where], options, seed)
-        return bot_maker(where, options)
+        return bot_maker(examples.get(where, where), options)
     except BotLoadError as exc:
         if where.isidentifier() and str(exc).startswith("no module named"):
             fail(f"unknown bot {where!r}: neither an example bot ({', '.join(sorted(examples))}) nor a file or module")

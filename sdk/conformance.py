@@ -32,6 +32,7 @@ from typing import Any
 
 from .bot import Bot, resolve
 from .engine import Action, Observation
+from .loading import bot_maker, example_bots
 from .local import BotError, BotRaised, IllegalChoice, WrongAnswerType, balanced_seatings, ctrl_c_interrupts, play_game
 
 OpponentFactory = Callable[[int], Bot]
@@ -248,10 +249,9 @@ _PROBLEM_OF: tuple[tuple[type[BotError], Problem], ...] = (
 
 
 def example_opponents() -> tuple[OpponentFactory, ...]:
-    """The random and greedy example bots, imported only when the kit needs them."""
-    from bots import make_example
-
-    return (lambda seed: make_example("random", seed), lambda seed: make_example("greedy", seed))
+    """The random and greedy example bots, found by name (`sdk.loading.example_bots`)."""
+    examples = example_bots()
+    return bot_maker(examples["random"]), bot_maker(examples["greedy"])
 
 
 def check_bot(

@@ -28,6 +28,7 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
@@ -44,6 +45,21 @@ _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 
 class BotLoadError(ValueError):
     """The bot could not be found or created; the message says why, in one line."""
+
+
+EXAMPLE_GROUP = "scout_arena.bots"
+"""The entry-point group of bots offered by a short name: this project's examples, and any a
+package installs (``[project.entry-points."scout_arena.bots"] mybot = "mypackage.bot:MyBot"``)."""
+_OWN_EXAMPLES = {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
+                 "montecarlo": "bots.montecarlo:MonteCarloBot"}
+"""This project's entries in `EXAMPLE_GROUP` (pyproject.toml), for an install made before they were."""
+
+
+def example_bots() -> dict[str, str]:
+    """Short bot names and the ``module:Class`` each stands for, from `EXAMPLE_GROUP`; so the SDK
+    finds the example bots without importing them."""
+    found = {entry.name: entry.value for entry in entry_points(group=EXAMPLE_GROUP)}
+    return found or dict(_OWN_EXAMPLES)
 
 
 def load_bot(spec: str, args: BotArgs | None = None, seed: int | None = None) -> Bot:

@@ -5,6 +5,7 @@ import at module level (Windows has no `fcntl`), a stop on Ctrl-C where the even
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import signal
@@ -15,6 +16,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+import sdk.loading
+from sdk.loading import EXAMPLE_GROUP, example_bots
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_ONLY = ("sqlmodel", "sqlalchemy", "psycopg", "psycopg_binary", "trueskill", "alembic", "grpc_health",
@@ -146,3 +150,47 @@ def test_the_lean_install_in_the_bot_guide_names_the_sdks_own_requirements_as_pi
     pinned = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
     assert documented <= pinned
     assert {re.split(r"[<>=\[]", r)[0] for r in documented} == {"grpcio", "protobuf", "typer", "rich", "filelock"}
+
+
+def test_the_sdk_never_imports_the_example_bots_package() -> None:
+    """Example bots are found by name through the `scout_arena.bots` entry points, not imported."""
+    importing = []
+    for path in sorted((ROOT / "sdk").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            importing += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "bots"]
+    assert importing == []
+
+
+def test_this_projects_examples_are_registered_as_entry_points() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["entry-points"][EXAMPLE_GROUP]
+    assert example_bots() == declared == {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
+                                          "montecarlo": "bots.montecarlo:MonteCarloBot"}
+
+
+def test_an_install_without_the_entry_points_still_finds_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sdk.loading, "entry_points", lambda group: [])
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][EXAMPLE_GROUP]
+    assert example_bots() == declared
+
+
+def test_another_package_can_offer_bots_by_name(tmp_path: Path) -> None:
+    """A distribution registering a `scout_arena.bots` entry point: its bot plays by its short name."""
+    (tmp_path / "nimble_bot.py").write_text(
+        "from sdk import Bot\n\nclass Nimble(Bot):\n    def choose(self, obs):\n        return obs.legal_actions[0]\n"
+    )
+    info = tmp_path / "nimble-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nimble\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[scout_arena.bots]\nnimble = nimble_bot:Nimble\n")
+    done = run_without(("bots",), """
+        from sdk.cli import app
+        try:
+            app(["play", "nimble", "--against", "nimble", "--players", "2", "--games", "2"])
+        except SystemExit as exc:
+            assert exc.code == 0, exc.code
+    """, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "│ Nimble " in done.stdout and "│ Nimble 2 " in done.stdout
