@@ -377,7 +377,7 @@ def run_command(
     register: Annotated[
         bool, typer.Option("--register", help="Register the bot afresh and save its new token, replacing a saved one.")
     ] = False,
-    seed: Annotated[int, typer.Option(help="Seed of an example bot's randomness.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed for a bot whose constructor takes one (the example bots' randomness).")] = 0,
     move_time: Annotated[
         float | None, typer.Option(min=0.001, help="Thinking seconds per move of an example bot that searches.")
     ] = None,
