@@ -3,6 +3,7 @@ against a Typer app without running it."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ FIRST_BOT = ROOT / "docs" / "examples" / "first_bot.py"
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^#+ (.+)$", re.MULTILINE)
+_SAVE_AS = re.compile(r"[Ss]ave (?:this|it) as `([^`]+)`")
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class Block:
     lang: str
     text: str
     section: str
+    saved_as: str | None = None
+    """The file the prose just before the block tells the reader to save it as ("Save this as `x.py`")."""
 
 
 @dataclass(frozen=True)
@@ -49,23 +53,36 @@ class Command:
 def blocks(path: Path = README) -> list[Block]:
     text = path.read_text()
     found = []
+    prose_start = 0
     for match in _FENCE.finditer(text):
         headings = _HEADING.findall(text, 0, match.start())
-        found.append(Block(match.group(1), match.group(2), headings[-1] if headings else ""))
+        saved = _SAVE_AS.findall(text, prose_start, match.start())
+        found.append(Block(match.group(1), match.group(2), headings[-1] if headings else "", saved[-1] if saved else None))
+        prose_start = match.end()
     return found
 
 
 def commands(path: Path = README) -> list[Command]:
     """Every command line of the bash blocks, in order; continuation lines joined, comments dropped."""
+    return [command for block in blocks(path) for command in commands_of(block)]
+
+
+def commands_of(block: Block) -> list[Command]:
+    """The command lines of a shell block (none for another language)."""
+    if block.lang not in ("bash", "sh", "shell", "console"):
+        return []
     found = []
-    for block in blocks(path):
-        if block.lang not in ("bash", "sh", "shell", "console"):
-            continue
-        for line in block.text.replace("\\\n", " ").splitlines():
-            line = line.split(" #")[0].strip()
-            if line and not line.startswith("#"):
-                found.append(Command(line, block.section))
+    for line in block.text.replace("\\\n", " ").splitlines():
+        line = line.split(" #")[0].strip()
+        if line and not line.startswith("#"):
+            found.append(Command(line, block.section))
     return found
+
+
+@functools.cache
+def _command(app: typer.Typer) -> Any:
+    """The Click command of `app`, built once (building it walks every option of every command)."""
+    return get_command(app)
 
 
 class NoSuchOption(Exception):
@@ -85,7 +102,7 @@ def parse(app: typer.Typer, prog: str, args: list[str]) -> tuple[str, Any]:
     """
     from typer._click import exceptions
 
-    command = get_command(app)
+    command = _command(app)
     path = [prog]
     try:
         ctx = command.make_context(prog, list(args))
@@ -110,17 +127,34 @@ def option_names(app: typer.Typer, path: list[str]) -> Iterator[str]:
         yield from getattr(param, "opts", ())
 
 
+def _names(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    return set(value or ())
+
+
+def option_envvars(app: typer.Typer, option: str) -> set[str]:
+    """The environment variables that the option spelt `option` reads, in any command of `app`."""
+    found: set[str] = set()
+
+    def walk(command: Any) -> None:
+        for param in command.params:
+            if option in getattr(param, "opts", ()):
+                found.update(_names(getattr(param, "envvar", None)))
+        for sub in getattr(command, "commands", {}).values():
+            walk(sub)
+
+    walk(get_command(app))
+    return found
+
+
 def envvars(app: typer.Typer) -> set[str]:
     """Every environment variable any option of any command of `app` reads."""
     found: set[str] = set()
 
     def walk(command: Any) -> None:
         for param in command.params:
-            value = getattr(param, "envvar", None)
-            if isinstance(value, str):
-                found.add(value)
-            elif value:
-                found.update(value)
+            found.update(_names(getattr(param, "envvar", None)))
         for sub in getattr(command, "commands", {}).values():
             walk(sub)
 

@@ -1,28 +1,34 @@
-"""Every command in the README works as written.
+"""Every command in the README works as written: the README is walked through for real.
 
-The README's bash blocks are read command by command. Set-up lines must be the ones `.ci/run`
-runs; `scout-bot play` and `check` run for real on the README's bot, saved as `my_bot.py` exactly
-as the README says; every other `scout-bot` and `scout-arena` command line is parsed by the real
-CLI (every subcommand, option and value must be accepted) without being run, since the arena
-CLI's own tests run those end to end; the Docker commands must name the compose file and services
-that exist. A command no check covers fails `test_every_readme_command_is_checked`.
+The set-up lines must be the ones `.ci/run` runs. Then `tests/docs/walk.py` gives the README's
+commands in order, in a fresh directory, as its reader would: the demo, the first bot saved as
+`my_bot.py` and played locally, an arena (`scout-arena serve`) and each bot (`scout-bot run`) in a
+process of its own, the organiser's commands, the ratings and the games, every output checked
+against the arena. The walk's docstring lists its only rewrites of a line (a free port for 50051,
+the token the arena printed for its placeholder, ...). The PostgreSQL section is walked the same
+way on the test server, and the Docker commands, which cannot run on this machine (it has no
+`docker compose`), are validated against the compose file and run there without Docker
+(tests/docker). `test_every_readme_command_is_run` fails for a command no walk gives.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from arena.cli import app as arena_app
+from arena.store import TournamentStatus
 from sdk.cli import app as scout_bot
 from sdk.loading import load_bot
 from sdk.local import play_match
 
+from . import walk as walking
 from .readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
 
 SETUP = [
@@ -30,10 +36,6 @@ SETUP = [
     "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest",
 ]
 """The README's first two commands, pinned: .ci/run runs the second, newcomers paste both."""
-
-RUN_FOR_REAL = {("scout-bot", "play"), ("scout-bot", "check")}
-
-KNOWN_PROGRAMS = ("python3", "source", "export", "scout-bot", "scout-arena", "docker")
 
 
 def readme_commands() -> list[Command]:
@@ -110,16 +112,128 @@ def test_the_first_bot_is_a_program_of_its_own() -> None:
 # ---- every command ---------------------------------------------------------------------------------
 
 
-def test_every_readme_command_is_checked() -> None:
-    for command in readme_commands():
-        assert command.argv[0] in KNOWN_PROGRAMS or command.line in SETUP, f"no test covers: {command}"
+STEPS = walking.readme_steps()
+README_COMMANDS = [(s, walking.how_run(s, STEPS)) for s in STEPS if s.command is not None]
 
 
-def test_readme_exports_are_read_by_the_cli() -> None:
-    exported = [c.argv[1].split("=", 1)[0] for c in readme_commands() if c.argv[0] == "export"]
-    assert exported, "the README sets the organiser's token"
+def test_every_readme_command_is_run() -> None:
+    """Each command is given by a walk below, or is a set-up or Docker command checked its own way."""
+    kinds = {how for _, how in README_COMMANDS}
+    assert kinds <= {walking.MAIN, walking.POSTGRES, walking.DOCKER, walking.TEST_COMMAND}
+    for step, how in README_COMMANDS:
+        assert step.command is not None
+        if how == walking.MAIN:
+            assert step in walking.main_walk(STEPS), step.command
+        elif how == walking.POSTGRES:
+            assert step in walking.postgres_walk(STEPS), step.command
+        elif how == walking.TEST_COMMAND:
+            assert step.command.line == SETUP[1] or step.command.line in POSTGRES_TEST_COMMANDS, step.command
+        else:
+            assert step.command in DOCKER or step.command in DOCKER_SHELL, step.command
+    assert {walking.MAIN, walking.POSTGRES, walking.DOCKER} <= kinds
+
+
+def test_readme_exports_are_read_by_the_cli_or_libpq() -> None:
+    exported = {c.argv[1].split("=", 1)[0] for c in readme_commands() if c.argv[0] == "export"}
+    assert "SCOUT_ARENA_ADMIN_TOKEN" in exported, "the README sets the organiser's token"
     readable = envvars(arena_app) | envvars(scout_bot)
-    assert set(exported) <= readable
+    assert {name for name in exported if not name.startswith("PG")} <= readable
+    assert {name for name in exported if name.startswith("PG")} <= {"PGPASSWORD"}, "libpq's password variable"
+
+
+def test_no_readme_command_line_carries_a_secret() -> None:
+    """A command line shows in `ps` to every user of the machine: tokens and passwords go in the
+    environment (`export`, a shell builtin, runs no process)."""
+    for command in readme_commands():
+        if command.argv[0] == "export":
+            continue
+        assert not any(word.startswith(("--admin-token", "--token", "--entry-code")) for word in command.argv), command
+        assert not re.search(r"://[^/@\s]*:[^/@\s]*@", command.line), f"a URL with a password: {command}"
+
+
+def walk_through(walk: walking.Walk, steps: list[walking.Step]) -> None:
+    """Give `steps`; every tournament created has finished; then stop the arenas as the reader
+    would, with Ctrl-C, and each stops cleanly."""
+    try:
+        walk.walk(steps)
+        assert walk.tournaments, "the walk created a tournament"
+        with walk.client() as client:
+            for name in walk.tournaments:
+                assert client.tournament(name).status is TournamentStatus.FINISHED, name
+    finally:
+        stopped = walk.stop()
+    assert stopped, "an arena served"
+    for process, code in stopped:
+        assert process.path == "scout-arena serve", f"still running: {process.line}"
+        assert code == 0, process.logs()
+        assert "Traceback" not in process.err.read_text(), process.logs()
+    assert walk.given == [s.command for s in steps if s.command is not None]
+    kinds = {r.path for r in walk.ran} - {None}
+    assert kinds <= set(walking.CHECKS), f"no output check for {kinds - set(walking.CHECKS)}: add one to walk.CHECKS"
+
+
+def test_the_readme_runs_as_written(tmp_path: Path) -> None:
+    """The README top to bottom but for PostgreSQL and Docker, every output checked (walk.py)."""
+    walk = walking.Walk(tmp_path)
+    walk_through(walk, walking.main_walk(STEPS))
+    kinds = {r.path for r in walk.ran}
+    assert {"scout-arena demo", "scout-bot play", "scout-arena tournament start", "scout-arena ratings"} <= kinds
+
+
+def test_the_readme_runs_on_postgresql(tmp_path: Path) -> None:
+    """The README's PostgreSQL section, then the tournament and its ratings on that arena."""
+    from tests.storage.conftest import postgres_schema
+
+    with postgres_schema() as url:
+        walk = walking.Walk(tmp_path, postgres_url=url)
+        walk_through(walk, walking.postgres_walk(STEPS))
+    assert any(r.path == "scout-arena ratings" for r in walk.ran)
+    assert any(walking.POSTGRES_URL.search(c.line) for c in walk.given), "it served the README's PostgreSQL URL"
+
+
+POSTGRES_TEST_COMMANDS = [c.line for c in readme_commands() if walking.runs_tests(c) and c.line not in SETUP]
+
+
+def test_the_postgresql_test_command_is_the_one_ci_runs() -> None:
+    """`.ci/run` sets SCOUT_TEST_POSTGRES_URL as the README's command does, then runs the tests."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert POSTGRES_TEST_COMMANDS, "the README says how to run the PostgreSQL tests"
+    for line in POSTGRES_TEST_COMMANDS:
+        *assignments, program = line.split()
+        assert program == SETUP[1].split("&& ")[-1], line
+        for assignment in assignments:
+            name, value = assignment.split("=", 1)
+            assert f'export {name}="${{{name}:-{value}}}"' in ci, f".ci/run does not set {name} as the README does"
+    from tests.storage.conftest import POSTGRES_URL_VARIABLE
+
+    assert any(a.startswith(f"{POSTGRES_URL_VARIABLE}=") for line in POSTGRES_TEST_COMMANDS for a in line.split())
+
+
+@pytest.mark.slow
+def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) -> None:
+    """The newcomer's first command, whole, in a copy of this checkout: a virtual environment,
+    the install and the full demo; then the commands that look closer at what it played."""
+    copy = tmp_path / "scout-arena"
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.split()
+    for name in files:
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    env = walking.reader_environment(tmp_path / "home", f"127.0.0.1:{walking.free_port()}")
+    (tmp_path / "home").mkdir()
+    done = subprocess.run(["bash", "-c", SETUP[0]], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Ratings: tournament demo" in done.stdout
+    demo = [s for s in STEPS if s.command is not None and s.section == STEPS[0].section][len(SETUP):]
+    for step in demo:
+        assert step.command is not None
+        line = f"source .venv/bin/activate && {step.command.line}"
+        done = subprocess.run(["bash", "-c", line], cwd=copy, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{step.command}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+
+
+DOCKER = [c for c in readme_commands() if c.argv[0] == "docker"]
 
 
 def _with_exports(monkeypatch: pytest.MonkeyPatch, upto: Command) -> None:
@@ -131,39 +245,19 @@ def _with_exports(monkeypatch: pytest.MonkeyPatch, upto: Command) -> None:
             name, _, value = command.argv[1].partition("=")
             monkeypatch.setenv(name, "0" * 64 if value.startswith("$(") else value)
 
-
-SCOUT_BOT_RUNS = [c for c in readme_commands() if tuple(c.argv[:2]) in RUN_FOR_REAL]
-SCOUT_BOT_PARSES = [c for c in readme_commands() if c.argv[0] == "scout-bot" and c not in SCOUT_BOT_RUNS]
-SCOUT_ARENA = [c for c in readme_commands() if c.argv[0] == "scout-arena"]
-DOCKER = [c for c in readme_commands() if c.argv[0] == "docker"]
+DOCKER_SHELL = [s.command for s, how in README_COMMANDS if how == walking.DOCKER and s.command is not None
+                and s.command.argv[0] != "docker"]
 
 
-def test_the_readme_has_commands_of_every_kind() -> None:
-    assert SCOUT_BOT_RUNS and SCOUT_BOT_PARSES and SCOUT_ARENA and DOCKER
-
-
-@pytest.mark.parametrize("command", SCOUT_BOT_RUNS, ids=ids(SCOUT_BOT_RUNS))
-def test_scout_bot_commands_run_on_the_readmes_bot(
-    command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "my_bot.py").write_text(readme_bot())
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(scout_bot, command.argv[1:])
-    assert result.exit_code == 0, result.output
-    assert "FirstBot" in result.output
-
-
-@pytest.mark.parametrize("command", SCOUT_BOT_PARSES, ids=ids(SCOUT_BOT_PARSES))
-def test_other_scout_bot_commands_parse(command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _with_exports(monkeypatch, command)
-    parse(scout_bot, "scout-bot", command.argv[1:])
-
-
-@pytest.mark.parametrize("command", SCOUT_ARENA, ids=ids(SCOUT_ARENA))
-def test_scout_arena_commands_parse(command: Command, monkeypatch: pytest.MonkeyPatch) -> None:
-    _with_exports(monkeypatch, command)
-    path, _ = parse(arena_app, "scout-arena", command.argv[1:])
-    assert path.count(" ") >= 1, "names a subcommand"
+@pytest.mark.parametrize("command", DOCKER_SHELL, ids=ids(DOCKER_SHELL))
+def test_the_docker_sections_shell_commands_run(command: Command) -> None:
+    """What the Docker section has the shell do besides `docker` (choosing the token) runs here."""
+    assert command.argv[0] == "export", command
+    name, _, value = command.line.split(" ", 1)[1].partition("=")
+    done = subprocess.run(["bash", "-c", f"{command.line} && printf %s \"${name}\""], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"[0-9a-f]{64}", done.stdout), f"{name} is set to a fresh secret: {done.stdout!r}"
 
 
 @pytest.mark.parametrize("command", DOCKER, ids=ids(DOCKER))
