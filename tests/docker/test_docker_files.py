@@ -285,22 +285,63 @@ def test_no_command_line_carries_a_secret() -> None:
     assert {"SCOUT_ARENA_ADMIN_TOKEN", "PGPASSWORD"} <= set(spec["services"]["arena"]["environment"])
 
 
-def test_compose_validates_where_a_compose_cli_exists(tmp_path: Path) -> None:
-    """Docker's own validation, where this machine has it (the checks above run everywhere)."""
+def test_compose_validates_where_a_compose_cli_exists() -> None:
+    """Docker's own validation, where this machine has Compose v2 (the checks above run everywhere)."""
+    if not compose_v2():
+        pytest.skip("no `docker compose` (Compose v2) on this machine")
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
-    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
-        done = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
-    elif shutil.which("docker-compose"):
-        # Compose v1 predates the top-level `name`; everything else is checked against its schema.
-        legacy = tmp_path / "compose.yaml"
-        legacy.write_text(re.sub(r"^name: .*\n", "", COMPOSE.read_text(), flags=re.MULTILINE))
-        done = subprocess.run(
-            ["docker-compose", "-f", str(legacy), "--project-directory", str(COMPOSE.parent), "config", "-q"],
-            capture_output=True, text=True, env=env,
-        )
-    else:
-        pytest.skip("no docker compose or docker-compose command on this machine")
+    done = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def compose_v2() -> bool:
+    return bool(shutil.which("docker")) and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0
+
+
+def test_compose_v1_refuses_the_file_before_doing_anything() -> None:
+    """Compose v1 does not know the top-level `name` (a Compose v2 key): it stops at once."""
+    if not shutil.which("docker-compose") or "version 1." not in subprocess.run(
+        ["docker-compose", "version"], capture_output=True, text=True).stdout:
+        pytest.skip("no docker-compose v1 on this machine")
+    env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
+    done = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
+    assert done.returncode != 0 and "name" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_the_file_is_for_compose_v2_and_says_so() -> None:
+    """A top-level `name` (which v1 refuses) and no `version` (which v2 ignores, with a warning);
+    the file's header and the README's Docker section say that Compose v2 is needed."""
+    spec = compose()
+    assert spec["name"] == "scout-arena"
+    assert "version" not in spec
+    header = "".join(line for line in COMPOSE.read_text().splitlines(keepends=True) if line.startswith("#"))
+    readme = (ROOT / "README.md").read_text()
+    docker_section = readme[readme.index("## Deploy with Docker"):]
+    for text in (" ".join(header.replace("#", " ").split()), " ".join(docker_section.split())):
+        assert "Docker Compose v2" in text and "`docker compose`" in text and "`docker-compose`" in text, text[:400]
+
+
+DOC_PAGES = (ROOT / "README.md", ROOT / "docs" / "operator-guide.md")
+
+
+def docker_commands() -> list[str]:
+    from tests.docs.readme import commands
+
+    return [c.line for page in DOC_PAGES for c in commands(page) if c.argv[0] == "docker"]
+
+
+def test_no_documented_docker_command_puts_a_secret_on_its_command_line() -> None:
+    """`docker run -e NAME=value` shows the value to `ps` on the host: a secret is passed as `-e NAME`
+    (docker copies it from its environment) or through the compose file's environment."""
+    assert docker_commands()
+    for line in docker_commands():
+        argv = shlex.split(line)
+        values = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-e", "--env")]
+        values += [w.split("=", 1)[1] for w in argv if w.startswith(("-e=", "--env="))]
+        for value in values:
+            name, has_value, _ = value.partition("=")
+            assert not (has_value and re.search(r"TOKEN|PASSWORD|SECRET|ENTRY_CODE", name)), f"{line}: {name} on a command line"
+        assert not any(re.search(r"://[^/@\s]*:[^/@\s]*@", w) for w in argv), f"{line}: a URL with a password"
 
 
 # ---- the same command lines, without Docker ------------------------------------------------------------
