@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,12 @@ from typing import Any
 import typer
 
 from arena.cli import app as arena_app
-from arena.clients import ArenaClient, LocalArena
+from arena.clients import LocalArena
 from arena.store import GameStatus
 from sdk.cli import app as bot_app
 from sdk.loading import load_bot
 
-from .readme import README, Command, blocks, option_envvars, parse
+from .readme import README, Command, blocks, commands_of, option_envvars, parse
 
 README_PORT = "50051"
 TOKEN_PLACEHOLDER = "the-token-serve-printed"
@@ -87,8 +88,6 @@ class Step:
 
 def readme_steps(path: Path = README) -> list[Step]:
     """Every step of the README, in order."""
-    from .readme import commands_of
-
     found: list[Step] = []
     for block in blocks(path):
         if block.saved_as is not None:
@@ -116,17 +115,20 @@ def _parsed(argv: tuple[str, ...]) -> tuple[str, Any] | None:
     return parse(PROGRAMS[program], program, list(argv[1:]))
 
 
+def path_of(command: Command) -> str | None:
+    """The command path ("scout-arena serve") a README command runs, None for the shell's own."""
+    found = command_path(command.argv)
+    return found[0] if found else None
+
+
 def is_serve(step: Step) -> bool:
-    found = step.command is not None and command_path(step.command.argv)
-    return bool(found) and found[0] == "scout-arena serve"  # type: ignore[index]
+    return step.command is not None and path_of(step.command) == "scout-arena serve"
 
 
 def setup_demo(line: str) -> str | None:
     """The part of a set-up line (`A && B && .venv/bin/scout-arena demo`) that runs the demo."""
     for part in line.split("&&"):
-        argv = shlex.split(part)
-        found = command_path(argv) if argv and program_of(argv) else None
-        if found and found[0] == "scout-arena demo":
+        if path_of(Command(part.strip(), "")) == "scout-arena demo":
             return part.strip()
     return None
 
@@ -177,7 +179,6 @@ class Process:
     proc: subprocess.Popen[bytes]
     out: Path
     err: Path
-    section: str
 
     def logs(self) -> str:
         return f"{self.line}\n--- stdout\n{self.out.read_text()[-3000:]}\n--- stderr\n{self.err.read_text()[-3000:]}"
@@ -269,7 +270,7 @@ class Walk:
         out, err = self.where / f".walk-{n}.out", self.where / f".walk-{n}.err"
         proc = subprocess.Popen(["bash", "-c", f"exec {line}"], cwd=self.where, env=dict(self.env),
                                 stdout=out.open("wb"), stderr=err.open("wb"), start_new_session=True)
-        process = Process(step, line, path, ctx, proc, out, err, step.section)
+        process = Process(step, line, path, ctx, proc, out, err)
         self.background.append(process)
         if path == "scout-arena serve":
             self.arena_listens(process)
@@ -290,6 +291,7 @@ class Walk:
             self.admin_token = printed[1]
 
     def running_bots(self) -> list[Process]:
+        """The bots started and not yet seen to stop (`bots_stop_by_themselves`)."""
         return [p for p in self.background if p.path == "scout-bot run" and p.proc.returncode is None]
 
     def bots_have_entered(self) -> None:
@@ -307,10 +309,7 @@ class Walk:
 
     def entrants(self, tournament: str) -> tuple[str, ...]:
         with self.client() as client:
-            try:
-                return client.tournament(tournament).entrants
-            except Exception:  # not created yet: the bots wait for it
-                return ()
+            return client.tournament(tournament).entrants
 
     def bots_stop_by_themselves(self) -> None:
         """A bot entered in a tournament stops once it has finished: each exits 0 on its own."""
@@ -338,7 +337,7 @@ class Walk:
 
     # ---- reading the arena, to check what the commands printed ----
 
-    def client(self, db: str | None = None) -> _Closing:
+    def client(self, db: str | None = None) -> closing[LocalArena]:
         """The database `db` (a command's `--db`, relative to the walk's directory), else the one
         the arena serves: read directly, so the checks spend none of the reader's read budget
         (the arena limits reads per host, and the walk's commands and checks share one host)."""
@@ -350,18 +349,7 @@ class Walk:
             if db.startswith(prefix) and "://" not in rest and not rest.startswith("/"):
                 db = f"sqlite:///{self.where / rest}"
                 break
-        return _Closing(LocalArena.open(db))
-
-
-@dataclass
-class _Closing:
-    client: ArenaClient
-
-    def __enter__(self) -> ArenaClient:
-        return self.client
-
-    def __exit__(self, *_: object) -> None:
-        self.client.close()
+        return closing(LocalArena.open(db))
 
 
 # ---- what each kind of command must print ---------------------------------------------------------
@@ -503,8 +491,7 @@ def _docker(command: Command) -> bool:
 
 
 def _postgres_serve(command: Command) -> bool:
-    found = command_path(command.argv) if program_of(command.argv) else None
-    return bool(found) and found[0] == "scout-arena serve" and bool(POSTGRES_URL.search(command.line))  # type: ignore[index]
+    return path_of(command) == "scout-arena serve" and bool(POSTGRES_URL.search(command.line))
 
 
 def how_run(step: Step, steps: list[Step]) -> str:
