@@ -46,6 +46,8 @@ EXAMPLES = ("random", "greedy", "montecarlo")
 MONTECARLO_MOVE_S = 0.05
 """The Monte-Carlo bot's thinking time per move: small, so its games keep pace with the others."""
 TOURNAMENT = "demo"
+BOT_TOKEN_VARIABLE = "SCOUT_TOKEN"
+"""Where `scout-bot run` reads its --token from: the demo's bots get their tokens there."""
 MOVE_LIMIT_MS = 2000
 CAPACITY = 4
 START_TIMEOUT_S = 30.0
@@ -119,16 +121,17 @@ def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) 
 def bot_processes(target: str, tokens: dict[str, str], cast: Sequence[Entrant], logs: Path) -> Iterator[
     dict[str, subprocess.Popen[bytes]]
 ]:
-    """Each entrant as its own `scout-bot run ... --tournament demo` process; stopped at the end."""
+    """Each entrant as its own `scout-bot run ... --tournament demo` process; stopped at the end.
+    Its token goes in its environment, not on its command line, which `ps` shows to every user."""
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for e in cast:
             argv = [sys.executable, "-m", "sdk.cli", "run", e.kind, "--name", e.name, "--seed", str(e.seed),
-                    "--token", tokens[e.name], "--tournament", TOURNAMENT, "--target", target,
-                    "--capacity", str(CAPACITY)]
+                    "--tournament", TOURNAMENT, "--target", target, "--capacity", str(CAPACITY)]
             if e.kind == "montecarlo":
                 argv += ["--move-time", str(MONTECARLO_MOVE_S)]
-            procs[e.name] = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(logs / f"{e.name}.log").open("wb"))
+            procs[e.name] = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(logs / f"{e.name}.log").open("wb"),
+                                             env={**os.environ, BOT_TOKEN_VARIABLE: tokens[e.name]})
         yield procs
     finally:
         for proc in procs.values():

@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from .conftest import arena_cli, assert_one_line_error
 
@@ -54,3 +57,35 @@ def test_demo_options_are_checked(tmp_path: Path) -> None:
     code, output = arena_cli("demo", "--bots", "random,greedy", "--table-size", "3", "--db", str(tmp_path / "d.db"))
     assert code == 1
     assert_one_line_error(output, "2 bots cannot fill a 3-seat table: add bots or lower --table-size")
+
+
+def test_the_demo_gives_each_bot_its_token_in_its_environment_not_its_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command line shows in `ps` to every user of the machine; a bot's token is its password."""
+    from arena import demo
+    from sdk.cli import app as scout_bot
+    from tests.docs.readme import option_envvars
+
+    started: list[tuple[list[str], dict[str, str]]] = []
+
+    class Recorded:
+        def __init__(self, argv: list[str], **kwargs: Any) -> None:
+            started.append((argv, kwargs["env"]))
+
+        def poll(self) -> int:
+            return 0
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
+
+    monkeypatch.setattr(demo.subprocess, "Popen", Recorded)
+    cast = demo.entrants(["random", "greedy"], 2)
+    tokens = {e.name: f"secret-{e.name}" for e in cast}
+    with demo.bot_processes("127.0.0.1:1", tokens, cast, tmp_path):
+        pass
+    assert len(started) == len(cast)
+    assert demo.BOT_TOKEN_VARIABLE in option_envvars(scout_bot, "--token")
+    for (argv, env), entrant in zip(started, cast):
+        assert not any("secret" in word for word in argv) and "--token" not in argv, argv
+        assert env[demo.BOT_TOKEN_VARIABLE] == tokens[entrant.name]
