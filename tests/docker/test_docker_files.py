@@ -18,7 +18,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ import yaml
 from arena.cli import app as arena_app
 from sdk.cli import app as scout_bot
 from tests.docs.readme import parse
+from tests.docs.walk import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -376,12 +376,6 @@ def local(argv: list[str], replacements: dict[str, str]) -> list[str]:
             argv[i + 1] = replacements[word]
     program = BIN / argv[0]
     return [str(program) if program.exists() else argv[0], *argv[1:]]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def healthcheck_argv() -> list[str]:

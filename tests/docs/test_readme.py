@@ -234,6 +234,10 @@ def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) 
 
 
 DOCKER = [c for c in readme_commands() if c.argv[0] == "docker"]
+"""Run by no walk: this machine has no `docker compose`. Each is validated against the compose file
+below, and the command lines the compose file runs are run without Docker in tests/docker."""
+DOCKER_SHELL = [s.command for s, how in README_COMMANDS if how == walking.DOCKER and s.command is not None
+                and s.command.argv[0] != "docker"]
 
 
 def _with_exports(monkeypatch: pytest.MonkeyPatch, upto: Command) -> None:
@@ -245,15 +249,12 @@ def _with_exports(monkeypatch: pytest.MonkeyPatch, upto: Command) -> None:
             name, _, value = command.argv[1].partition("=")
             monkeypatch.setenv(name, "0" * 64 if value.startswith("$(") else value)
 
-DOCKER_SHELL = [s.command for s, how in README_COMMANDS if how == walking.DOCKER and s.command is not None
-                and s.command.argv[0] != "docker"]
-
 
 @pytest.mark.parametrize("command", DOCKER_SHELL, ids=ids(DOCKER_SHELL))
 def test_the_docker_sections_shell_commands_run(command: Command) -> None:
     """What the Docker section has the shell do besides `docker` (choosing the token) runs here."""
     assert command.argv[0] == "export", command
-    name, _, value = command.line.split(" ", 1)[1].partition("=")
+    name = command.line.split(" ", 1)[1].partition("=")[0]
     done = subprocess.run(["bash", "-c", f"{command.line} && printf %s \"${name}\""], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
