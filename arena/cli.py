@@ -2,6 +2,7 @@
 
     scout-arena serve [--db URL] [--host H] [--port N] [--tls-cert FILE --tls-key FILE]
     scout-arena tournament create NAME --table-size 4 --games-per-table 2 --starts-at 2030-01-04T18:00Z
+    scout-arena tournament create NAME --starts-at +10m --until-settled [--confidence 0.95] [--top K] [--max-games N]
     scout-arena tournament list | show NAME | start NAME | seeds NAME
     scout-arena bot register NAME | list
     scout-arena ratings [--tournament NAME]
@@ -53,6 +54,7 @@ from .server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, serve as se
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE
 from .store import GameStatus
 from .tls import server_tls
+from .stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from .views import (
     bots_table, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table, voided_lines,
@@ -322,22 +324,51 @@ def tournament_create(
     entry_code: Annotated[
         str | None, typer.Option(help="Only bots giving this code may enter (the arena keeps its hash).", show_default=False)
     ] = None,
+    until_settled: Annotated[
+        bool, typer.Option("--until-settled", help="Play the schedule round after round until the rating table's top "
+                           "places are settled (the stop rule), or --max-games is reached.")
+    ] = False,
+    confidence: Annotated[
+        float | None, typer.Option(help=f"With --until-settled: the chance that no settled pair is in the wrong order "
+                                   f"[default: {DEFAULT_CONFIDENCE}].", show_default=False)
+    ] = None,
+    top: Annotated[
+        int | None, typer.Option(help="With --until-settled: settle the first K places, each proven above the bot "
+                                 "below it [default: all].", show_default=False)
+    ] = None,
+    max_games: Annotated[
+        int | None, typer.Option(help=f"With --until-settled: start no round that would go over N games "
+                                 f"[default: {DEFAULT_MAX_GAMES}].", show_default=False)
+    ] = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
 ) -> None:
+    stop_rule = _stop_rule(until_settled, confidence, top, max_games)
     policy = FailurePolicy(
         absent_wait_ms=absent_wait_ms, grace_ms=grace_ms, time_bank_ms=time_bank_ms, max_invalid=max_invalid,
         on_timeout=on_timeout, on_illegal=on_illegal, on_disconnect=on_disconnect, on_absent=on_absent,
         max_replays=max_replays, max_voids_per_bot=max_voids_per_bot,
     )
     settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
-                                  seed, policy, rounds, max_entrants, entry_code)
+                                  seed, policy, rounds, max_entrants, entry_code, stop_rule)
     with arena(server, db, admin_token, admin=True) as client:
         made = client.create_tournament(settings)
     console = Console()
     console.print(f"Created tournament {made.name!r}; bots may enter until it starts.", highlight=False, markup=False)
     console.print(tournament_view(made))
+
+
+def _stop_rule(until_settled: bool, confidence: float | None, top: int | None, max_games: int | None) -> StopRule | None:
+    """The stop rule the options ask for; each of its options needs --until-settled."""
+    given = {"--confidence": confidence, "--top": top, "--max-games": max_games}
+    if not until_settled:
+        for option, value in given.items():
+            if value is not None:
+                fail(f"{option} belongs to the stop rule: add --until-settled")
+        return None
+    settings = {"confidence": confidence, "top": top, "max_games": max_games}
+    return StopRule(**{k: v for k, v in settings.items() if v is not None})
 
 
 @tournament_app.command("list", help="List every tournament with its progress.")

@@ -23,6 +23,7 @@ from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from .store import (
     Bot, GameCounts, GameDetail, GameInfo, GameSeed, GameStatus, SeedReveal, Tournament, TournamentStatus, VoidedAttempt,
 )
+from .stop_rule import Outcome, PairCheck, StopRule, Verdict
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 
 TOURNAMENT_STATUS_TO_PB = {
@@ -54,6 +55,12 @@ DECISION_TO_PB = {
 DECISION_FROM_PB = {v: k for k, v in DECISION_TO_PB.items()}
 ACTION_TO_PB = {FailureAction.FORFEIT: pb.FAILURE_ACTION_FORFEIT, FailureAction.VOID: pb.FAILURE_ACTION_VOID}
 ACTION_FROM_PB = {v: k for k, v in ACTION_TO_PB.items()}
+OUTCOME_TO_PB = {
+    Outcome.PLAYING: pb.STOP_OUTCOME_PLAYING,
+    Outcome.SETTLED: pb.STOP_OUTCOME_SETTLED,
+    Outcome.CAP_REACHED: pb.STOP_OUTCOME_CAP_REACHED,
+}
+OUTCOME_FROM_PB = {v: k for k, v in OUTCOME_TO_PB.items()}
 _POLICY_NUMBERS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "max_replays", "max_voids_per_bot")
 _POLICY_ACTIONS = tuple(f"on_{cause.value}" for cause in ForfeitCause)
 
@@ -98,6 +105,31 @@ def _policy_from_pb(msg: pb.FailurePolicy) -> dict[str, Any]:
     return data
 
 
+def _stop_rule_to_pb(rule: StopRule) -> pb.StopRule:
+    msg = pb.StopRule(confidence=rule.confidence, max_games=rule.max_games)
+    if rule.top is not None:
+        msg.top = rule.top
+    return msg
+
+
+def _stop_rule_from_pb(msg: pb.StopRule) -> StopRule:
+    """The rule, unset fields taking the defaults; InvalidSetting names a value out of range."""
+    return StopRule(**{f: getattr(msg, f) for f in ("confidence", "top", "max_games") if msg.HasField(f)})
+
+
+def _verdict_to_pb(verdict: Verdict) -> pb.StopProgress:
+    return pb.StopProgress(
+        rounds=verdict.rounds, games=verdict.games, outcome=OUTCOME_TO_PB[verdict.outcome],
+        pairs=[pb.RankPair(upper=p.upper, lower=p.lower, above=p.above, below=p.below, settled=p.settled)
+               for p in verdict.pairs],
+    )
+
+
+def _verdict_from_pb(msg: pb.StopProgress) -> Verdict:
+    pairs = tuple(PairCheck(p.upper, p.lower, p.above, p.below, p.settled) for p in msg.pairs)
+    return Verdict(msg.rounds, msg.games, OUTCOME_FROM_PB[msg.outcome], pairs)
+
+
 def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
     msg = pb.CreateTournamentRequest(
         name=settings.name,
@@ -113,6 +145,8 @@ def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
     for f in ("max_entrants", "entry_code", "rounds"):
         if getattr(settings, f) is not None:
             setattr(msg, f, getattr(settings, f))
+    if settings.stop_rule is not None:
+        msg.stop_rule.CopyFrom(_stop_rule_to_pb(settings.stop_rule))
     return msg
 
 
@@ -133,6 +167,7 @@ def settings_from_pb(msg: pb.CreateTournamentRequest) -> TournamentSettings:
         rounds=msg.rounds if msg.HasField("rounds") else None,
         max_entrants=msg.max_entrants if msg.HasField("max_entrants") else None,
         entry_code=msg.entry_code if msg.HasField("entry_code") else None,
+        stop_rule=_stop_rule_from_pb(msg.stop_rule) if msg.HasField("stop_rule") else None,
     )
 
 
@@ -163,6 +198,10 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         msg.started_at.CopyFrom(_timestamp(t.started_at))
     if t.finished_at is not None:
         msg.finished_at.CopyFrom(_timestamp(t.finished_at))
+    if t.stop_rule is not None:
+        msg.stop_rule.CopyFrom(_stop_rule_to_pb(t.stop_rule))
+    if t.stop is not None:
+        msg.stop_progress.CopyFrom(_verdict_to_pb(t.stop))
     return msg
 
 
@@ -189,6 +228,8 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         max_entrants=msg.max_entrants,
         invite_only=msg.invite_only,
         rounds=msg.rounds if msg.HasField("rounds") else None,
+        stop_rule=_stop_rule_from_pb(msg.stop_rule) if msg.HasField("stop_rule") else None,
+        stop=_verdict_from_pb(msg.stop_progress) if msg.HasField("stop_progress") else None,
     )
 
 

@@ -36,16 +36,25 @@ def resolve_max_entrants(max_entrants: int | None, table_size: int) -> int:
     return max_entrants
 
 
-def check_format(table_size: int, games_per_table: int, rounds: int | None) -> None:
-    """InvalidSetting if no field, not even one full table, fits the arena's game limit."""
+def check_format(table_size: int, games_per_table: int, rounds: int | None, limit: int = MAX_GAMES) -> None:
+    """InvalidSetting if no field, not even one full table, fits the game limit (the arena's, or
+    a stop-rule tournament's cap, which one round must fit)."""
     if rounds is not None and rounds < 1:
         raise InvalidSetting(f"rounds must be at least 1, not {rounds}")
     smallest = games(table_size, table_size, games_per_table, rounds)
-    if smallest > MAX_GAMES:
+    if smallest > limit:
         raise InvalidSetting(
-            f"even {table_size} entrants would play {smallest} games, over the arena's limit of {MAX_GAMES}: "
+            f"even {table_size} entrants would play {smallest} games{_per(limit)}, over {_limit(limit)}: "
             "use fewer games per table or fewer rounds"
         )
+
+
+def _per(limit: int) -> str:
+    return " a round" if limit < MAX_GAMES else ""
+
+
+def _limit(limit: int) -> str:
+    return f"the arena's limit of {MAX_GAMES}" if limit >= MAX_GAMES else f"the stop rule's cap of {limit} (--max-games)"
 
 
 def games(entrants: int, table_size: int, games_per_table: int, rounds: int | None) -> int:
@@ -54,25 +63,28 @@ def games(entrants: int, table_size: int, games_per_table: int, rounds: int | No
 
 
 def check_room(
-    tournament: str, entrants: int, *, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int
+    tournament: str, entrants: int, *, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int,
+    limit: int = MAX_GAMES,
 ) -> None:
-    """TournamentFull unless a field of `entrants` fits the tournament's cap and the game limit."""
+    """TournamentFull unless a field of `entrants` fits the tournament's cap and the game limit
+    (`limit`: the arena's, or for a stop-rule tournament its cap, which one round must fit)."""
     if entrants > max_entrants:
         raise TournamentFull(f"tournament {tournament!r} is full ({max_entrants} entrants)")
     scheduled = games(entrants, table_size, games_per_table, rounds)
-    if scheduled > MAX_GAMES:
+    if scheduled > limit:
         raise TournamentFull(
-            f"tournament {tournament!r} is full: {entrants} entrants would play {scheduled} games, over the "
-            f"arena's limit of {MAX_GAMES}; create it with --rounds N for a bounded number of games per bot"
+            f"tournament {tournament!r} is full: {entrants} entrants would play {scheduled} games {_per(limit)}, "
+            f"over {_limit(limit)}; create it with --rounds N for a bounded number of games per bot"
         )
 
 
-def capacity(*, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int) -> int:
+def capacity(*, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int,
+             limit: int = MAX_GAMES) -> int:
     """The largest field `check_room` lets in."""
     low, high = 0, max_entrants
     while low < high:
         mid = (low + high + 1) // 2
-        if games(mid, table_size, games_per_table, rounds) <= MAX_GAMES:
+        if games(mid, table_size, games_per_table, rounds) <= limit:
             low = mid
         else:
             high = mid - 1

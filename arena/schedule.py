@@ -166,6 +166,18 @@ def schedule_seed(tournament_seed: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
+def round_seed(schedule_seed_: int, round_index: int) -> int:
+    """The seed round `round_index` of a stop-rule tournament (`arena.stop_rule`) is drawn with:
+    round 0 keeps the schedule seed, so its first round is the schedule it would have without the
+    rule; later rounds hash the round number in. Derived from `schedule_seed` alone, so the
+    schedule still tells nothing about the deals.
+    """
+    if round_index == 0:
+        return schedule_seed_
+    digest = hashlib.blake2b(f"round:{schedule_seed_}:{round_index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
 def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
     """The deal seed of one game: a hash of its position, so seeds are fresh yet reproducible.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -64,12 +64,15 @@ from .names import check_name, shown
 from .pages import InvalidPage
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
-from .schedule import MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin, schedule_seed
+from .schedule import (
+    MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin, round_seed, schedule_seed, table_count,
+)
+from .stop_rule import Evidence, Outcome, StopRule, Verdict
 
 __all__ = [
     "Bot", "GameCounts", "GameDetail", "GameInfo", "GameSeed", "GameStatus", "GameToPlay", "RatingUpdate",
     "Registration", "SeedReveal", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate",
-    "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
+    "advance_stop_rule", "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
     "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
     "register_bot", "reveal_seeds", "show_game", "show_schedule", "show_tournament", "start_tournament",
     "void_attempt", "void_interrupted_games", "voids_by_bot", "fail_tournament",
@@ -147,6 +150,11 @@ class Tournament:
     """Entering needs the tournament's entry code."""
     rounds: int | None = None
     """None: a full round robin; N: N rounds of the bounded format."""
+    stop_rule: StopRule | None = None
+    """Set for a stop-rule tournament (`arena.stop_rule`): it plays that schedule round after round."""
+    stop: Verdict | None = None
+    """A started stop-rule tournament's standing after its complete rounds (`show_tournament`
+    only; None in lists)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,9 +303,13 @@ def create_tournament(
     rounds: int | None = None,
     max_entrants: int | None = None,
     entry_code: str | None = None,
+    stop_rule: StopRule | None = None,
     now: datetime | None = None,
 ) -> Tournament:
     """Create a scheduled tournament, open for entries until it starts.
+
+    With a `stop_rule` it plays its schedule round after round (`advance_stop_rule`); the rule is
+    kept in the stored settings beside the failure policy (key "stop_rule"), so the schema stays.
 
     A start time in the past is allowed: the tournament is due at once. Without a seed one is
     drawn at random; it is stored, so the schedule and every deal can be reproduced, with a
@@ -316,7 +328,7 @@ def create_tournament(
         raise InvalidSetting(f"the per-move time limit must be positive, not {move_limit_ms} ms")
     if concurrency < 1:
         raise InvalidSetting(f"concurrency must be at least 1 game, not {concurrency}")
-    entry_rules.check_format(table_size, games_per_table, rounds)
+    entry_rules.check_format(table_size, games_per_table, rounds, _game_limit(stop_rule))
     cap = entry_rules.resolve_max_entrants(max_entrants, table_size)
     code = entry_rules.code_hash(entry_code)
     if starts_at.tzinfo is None:
@@ -327,6 +339,8 @@ def create_tournament(
         raise InvalidSetting(f"the seed must be between 0 and 2**63-1, not {seed}")
     nonce = new_nonce()
     policy = None if failure_policy is None else dict(failure_policy)
+    if stop_rule is not None:
+        policy = {**(policy or {}), _STOP_RULE: stop_rule.to_json()}
     try:
         json.dumps(policy)
     except (TypeError, ValueError) as exc:
@@ -375,7 +389,7 @@ def enter_tournament(
             raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
         entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
         field = dict(table_size=row.table_size, games_per_table=row.games_per_table, rounds=row.rounds,
-                     max_entrants=row.max_entrants)
+                     max_entrants=row.max_entrants, limit=_game_limit(_settings(row)[1]))
         entered = sa.select(sa.func.count()).select_from(EntryRow).where(EntryRow.tournament_id == row.id)
         entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
         # One statement, so SQLite cannot let a start or another entry slip in between the checks
@@ -450,36 +464,9 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
                 f"a {row.table_size}-seat table needs at least {row.table_size}"
             )
         entry_rules.check_room(tournament, len(entrants), table_size=row.table_size,
-                               games_per_table=row.games_per_table, rounds=row.rounds, max_entrants=row.max_entrants)
-        schedule = round_robin(list(entrants), row.table_size, schedule_seed(row.seed), row.rounds)
-        table_ids = session.exec(
-            sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
-            params=[
-                {
-                    "tournament_id": row.id,
-                    "table_index": index,
-                    "seats": [entrants[name] for name in table.seats],
-                    "games_per_table": row.games_per_table,
-                }
-                for index, table in enumerate(schedule.tables)
-            ],
-        ).scalars().all()
-        session.exec(
-            sa.insert(GameRow),
-            params=[
-                {
-                    "tournament_id": row.id,
-                    "table_id": table_id,
-                    "table_index": index,
-                    "game_index": game,
-                    "seed": game_seed(row.seed, index, game),
-                    "status": GameStatus.SCHEDULED,
-                    "attempts": 0,
-                }
-                for game in range(row.games_per_table)
-                for index, table_id in enumerate(table_ids)
-            ],
-        )
+                               games_per_table=row.games_per_table, rounds=row.rounds, max_entrants=row.max_entrants,
+                               limit=_game_limit(_settings(row)[1]))
+        _schedule_round(session, row, entrants, 0)
         env = arena_env()
         session.exec(
             sa.insert(BotRatingRow),
@@ -493,6 +480,127 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         session.rollback()
         raise
     return show_tournament(session=session, tournament=tournament)
+
+
+def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str, int], round_index: int) -> None:
+    """Store round `round_index` of the schedule (the whole schedule, but for a stop-rule
+    tournament's later rounds) and its games with their seeds; table indices go on from the
+    rounds before, so every game's seed (`game_seed`) is fresh."""
+    schedule = round_robin(list(entrants), row.table_size, round_seed(schedule_seed(row.seed), round_index), row.rounds)
+    first = round_index * len(schedule.tables)
+    table_ids = session.exec(
+        sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
+        params=[
+            {
+                "tournament_id": row.id,
+                "table_index": first + index,
+                "seats": [entrants[name] for name in table.seats],
+                "games_per_table": row.games_per_table,
+            }
+            for index, table in enumerate(schedule.tables)
+        ],
+    ).scalars().all()
+    session.exec(
+        sa.insert(GameRow),
+        params=[
+            {
+                "tournament_id": row.id,
+                "table_id": table_id,
+                "table_index": first + index,
+                "game_index": game,
+                "seed": game_seed(row.seed, first + index, game),
+                "status": GameStatus.SCHEDULED,
+                "attempts": 0,
+            }
+            for game in range(row.games_per_table)
+            for index, table_id in enumerate(table_ids)
+        ],
+    )
+
+
+def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None = None) -> Verdict:
+    """After the last game of a stop-rule tournament's round is committed: finish it if the rule
+    says settled or cap reached, else store its next round (`arena.stop_rule`). Returns the verdict.
+
+    The verdict is a pure function of the committed complete rounds, so calling this again, after
+    a crash between the commit and the call, or twice, decides the same. It first claims the
+    tournament row (a write that changes nothing), so two callers cannot both add the round; one
+    whose round has unfinished games changes nothing.
+    """
+    try:
+        claimed = session.exec(
+            sa.update(TournamentRow)
+            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.RUNNING)
+            .values(status=TournamentStatus.RUNNING)
+        )
+        row = _tournament_row(session, tournament)
+        rule = _settings(row)[1]
+        if rule is None:
+            raise InvalidSetting(f"tournament {tournament!r} has no stop rule")
+        if claimed.rowcount != 1:
+            raise TournamentAlreadyStarted(f"tournament {tournament!r} is {row.status.value}, not running")
+        verdict, entrants, open_games = _stop_verdict(session, row, rule)
+        if open_games:
+            session.rollback()
+            return verdict
+        if verdict.outcome is Outcome.PLAYING:
+            _schedule_round(session, row, entrants, verdict.rounds)
+        else:
+            session.exec(
+                sa.update(TournamentRow).where(TournamentRow.id == row.id)
+                .values(status=TournamentStatus.FINISHED, finished_at=_now(now))
+            )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return verdict
+
+
+def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple[Verdict, dict[str, int], int]:
+    """The stop rule's verdict after the tournament's complete rounds, the entrants (name to id)
+    and how many of its games are not finished. The rating order is the tournament's ratings after
+    the last game of those rounds (from the rating history), so a round in play changes nothing."""
+    entrants = dict(
+        session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
+    )
+    per_round = table_count(len(entrants), row.table_size, row.rounds)
+    round_games = per_round * row.games_per_table
+    names = {bot_id: name for name, bot_id in entrants.items()}
+    games: dict[int, dict[str, int]] = {}
+    tables: dict[int, int] = {}
+    for game_id, table_index, bot_id, rank in session.exec(
+        select(GameRow.id, GameRow.table_index, SeatResultRow.bot_id, SeatResultRow.rank)
+        .join(SeatResultRow, SeatResultRow.game_id == GameRow.id)
+        .where(GameRow.tournament_id == row.id, GameRow.status == GameStatus.FINISHED)
+    ):
+        games.setdefault(game_id, {})[names[bot_id]] = rank
+        tables[game_id] = table_index
+    open_games = session.exec(
+        select(sa.func.count()).select_from(GameRow)
+        .where(GameRow.tournament_id == row.id, GameRow.status != GameStatus.FINISHED)
+    ).one()
+    by_round: dict[int, list[dict[str, int]]] = {}
+    for game_id, ranks in games.items():
+        by_round.setdefault(tables[game_id] // per_round, []).append(ranks)
+    evidence = Evidence(rule, list(entrants))
+    while len(by_round.get(evidence.rounds, ())) == round_games:
+        evidence.add_round(by_round[evidence.rounds])
+    env = arena_env()
+    latest: dict[str, tuple[int, float, float]] = {}
+    for bot_id, mu, sigma, seq in session.exec(
+        select(RatingHistoryRow.bot_id, RatingHistoryRow.mu_after, RatingHistoryRow.sigma_after, GameRow.commit_seq)
+        .join(GameRow, RatingHistoryRow.game_id == GameRow.id)
+        .where(RatingHistoryRow.tournament_id == row.id, GameRow.table_index < evidence.rounds * per_round)
+    ):
+        name = names[bot_id]
+        if name not in latest or seq > latest[name][0]:
+            latest[name] = (seq, mu, sigma)
+    standings = [
+        Standing(name, *latest[name][1:]) if name in latest else Standing(name, env.mu, env.sigma) for name in entrants
+    ]
+    order = [r.bot for r in _table(standings)]
+    return evidence.verdict(order, round_games), entrants, int(open_games)
 
 
 def fail_tournament(*, session: Session, tournament: str, reason: str, now: datetime | None = None) -> bool:
@@ -517,8 +625,12 @@ def list_tournaments(*, session: Session, after: int | None = None, limit: int |
 
 
 def show_tournament(*, session: Session, tournament: str) -> Tournament:
-    """One tournament with its entrants and progress."""
-    return _tournaments(session, [_tournament_row(session, tournament)])[0]
+    """One tournament with its entrants and progress, and a started stop-rule tournament's verdict."""
+    row = _tournament_row(session, tournament)
+    shown_ = _tournaments(session, [row])[0]
+    if shown_.stop_rule is None or row.status is TournamentStatus.SCHEDULED:
+        return shown_
+    return replace(shown_, stop=_stop_verdict(session, row, shown_.stop_rule)[0])
 
 
 def show_schedule(*, session: Session, tournament: str) -> Schedule:
@@ -636,7 +748,7 @@ def commit_game(
         if claimed is None:
             raise _not_committable(session, game_id)
         tournament_id, seed, seat_ids = claimed
-        tournament_name = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).scalar_one()
+        tournament_name, settings = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).one()
         rating_rows = connection.execute(
             _LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}
         ).all()
@@ -704,7 +816,8 @@ def commit_game(
                 for s in result.seats
             ],
         )
-        connection.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        if _STOP_RULE not in (settings or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
+            connection.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
         session.commit()
     except BaseException:
         session.rollback()
@@ -958,7 +1071,7 @@ _CLAIM_GAME = (
     )
 )
 _LOCK_TOURNAMENT = (
-    sa.select(_tournaments_t.c.name)
+    sa.select(_tournaments_t.c.name, _tournaments_t.c.failure_policy)
     .where(_tournaments_t.c.id == sa.bindparam("tournament"))
     .with_for_update()
 )
@@ -1014,6 +1127,26 @@ _FINISH_TOURNAMENT = (
 
 
 # -- helpers --------------------------------------------------------------------------------------
+
+
+_STOP_RULE = "stop_rule"
+"""The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.failure_policy`)."""
+
+
+def _settings(row: TournamentRow) -> tuple[dict[str, Any] | None, StopRule | None]:
+    """A tournament's stored failure policy (None: the defaults) and stop rule (None: none)."""
+    if row.failure_policy is None:
+        return None, None
+    policy = dict(row.failure_policy)
+    rule = policy.pop(_STOP_RULE, None)
+    if rule is None:
+        return policy, None
+    return policy or None, StopRule.from_json(rule)
+
+
+def _game_limit(rule: StopRule | None) -> int:
+    """The most games one round of the schedule may hold: the arena's, or the stop rule's cap."""
+    return entry_rules.MAX_GAMES if rule is None else min(entry_rules.MAX_GAMES, rule.max_games)
 
 
 def _now(now: datetime | None) -> datetime:
@@ -1085,6 +1218,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     out = []
     for row in rows:
         assert row.id is not None
+        policy, rule = _settings(row)
         out.append(
             Tournament(
                 id=row.id,
@@ -1096,7 +1230,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 concurrency=row.concurrency,
                 seed=row.seed if row.status is TournamentStatus.FINISHED else None,
                 status=row.status,
-                failure_policy=row.failure_policy,
+                failure_policy=policy,
                 created_at=row.created_at,
                 started_at=row.started_at,
                 finished_at=row.finished_at,
@@ -1108,6 +1242,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 max_entrants=row.max_entrants,
                 invite_only=row.entry_code_hash is not None,
                 rounds=row.rounds,
+                stop_rule=rule,
             )
         )
     return out

@@ -1,4 +1,5 @@
-"""A tournament's settings as the CLI and the Arena service pass them: format, clocks, failure policy.
+"""A tournament's settings as the CLI and the Arena service pass them: format, clocks, failure
+policy, stop rule.
 
 `TournamentSettings.create` validates everything at once (the referee's clock ranges included) and
 stores the tournament with its failure policy written out in full, so a later change of the
@@ -20,6 +21,7 @@ from . import store
 from .errors import InvalidSetting
 from .referee import Limits
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult
+from .stop_rule import StopRule
 
 DEFAULT_ABSENT_WAIT_MS = 30_000
 """Long enough for a bot whose connection broke to come back with the SDK's reconnect back-off
@@ -166,6 +168,9 @@ class TournamentSettings:
     """None: the arena's largest field (`arena.entries.MAX_ENTRANTS`)."""
     entry_code: str | None = None
     """If set, only bots giving it may enter (the arena keeps its hash)."""
+    stop_rule: StopRule | None = None
+    """If set, the schedule is played round after round until the rule settles the table or its
+    game cap is reached (`arena.stop_rule`)."""
 
     def create(self, *, session: Session) -> store.Tournament:
         """Store the tournament; InvalidSetting, InvalidName or DuplicateName say what is wrong."""
@@ -183,4 +188,5 @@ class TournamentSettings:
             rounds=self.rounds,
             max_entrants=self.max_entrants,
             entry_code=self.entry_code,
+            stop_rule=self.stop_rule,
         )

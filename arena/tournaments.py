@@ -26,6 +26,12 @@
   (`bot-void-cap-reached`), so failing on purpose cannot re-deal a bot's bad hands for free. The
   count per bot is read from the stored voided attempts when the tournament's play (re)starts and
   kept up to date as attempts are judged.
+* **Stop rule.** A stop-rule tournament (`arena.stop_rule`) has one round scheduled at a time.
+  When its games are all committed, `store.advance_stop_rule` decides from the committed complete
+  rounds alone: it stores the next round, which is played the same way, or finishes the
+  tournament (settled, or its game cap reached). A crash between the last commit of a round and
+  that decision leaves a running tournament with nothing to play; resuming it decides again, the
+  same way.
 * **Isolation.** Each due tournament is started on its own, and each running one played by a
   task of its own: a start or a play that fails for any reason but the database being unavailable
   marks that tournament failed with a one-line reason (`arena.isolation`), and the runner goes on
@@ -54,6 +60,7 @@ from .isolation import fail, is_transient, start_or_fail
 from .referee import Limits, Referee
 from .results import GameResult, PolicyDecision
 from .sessions import SessionHub, Unavailable
+from .stop_rule import Outcome, Verdict
 from .tournament_settings import FailurePolicy
 
 log = logging.getLogger(__name__)
@@ -150,15 +157,37 @@ class TournamentRunner:
             await self._db(fail, tournament=t.name, exc=exc, when="playing")
 
     async def _play_tournament(self, t: store.Tournament) -> None:
+        """Play the scheduled games; a stop-rule tournament then asks its rule for the next round
+        (`store.advance_stop_rule`) and plays it, until the rule finishes the tournament."""
         policy = FailurePolicy.from_json(t.failure_policy)
         limits = policy.limits(t.move_limit_ms)
         # Any game of this tournament still marked running was left by a task that is gone.
         await self._db(store.void_interrupted_games, tournament=t.name)
-        queue = deque(await self._db(store.next_games, tournament=t.name))
         bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
-        done, total = t.games.finished, t.games.total
-        log.info("tournament %r %s: %d of %d games to play, %d at once, %d-seat tables, entrants %s", t.name,
-                 "resumed" if done else "started", len(queue), total, t.concurrency, t.table_size, ", ".join(t.entrants))
+        done = t.games.finished
+        log.info("tournament %r %s: %d of %d games played, %d at once, %d-seat tables, entrants %s", t.name,
+                 "resumed" if done else "started", done, t.games.total, t.concurrency, t.table_size,
+                 ", ".join(t.entrants))
+        while True:
+            queue = deque(await self._db(store.next_games, tournament=t.name))
+            done = await self._play_games(t, queue, policy, limits, bot_voids, done)
+            if t.stop_rule is None:
+                break
+            verdict = await self._db(store.advance_stop_rule, tournament=t.name)
+            if verdict.outcome is not Outcome.PLAYING:
+                _log_stop(t.name, verdict)
+                break
+            log.info("tournament %r: round %d played (%d games), not settled: playing round %d", t.name,
+                     verdict.rounds, verdict.games, verdict.rounds + 1)
+        log.info("tournament %r finished: %d games", t.name, done)
+
+    async def _play_games(
+        self, t: store.Tournament, queue: deque[store.GameToPlay], policy: FailurePolicy, limits: Limits,
+        bot_voids: Counter[str], done: int,
+    ) -> int:
+        """Play and commit the games of `queue` in order; returns how many of the tournament's
+        games are committed now (`done` before)."""
+        total = done + len(queue)
         window: list[_Slot] = []
         changed = asyncio.Event()
         try:
@@ -191,7 +220,7 @@ class TournamentRunner:
             for task in started:
                 task.cancel()
             await asyncio.gather(*started, return_exceptions=True)
-        log.info("tournament %r finished: %d games", t.name, done)
+        return done
 
     def _has_room(self, bots: Sequence[str]) -> bool:
         """False if a connected bot has no capacity left; absent bots are waited for in the game."""
@@ -266,6 +295,15 @@ class TournamentRunner:
         if any(now - self._absent_since[bot] < wait_s for bot in missing):
             return None
         return {bot: f"absent: not connected within {wait_s:g} s of the game being due" for bot in missing}
+
+
+def _log_stop(tournament: str, verdict: Verdict) -> None:
+    if verdict.outcome is Outcome.SETTLED:
+        log.info("tournament %r settled after %d rounds (%d games)", tournament, verdict.rounds, verdict.games)
+        return
+    open_pairs = ", ".join(f"{p.upper} above {p.lower} ({p.above}-{p.below})" for p in verdict.unsettled)
+    log.warning("tournament %r reached its game cap after %d rounds (%d games), not settled: %s", tournament,
+                verdict.rounds, verdict.games, open_pairs)
 
 
 def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int) -> None:

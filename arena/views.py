@@ -18,6 +18,7 @@ from rich.text import Text
 
 from .ratings import RatingRow
 from .results import ForfeitCause, PolicyDecision, SeatResult
+from .stop_rule import Outcome
 from .store import Bot, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from .tournament_settings import FailureAction, FailurePolicy
 
@@ -71,7 +72,8 @@ def tournament_view(t: Tournament) -> RenderableType:
         ("seed commitment", t.seed_commitment),
         ("seed", _secret(t.seed, "the tournament")),
         *((("seed nonce", t.seed_nonce),) if t.seed_nonce is not None else ()),
-        ("format", "full round robin" if t.rounds is None else f"{t.rounds} rounds, each bot once in every seat per round"),
+        ("format", _format(t)),
+        *_stop_facts(t),
         ("entry", f"{'invite only (entry code), ' if t.invite_only else ''}at most {t.max_entrants} bots"),
         ("absent bots", f"waited for {policy.absent_wait_ms} ms"),
         ("disconnects", f"{policy.grace_ms} ms grace"),
@@ -89,6 +91,38 @@ def tournament_view(t: Tournament) -> RenderableType:
     bar = ProgressBar(total=t.games.total, completed=t.games.finished, width=40)
     counts = Text(f" {t.games.finished} finished, {t.games.running} running, {t.games.scheduled} waiting")
     return Group(facts, _row(bar, counts))
+
+
+def _format(t: Tournament) -> str:
+    schedule = "full round robin" if t.rounds is None else f"{t.rounds} rounds, each bot once in every seat per round"
+    if t.stop_rule is None:
+        return schedule
+    return f"stop rule: a {schedule} after another until settled"
+
+
+_OUTCOMES = {
+    Outcome.PLAYING: "not settled yet: playing on",
+    Outcome.SETTLED: "settled",
+    Outcome.CAP_REACHED: "game cap reached before it settled",
+}
+
+
+def _stop_facts(t: Tournament) -> list[tuple[str, str]]:
+    """The stop rule's settings and, once started, its standing: rounds played, the outcome and
+    each adjacent pair of the top places with its head-to-head tally."""
+    rule = t.stop_rule
+    if rule is None:
+        return []
+    places = "all places" if rule.top is None else f"the first {rule.top} places"
+    facts = [("stop rule", f"settle {places} at {rule.confidence:g} confidence, at most {rule.max_games} games")]
+    verdict = t.stop
+    if verdict is not None:
+        facts.append(("rounds played", f"{verdict.rounds} ({verdict.games} games): {_OUTCOMES[verdict.outcome]}"))
+        for place, p in enumerate(verdict.pairs, start=1):
+            state = "settled" if p.settled else "open"
+            facts.append((f"places {place}-{place + 1}", f"{p.upper} above {p.lower}: {state} "
+                          f"(finished above {p.above}, below {p.below} in their shared games)"))
+    return facts
 
 
 def _secret(seed: int | None, what: str) -> str:

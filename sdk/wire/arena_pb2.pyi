@@ -41,6 +41,13 @@ class FailureAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAILURE_ACTION_FORFEIT: _ClassVar[FailureAction]
     FAILURE_ACTION_VOID: _ClassVar[FailureAction]
 
+class StopOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STOP_OUTCOME_UNSPECIFIED: _ClassVar[StopOutcome]
+    STOP_OUTCOME_PLAYING: _ClassVar[StopOutcome]
+    STOP_OUTCOME_SETTLED: _ClassVar[StopOutcome]
+    STOP_OUTCOME_CAP_REACHED: _ClassVar[StopOutcome]
+
 class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     GAME_STATUS_UNSPECIFIED: _ClassVar[GameStatus]
@@ -65,6 +72,10 @@ TOURNAMENT_STATUS_FAILED: TournamentStatus
 FAILURE_ACTION_UNSPECIFIED: FailureAction
 FAILURE_ACTION_FORFEIT: FailureAction
 FAILURE_ACTION_VOID: FailureAction
+STOP_OUTCOME_UNSPECIFIED: StopOutcome
+STOP_OUTCOME_PLAYING: StopOutcome
+STOP_OUTCOME_SETTLED: StopOutcome
+STOP_OUTCOME_CAP_REACHED: StopOutcome
 GAME_STATUS_UNSPECIFIED: GameStatus
 GAME_STATUS_SCHEDULED: GameStatus
 GAME_STATUS_RUNNING: GameStatus
@@ -163,7 +174,7 @@ class FailurePolicy(_message.Message):
     def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ..., on_timeout: _Optional[_Union[FailureAction, str]] = ..., on_illegal: _Optional[_Union[FailureAction, str]] = ..., on_disconnect: _Optional[_Union[FailureAction, str]] = ..., on_absent: _Optional[_Union[FailureAction, str]] = ..., max_replays: _Optional[int] = ..., max_voids_per_bot: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "max_entrants", "entry_code", "rounds")
+    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "max_entrants", "entry_code", "rounds", "stop_rule")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
     GAMES_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
@@ -175,6 +186,7 @@ class CreateTournamentRequest(_message.Message):
     MAX_ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     ENTRY_CODE_FIELD_NUMBER: _ClassVar[int]
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    STOP_RULE_FIELD_NUMBER: _ClassVar[int]
     name: str
     table_size: int
     games_per_table: int
@@ -186,7 +198,44 @@ class CreateTournamentRequest(_message.Message):
     max_entrants: int
     entry_code: str
     rounds: int
-    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ...) -> None: ...
+    stop_rule: StopRule
+    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ...) -> None: ...
+
+class StopRule(_message.Message):
+    __slots__ = ("confidence", "top", "max_games")
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
+    MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
+    confidence: float
+    top: int
+    max_games: int
+    def __init__(self, confidence: _Optional[float] = ..., top: _Optional[int] = ..., max_games: _Optional[int] = ...) -> None: ...
+
+class RankPair(_message.Message):
+    __slots__ = ("upper", "lower", "above", "below", "settled")
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    ABOVE_FIELD_NUMBER: _ClassVar[int]
+    BELOW_FIELD_NUMBER: _ClassVar[int]
+    SETTLED_FIELD_NUMBER: _ClassVar[int]
+    upper: str
+    lower: str
+    above: int
+    below: int
+    settled: bool
+    def __init__(self, upper: _Optional[str] = ..., lower: _Optional[str] = ..., above: _Optional[int] = ..., below: _Optional[int] = ..., settled: _Optional[bool] = ...) -> None: ...
+
+class StopProgress(_message.Message):
+    __slots__ = ("rounds", "games", "outcome", "pairs")
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    rounds: int
+    games: int
+    outcome: StopOutcome
+    pairs: _containers.RepeatedCompositeFieldContainer[RankPair]
+    def __init__(self, rounds: _Optional[int] = ..., games: _Optional[int] = ..., outcome: _Optional[_Union[StopOutcome, str]] = ..., pairs: _Optional[_Iterable[_Union[RankPair, _Mapping]]] = ...) -> None: ...
 
 class GameCounts(_message.Message):
     __slots__ = ("scheduled", "running", "finished")
@@ -199,7 +248,7 @@ class GameCounts(_message.Message):
     def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds")
+    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop_progress")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -221,6 +270,8 @@ class Tournament(_message.Message):
     MAX_ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     INVITE_ONLY_FIELD_NUMBER: _ClassVar[int]
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    STOP_RULE_FIELD_NUMBER: _ClassVar[int]
+    STOP_PROGRESS_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     table_size: int
@@ -242,7 +293,9 @@ class Tournament(_message.Message):
     max_entrants: int
     invite_only: bool
     rounds: int
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_nonce: _Optional[str] = ..., failure: _Optional[str] = ..., max_entrants: _Optional[int] = ..., invite_only: _Optional[bool] = ..., rounds: _Optional[int] = ...) -> None: ...
+    stop_rule: StopRule
+    stop_progress: StopProgress
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_nonce: _Optional[str] = ..., failure: _Optional[str] = ..., max_entrants: _Optional[int] = ..., invite_only: _Optional[bool] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ..., stop_progress: _Optional[_Union[StopProgress, _Mapping]] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
     __slots__ = ("tournament",)
