@@ -1,0 +1,224 @@
+"""How many games a rating table needs to be right, and whether the stop rule stops right.
+
+A field of bots of known, separated strength (greedy bots that play a random legal move with
+probability p: the smaller p, the stronger; `field` spaces them evenly from 0.6 to 1) plays many simulated tournaments in this process, with the SDK's local play (the
+rules engine, no gRPC) and the project's own schedule (`arena.schedule`), TrueSkill ratings
+(`arena.ratings`) and stop rule (`arena.stop_rule`), each tournament from its own seed:
+
+* **random tables**: every game seats `--seats` bots drawn at random;
+* **balanced tables**: the project's schedule (a full round robin), its tables played again and
+  again in the order the arena plays them (each table's first game, then each one's second, ...);
+* **stop rule**: rounds of that schedule, one after another, until the rule settles every
+  adjacent pair (or `--max-games`).
+
+For the first two, "games to a settled correct order" is the number of games after which the
+rating table (by mu - 3 sigma, as the arena ranks) is in the true order and stays so up to the
+horizon (`--horizon` games); a tournament still wrong at the horizon counts as not settled. That
+needs the truth, so it is an oracle's figure: the least a fixed schedule could get away with. The
+stop rule's figure is the games it played before it stopped, and whether the order it stopped on
+was right. A last field of equal bots (`--null-tournaments`, all p = `--null-p`) measures how often
+the rule stops at all where every stop is wrong. Prints its command, then the figures.
+
+    nice .venv/bin/python benchmarks/rating_quality.py [--tournaments 20] [--bots 5] [--seats 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arena.ratings import Standing, apply_game, arena_env, rating_table
+from arena.schedule import game_seed, round_robin, round_seed, schedule_seed
+from arena.stop_rule import Evidence, Outcome, StopRule
+from bots.greedy import prefer_flip, ranked_actions
+from sdk import Action, Bot, Observation
+from sdk.local import play_game_async
+
+
+class NoisyGreedy(Bot):
+    """Greedy, but a uniformly random legal move (and flip) with probability `p`."""
+
+    def __init__(self, p: float, seed: int) -> None:
+        super().__init__()
+        self.p = p
+        self._rng = random.Random(seed)
+
+    def choose(self, obs: Observation) -> Action:
+        if self._rng.random() < self.p:
+            return self._rng.choice(obs.legal_actions)
+        return ranked_actions(obs)[0][1]
+
+    def flip(self, obs: Observation) -> bool:
+        if self._rng.random() < self.p:
+            return self._rng.random() < 0.5
+        return prefer_flip(obs.hand)
+
+
+def field(bots: int) -> list[float]:
+    """The noise of each bot, strongest first: evenly spaced from 0.6 to 1 (a random bot); for 5
+    bots 0.6, 0.7, 0.8, 0.9, 1, where neighbours finish above each other in 70-83% of their games
+    (200 four-seat games, measured while writing this). Mostly random play keeps games cheap."""
+    return [round(0.6 + 0.4 * i / max(1, bots - 1), 3) for i in range(bots)]
+
+
+@dataclass
+class Table:
+    """A tournament in progress: ratings, and after each game whether the order is right."""
+
+    names: list[str]
+    truth: list[str]
+    standings: dict[str, Standing]
+    right: list[bool]
+
+    @classmethod
+    def fresh(cls, truth: list[str]) -> Table:
+        env = arena_env()
+        return cls(sorted(truth), truth, {b: Standing(b, env.mu, env.sigma) for b in truth}, [])
+
+    def order(self) -> list[str]:
+        return [row.bot for row in rating_table(self.standings.values())]
+
+    def add(self, seats: Sequence[str], totals: Sequence[int], ranks: Sequence[int]) -> None:
+        after = apply_game(arena_env(), {b: self.standings[b] for b in seats}, dict(zip(seats, totals)),
+                           dict(zip(seats, ranks)))
+        self.standings.update(after)
+        self.right.append(self.order() == self.truth)
+
+    def settled_after(self) -> int | None:
+        """Games after which the order is right and stays so, None if wrong at the end."""
+        if not self.right or not self.right[-1]:
+            return None
+        wrong = [i for i, ok in enumerate(self.right) if not ok]
+        return wrong[-1] + 2 if wrong else 1
+
+
+async def play(bots: dict[str, NoisyGreedy], seats: Sequence[str], seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    result = await play_game_async([bots[b] for b in seats], seed=seed)
+    return result.totals, result.ranks
+
+
+async def random_tables(bots: dict[str, NoisyGreedy], truth: list[str], k: int, seed: int, horizon: int) -> Table:
+    rng = random.Random(seed)
+    table = Table.fresh(truth)
+    for g in range(horizon):
+        seats = rng.sample(truth, k)
+        table.add(seats, *await play(bots, seats, game_seed(seed, g, 0)))
+    return table
+
+
+async def balanced_tables(bots: dict[str, NoisyGreedy], truth: list[str], k: int, seed: int, horizon: int) -> Table:
+    schedule = round_robin(truth, k, schedule_seed(seed))
+    table = Table.fresh(truth)
+    g = 0
+    while g < horizon:
+        for index, t in enumerate(schedule.tables):
+            if g == horizon:
+                break
+            table.add(t.seats, *await play(bots, t.seats, game_seed(seed, index, g // len(schedule.tables))))
+            g += 1
+    return table
+
+
+async def stop_rule(
+    bots: dict[str, NoisyGreedy], truth: list[str], k: int, seed: int, rule: StopRule
+) -> tuple[int, Outcome, bool]:
+    """Rounds as the store draws them until the rule stops: (games, outcome, order right)."""
+    table = Table.fresh(truth)
+    evidence = Evidence(rule, truth)
+    first = 0
+    for r in range(rule.max_games + 1):
+        schedule = round_robin(truth, k, round_seed(schedule_seed(seed), r))
+        games = []
+        for index, t in enumerate(schedule.tables, start=first):
+            totals, ranks = await play(bots, t.seats, game_seed(seed, index, 0))
+            table.add(t.seats, totals, ranks)
+            games.append(dict(zip(t.seats, ranks)))
+        first += len(schedule.tables)
+        evidence.add_round(games)
+        order = table.order()
+        verdict = evidence.verdict(order, len(schedule.tables))
+        if verdict.outcome is not Outcome.PLAYING:
+            claimed = [(p.upper, p.lower) for p in verdict.pairs if p.settled]
+            right = all(truth.index(a) < truth.index(b) for a, b in claimed)
+            return verdict.games, verdict.outcome, right
+    raise AssertionError("the cap always ends it")
+
+
+def spread(values: Sequence[float | None]) -> str:
+    """'median [10th-90th percentile]' of the games, '>' when unsettled runs reach into it."""
+    finite = sorted(float("inf") if v is None else v for v in values)
+
+    def at(q: float) -> str:
+        v = finite[min(len(finite) - 1, int(q * (len(finite) - 1) + 0.5))]
+        return ">horizon" if v == float("inf") else f"{v:.0f}"
+
+    return f"{at(0.5)} [{at(0.1)}-{at(0.9)}]"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tournaments", type=int, default=20, help="simulated tournaments per format")
+    parser.add_argument("--bots", type=int, default=5, help="bots in the field, each of its own strength")
+    parser.add_argument("--seats", type=int, default=4, help="seats at every table")
+    parser.add_argument("--horizon", type=int, default=300, help="games of each fixed-format tournament")
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--max-games", type=int, default=2000, help="the stop rule's game cap")
+    parser.add_argument("--null-tournaments", type=int, default=10, help="stop-rule tournaments of equal bots")
+    parser.add_argument("--null-p", type=float, default=1.0, help="the equal bots' noise (1: random bots)")
+    parser.add_argument("--null-max-games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    print("command:", " ".join([sys.executable, *sys.argv]))
+    noise = field(args.bots)
+    truth = [f"p{p:.2f}" for p in noise]
+    print(f"field: {args.bots} bots, greedy with a random move at p = {', '.join(f'{p:g}' for p in noise)} "
+          f"(strongest first); {args.seats}-seat tables; {args.tournaments} tournaments per format")
+    rule = StopRule(confidence=args.confidence, max_games=args.max_games)
+    started = time.perf_counter()
+
+    def bots_for(seed: int, ps: Sequence[float], names: Sequence[str]) -> dict[str, NoisyGreedy]:
+        return {name: NoisyGreedy(p, seed * 100 + i) for i, (name, p) in enumerate(zip(names, ps))}
+
+    fixed: dict[str, list[int | None]] = {"random tables": [], "balanced tables": []}
+    formats: dict[str, Callable[..., object]] = {"random tables": random_tables, "balanced tables": balanced_tables}
+    stops: list[tuple[int, Outcome, bool]] = []
+    for t in range(args.tournaments):
+        seed = args.seed + t
+        for name, run in formats.items():
+            table = asyncio.run(run(bots_for(seed, noise, truth), truth, args.seats, seed, args.horizon))  # type: ignore[arg-type]
+            fixed[name].append(table.settled_after())
+        stops.append(asyncio.run(stop_rule(bots_for(seed, noise, truth), truth, args.seats, seed, rule)))
+    equal = [f"e{i}" for i in range(args.bots)]
+    null_rule = StopRule(confidence=args.confidence, max_games=args.null_max_games)
+    null = [
+        asyncio.run(stop_rule(bots_for(seed, [args.null_p] * args.bots, equal), equal, args.seats, seed, null_rule))
+        for seed in range(args.seed + 10_000, args.seed + 10_000 + args.null_tournaments)
+    ]
+    seconds = time.perf_counter() - started
+
+    print(f"\n| format | games to a settled correct order, median [10-90%] | not settled |")
+    print("|---|---|---|")
+    for name, values in fixed.items():
+        unsettled = sum(v is None for v in values)
+        print(f"| {name} (oracle, horizon {args.horizon}) | {spread(values)} | {unsettled} of {len(values)} |")
+    settled = [g for g, outcome, _ in stops if outcome is Outcome.SETTLED]
+    capped = sum(outcome is Outcome.CAP_REACHED for _, outcome, _ in stops)
+    wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right in stops)
+    print(f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _ in stops])} | "
+          f"{capped} of {len(stops)} reached the cap of {args.max_games} |")
+    print(f"\nstop rule: settled {len(settled)} of {len(stops)}, {wrong} on a wrong order "
+          f"(promised at most {1 - args.confidence:.0%} of runs)")
+    null_stops = sum(outcome is Outcome.SETTLED for _, outcome, _ in null)
+    print(f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): settled (wrongly) in {null_stops} of "
+          f"{len(null)} tournaments (promised at most {1 - args.confidence:.0%})")
+    print(f"\n{seconds:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
