@@ -73,7 +73,7 @@ def check_room(
     scheduled = games(entrants, table_size, games_per_table, rounds)
     if scheduled > limit:
         raise TournamentFull(
-            f"tournament {tournament!r} is full: {entrants} entrants would play {scheduled} games {_per(limit)}, "
+            f"tournament {tournament!r} is full: {entrants} entrants would play {scheduled} games{_per(limit)}, "
             f"over {_limit(limit)}; create it with --rounds N for a bounded number of games per bot"
         )
 
