@@ -16,7 +16,8 @@ rating table (by mu - 3 sigma, as the arena ranks) is in the true order and stay
 horizon (`--horizon` games); a tournament still wrong at the horizon counts as not settled. That
 needs the truth, so it is an oracle's figure: the least a fixed schedule could get away with. The
 stop rule's figure is the games it played before it stopped, and whether the order it stopped on
-was right. A last field of equal bots (`--null-tournaments`, all p = `--null-p`) measures how often
+was right. For a fixed budget it also prints the share of tournaments whose order is right after
+10, 25, 50, ... games. A last field of equal bots (`--null-tournaments`, all p = `--null-p`) measures how often
 the rule stops at all where every stop is wrong. Prints its command, then the figures.
 
     nice .venv/bin/python benchmarks/rating_quality.py [--tournaments 20] [--bots 5] [--seats 4]
@@ -174,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--null-max-games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
+    if not 2 <= args.seats <= args.bots:
+        parser.error(f"--seats must be within 2..--bots ({args.bots}), not {args.seats}")
     print("command:", " ".join([sys.executable, *sys.argv]))
     noise = field(args.bots)
     truth = [f"p{p:.2f}" for p in noise]
@@ -186,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return {name: NoisyGreedy(p, seed * 100 + i) for i, (name, p) in enumerate(zip(names, ps))}
 
     fixed: dict[str, list[int | None]] = {"random tables": [], "balanced tables": []}
+    right: dict[str, list[list[bool]]] = {"random tables": [], "balanced tables": []}
     formats: dict[str, Callable[..., object]] = {"random tables": random_tables, "balanced tables": balanced_tables}
     stops: list[tuple[int, Outcome, bool]] = []
     for t in range(args.tournaments):
@@ -193,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for name, run in formats.items():
             table = asyncio.run(run(bots_for(seed, noise, truth), truth, args.seats, seed, args.horizon))  # type: ignore[arg-type]
             fixed[name].append(table.settled_after())
+            right[name].append(table.right)
         stops.append(asyncio.run(stop_rule(bots_for(seed, noise, truth), truth, args.seats, seed, rule)))
     equal = [f"e{i}" for i in range(args.bots)]
     null_rule = StopRule(confidence=args.confidence, max_games=args.null_max_games)
@@ -212,6 +217,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right in stops)
     print(f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _ in stops])} | "
           f"{capped} of {len(stops)} reached the cap of {args.max_games} |")
+    checkpoints = [g for g in (10, 25, 50, 100, 200, 300) if g <= args.horizon]
+    print(f"\n| format | order right after {' / '.join(map(str, checkpoints))} games (share of tournaments) |")
+    print("|---|---|")
+    for name, runs in right.items():
+        shares = [sum(run[g - 1] for run in runs) / len(runs) for g in checkpoints]
+        print(f"| {name} | {' / '.join(f'{share:.0%}' for share in shares)} |")
     print(f"\nstop rule: settled {len(settled)} of {len(stops)}, {wrong} on a wrong order "
           f"(promised at most {1 - args.confidence:.0%} of runs)")
     null_stops = sum(outcome is Outcome.SETTLED for _, outcome, _ in null)
