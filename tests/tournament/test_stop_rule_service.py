@@ -5,6 +5,7 @@ same on the command line, with one `error:` line for a mistake. A real server pr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -135,3 +136,8 @@ def test_cli_creates_and_shows_a_stop_rule_tournament(arena: tuple[ArenaProcess,
     assert code == 0, output
     assert "rounds played" in output and "2 (6 games): game cap reached before it settled" in output
     assert "places 1-2" in output and "places 2-3" in output
+    code, output = arena_cli("tournament", "show", "capped", "--json", "--server", arena[0].target)
+    document = json.loads(output)
+    assert code == 0 and document["stop_rule"] == {"confidence": 0.9, "top": None, "max_games": 8}
+    assert (document["stop"]["rounds"], document["stop"]["outcome"]) == (2, "cap-reached")
+    assert [set(p) for p in document["stop"]["pairs"]] == [{"upper", "lower", "above", "below", "settled"}] * 2
