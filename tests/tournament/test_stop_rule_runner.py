@@ -106,6 +106,13 @@ def run(engine: Engine, name: str, referee: StrengthReferee, until: Callable[[st
     asyncio.run(go())
 
 
+def play_scheduled(session: Session, name: str, referee: StrengthReferee) -> None:
+    """Play and commit every scheduled game of `name` through the store, deciding nothing."""
+    for waiting in store.next_games(session=session, tournament=name):
+        game = store.mark_game_running(session=session, game_id=waiting.id)
+        store.commit_game(session=session, game_id=game.id, result=referee.result(game.seats, game.seed))
+
+
 def finished(t: store.Tournament) -> bool:
     return t.status is store.TournamentStatus.FINISHED
 
@@ -163,9 +170,7 @@ def test_a_crash_between_a_rounds_last_commit_and_the_decision_decides_the_same(
     create(engine, "undecided", StopRule(confidence=0.9))
     referee = StrengthReferee(STRENGTH)
     with Session(engine) as session:
-        for waiting in store.next_games(session=session, tournament="undecided"):
-            game = store.mark_game_running(session=session, game_id=waiting.id)
-            store.commit_game(session=session, game_id=game.id, result=referee.result(game.seats, game.seed))
+        play_scheduled(session, "undecided", referee)
         waiting_round = store.show_tournament(session=session, tournament="undecided")
         assert waiting_round.status is store.TournamentStatus.RUNNING and waiting_round.games.scheduled == 0
         assert waiting_round.stop is not None and waiting_round.stop.rounds == 1
@@ -177,9 +182,7 @@ def test_deciding_twice_adds_one_round(engine: Engine) -> None:
     create(engine, "twice", StopRule(confidence=0.9))
     referee = StrengthReferee(STRENGTH)
     with Session(engine) as session:
-        for waiting in store.next_games(session=session, tournament="twice"):
-            game = store.mark_game_running(session=session, game_id=waiting.id)
-            store.commit_game(session=session, game_id=game.id, result=referee.result(game.seats, game.seed))
+        play_scheduled(session, "twice", referee)
         first = store.advance_stop_rule(session=session, tournament="twice")
         second = store.advance_stop_rule(session=session, tournament="twice")
         counts = store.show_tournament(session=session, tournament="twice").games

@@ -24,8 +24,8 @@ from sdk.wire import arena_pb2 as pb
 from tests.cli.conftest import arena_cli, assert_one_line_error
 
 from .arena_process import ArenaProcess
-from .test_service import Client
-from .test_stop_rule_runner import EQUAL, StrengthReferee
+from .test_service import Client, client  # noqa: F401  (the fixture, on this module's arena)
+from .test_stop_rule_runner import EQUAL, StrengthReferee, play_scheduled
 
 LATER = datetime.now(timezone.utc) + timedelta(days=30)
 
@@ -46,21 +46,12 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
             store.enter_tournament(session=session, tournament="capped", bot=bot)
         store.start_tournament(session=session, tournament="capped")
         while store.show_tournament(session=session, tournament="capped").status is store.TournamentStatus.RUNNING:
-            for waiting in store.next_games(session=session, tournament="capped"):
-                game = store.mark_game_running(session=session, game_id=waiting.id)
-                store.commit_game(session=session, game_id=game.id, result=referee.result(game.seats, game.seed))
+            play_scheduled(session, "capped", referee)
             store.advance_stop_rule(session=session, tournament="capped")
     engine.dispose()
     server = ArenaProcess(url, path / "server.log")
     yield server, url
     assert server.stop() == 0
-
-
-@pytest.fixture
-def client(arena: tuple[ArenaProcess, str]) -> Iterator[Client]:
-    c = Client(arena[0].target)
-    yield c
-    c.channel.close()
 
 
 def test_show_reports_the_rounds_and_the_cap(arena: tuple[ArenaProcess, str], client: Client) -> None:
