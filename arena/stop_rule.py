@@ -27,13 +27,14 @@ chosen in advance, which an organiser cannot know, and is only optimal near it; 
 none and loses only a log factor. The tallies are exact integers (`proven`), so a decision never
 depends on floating point and resume repeats it bit for bit.
 
-**The promise.** With probability at least `confidence`, no pair the rule reports settled is
-wrong: whenever it stops as settled, every reported pair's upper bot is stronger in the sense
-above, unless that bot's chance of finishing above the other was above 1/2 in some of their games
-(e.g. from a seat) and at most 1/2 on average, which the seat-balanced rounds keep small. A
-tournament of equal bots therefore stops as settled in at most 1 - confidence of the runs
-(tests/tournament/test_stop_rule.py measures it on simulated data, benchmarks/rating_quality.py
-on real games). What it does not promise: bots below place K+1 are not compared with the top.
+**The promise.** Call a reported pair wrong if, in every game the two share, the lower bot's
+chance of finishing above the upper one is at least 1/2. The chance that a tournament ever
+reports a wrong pair as settled, and so that it stops settled on a wrong order, is at most
+1 - confidence. Where that chance varies from game to game (seats, the other players) and is at
+least 1/2 only on average, the bound holds only as far as the seat-balanced rounds even it out;
+tests/tournament/test_stop_rule.py measures the rate on simulated equal bots and
+benchmarks/rating_quality.py on real games. What it does not promise: bots below place K+1 are
+not compared with the top.
 
 **Determinism.** `Evidence` is fed complete rounds only and `Evidence.verdict` takes the rating
 order after them, so the decision after each round is a pure function of the committed results

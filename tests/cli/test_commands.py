@@ -152,7 +152,7 @@ def test_export_writes_replayable_json_lines(played: Played, tmp_path: Path) -> 
 TOURNAMENT_KEYS = {
     "id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "status",
     "failure_policy", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce",
-    "failure", "max_entrants", "invite_only", "rounds",
+    "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop",
 }
 RATING_KEYS = {"rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing"}
 GAME_KEYS = {"id", "tournament", "table", "game", "status", "seed", "attempts", "started_at", "finished_at", "seats",
