@@ -37,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
+from . import help_text
 from .bot import Bot
 from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
 from .loading import (
@@ -49,6 +50,7 @@ from .submit import bot_token, play_tournament
 from .tls import ClientTls, TlsConfigError
 from .tokens import TokenFileError, tokens_path
 
+help_text.hide_flag_types()
 
 class OneLineErrors:
     """Turns Typer's usage panel into one `error: ...` line on stderr, exit status kept."""
