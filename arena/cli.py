@@ -58,11 +58,14 @@ from .stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from .views import (
     bots_table, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table, voided_lines,
+    when,
 )
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+PAST_TOLERANCE = timedelta(minutes=1)
+"""How far in the past a start time may be and still mean now (`parse_start`)."""
 _POLICY = FailurePolicy()
 _RESOURCES = ResourceLimits()
 """The failure policy's defaults, shown by `tournament create --help`."""
@@ -178,7 +181,11 @@ def arena(server: str, db: str | None, admin_token: str | None = None, *, admin:
 
 
 def parse_start(text: str, now: datetime | None = None) -> datetime:
-    """A start time: ISO 8601 (local time unless it names a zone), '+90s'/'+10m'/'+2h'/'+1d', or 'now'."""
+    """A start time: ISO 8601 (local time unless it names a zone), '+90s'/'+10m'/'+2h'/'+1d', or 'now'.
+
+    A time more than PAST_TOLERANCE ago is refused: it is a typo (a wrong year, day or zone), and
+    taken as given it would start the tournament at once, before any bot entered. Within the
+    tolerance it is now, so a time typed to the minute still works."""
     now = now or datetime.now(timezone.utc)
     if text == "now":
         return now
@@ -191,7 +198,14 @@ def parse_start(text: str, now: datetime | None = None) -> datetime:
             f"expected an ISO 8601 time such as 2030-01-04T18:00:00Z, +DURATION such as +10m, or 'now'; not {text!r}",
             param_hint="--starts-at",
         ) from None
-    return moment if moment.tzinfo is not None else moment.astimezone()
+    moment = moment if moment.tzinfo is not None else moment.astimezone()
+    if moment < now - PAST_TOLERANCE:
+        raise typer.BadParameter(
+            f"{when(moment)} is in the past (it is {when(now)}): give a later time such as +10m, "
+            "or 'now' to start at once",
+            param_hint="--starts-at",
+        )
+    return moment
 
 
 # ---- serve ----------------------------------------------------------------------------------------
@@ -281,7 +295,7 @@ def tournament_create(
     starts_at: Annotated[
         str,
         typer.Option(help="When it starts: ISO 8601 (2030-01-04T18:00:00Z; local time without a zone), "
-                     "+DURATION (+90s, +10m, +2h, +1d) or 'now'. Until then bots may enter.", show_default=False),
+                     "+DURATION (+90s, +10m, +2h, +1d) or 'now'; not in the past. Until then bots may enter.", show_default=False),
     ],
     table_size: Annotated[int, typer.Option("--table-size", "--seats", help="Players at each table, 2 to 5.")] = 4,
     games_per_table: Annotated[int, typer.Option(help="Games at each scheduled table, each a fresh deal.")] = 1,

@@ -8,7 +8,7 @@ tournament from before the name rule may have it) is shown as it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -30,7 +30,8 @@ _ACTIONS = {
 
 
 def when(moment: datetime | None) -> str:
-    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+    """`moment` in UTC, to the minute (an aware time of any zone)."""
+    return "-" if moment is None else moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def progress(t: Tournament) -> str:
