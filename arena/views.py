@@ -161,15 +161,30 @@ def bots_table(bots: Sequence[Bot]) -> Table:
     return table
 
 
+SHARED_WINS = "wins: a first place shared by k bots counts 1/k of a win for each"
+"""The rating table's caption when some bot's wins are a fraction."""
+
+
+def win_decimals(wins: Sequence[float]) -> int:
+    """Decimals that show every count of wins in one column alike: 0 when all are whole, 1 when all
+    are halves (two bots shared a first place), else 2."""
+    for decimals in (0, 1):
+        if all(abs(w * 10**decimals - round(w * 10**decimals)) < 1e-9 for w in wins):
+            return decimals
+    return 2
+
+
 def ratings_table(rows: Sequence[RatingRow], title: str) -> Table:
-    """The rating table: rank by mu - 3 sigma, then mu, sigma, games, wins, averages."""
-    table = Table(title=escape(title))
+    """The rating table: rank by mu - 3 sigma, then mu, sigma, games, wins, averages. Wins have
+    one number of decimals down the column, and a caption explains them when they are fractions."""
+    decimals = win_decimals([r.wins for r in rows])
+    table = Table(title=escape(title), caption=SHARED_WINS if decimals else None)
     for column in ("#", "bot", "μ", "σ", "μ−3σ", "games", "wins", "avg pts", "avg place"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for r in rows:
         table.add_row(
             str(r.rank), escape(r.bot), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.games),
-            f"{r.wins:g}" if r.wins == int(r.wins) else f"{r.wins:.2f}",
+            f"{r.wins:.{decimals}f}",
             "-" if r.average_points is None else f"{r.average_points:.1f}",
             "-" if r.average_placing is None else f"{r.average_placing:.2f}",
         )
