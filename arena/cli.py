@@ -36,6 +36,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console, RenderableType
 
+from sdk import env
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
 
@@ -106,7 +107,7 @@ app.add_typer(games_app, name="games")
 app.add_typer(admin_app, name="admin")
 
 ServerOption = Annotated[
-    str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar="SCOUT_ARENA_SERVER")
+    str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar=env.SERVER)
 ]
 DbOption = Annotated[
     str | None,
@@ -131,16 +132,16 @@ _CLIENT_TLS: ContextVar[ClientTls | None] = ContextVar("client_tls", default=Non
 @app.callback()
 def connection(
     tls: Annotated[bool, typer.Option("--tls", help="Connect to the arena with TLS, trusting the system's CAs.",
-                                      envvar="SCOUT_ARENA_TLS")] = False,
+                                      envvar=env.TLS)] = False,
     tls_ca: Annotated[
         str | None,
         typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this "
-                     "PEM file.", envvar="SCOUT_ARENA_TLS_CA", show_default=False),
+                     "PEM file.", envvar=env.TLS_CA, show_default=False),
     ] = None,
     tls_server_name: Annotated[
         str | None,
         typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
-                     "(default: the host of --server).", envvar="SCOUT_ARENA_TLS_SERVER_NAME", show_default=False),
+                     "(default: the host of --server).", envvar=env.TLS_SERVER_NAME, show_default=False),
     ] = None,
 ) -> None:
     """How every command that talks to a running arena connects to it."""
@@ -226,12 +227,12 @@ def serve(
     tls_cert: Annotated[
         str | None,
         typer.Option(metavar="FILE", help="Serve TLS with this PEM certificate (then any intermediates); "
-                     "without it the arena speaks plaintext.", envvar="SCOUT_ARENA_TLS_CERT", show_default=False),
+                     "without it the arena speaks plaintext.", envvar=env.TLS_CERT, show_default=False),
     ] = None,
     tls_key: Annotated[
         str | None,
         typer.Option(metavar="FILE", help="The certificate's PEM private key, unencrypted.",
-                     envvar="SCOUT_ARENA_TLS_KEY", show_default=False),
+                     envvar=env.TLS_KEY, show_default=False),
     ] = None,
     registrations_per_minute: Annotated[
         int, typer.Option(min=1, help="Bot registrations one host may make per minute (all at once or spread out).")

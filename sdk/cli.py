@@ -37,7 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
-from . import help_text
+from . import env, help_text
 from .bot import Bot
 from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
 from .loading import (
@@ -50,7 +50,7 @@ from .submit import bot_token, play_tournament
 from .tls import ClientTls, TlsConfigError
 from .tokens import TokenFileError, tokens_path
 
-help_text.hide_flag_types()
+help_text.fix_option_texts()
 
 class OneLineErrors:
     """Turns Typer's usage panel into one `error: ...` line on stderr, exit status kept."""
@@ -106,26 +106,35 @@ BotArgument = Annotated[
         show_default=False,
     ),
 ]
-TargetOption = Annotated[str, typer.Option("--target", "--server", help="The arena's HOST:PORT.", envvar="SCOUT_TARGET")]
+TargetOption = Annotated[
+    str,
+    typer.Option("--target", "--server", help="The arena's HOST:PORT.", envvar=env.names(env.SERVER),
+                 callback=env.warn_if_deprecated),
+]
 TokenOption = Annotated[
-    str, typer.Option(help="The bot's token, from registering it.", envvar="SCOUT_TOKEN", show_default=False)
+    str,
+    typer.Option(help="The bot's token, from registering it.", envvar=env.names(env.BOT_TOKEN),
+                 callback=env.warn_if_deprecated, show_default=False),
 ]
 CapacityOption = Annotated[int, typer.Option(min=1, help="How many games to play at once.")]
 MaxGamesOption = Annotated[
     int | None, typer.Option(min=1, help="Stop after this many games (default: run until stopped).")
 ]
 TlsOption = Annotated[
-    bool, typer.Option("--tls", help="Connect with TLS, trusting the system's CAs.", envvar="SCOUT_TLS")
+    bool,
+    typer.Option("--tls", help="Connect with TLS, trusting the system's CAs.", envvar=env.names(env.TLS),
+                 callback=env.warn_if_deprecated),
 ]
 TlsCaOption = Annotated[
     str | None,
     typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this PEM file.",
-                 envvar="SCOUT_TLS_CA", show_default=False),
+                 envvar=env.names(env.TLS_CA), callback=env.warn_if_deprecated, show_default=False),
 ]
 TlsServerNameOption = Annotated[
     str | None,
     typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
-                 "(default: the host of --target).", envvar="SCOUT_TLS_SERVER_NAME", show_default=False),
+                 "(default: the host of --target).", envvar=env.names(env.TLS_SERVER_NAME),
+                 callback=env.warn_if_deprecated, show_default=False),
 ]
 
 
@@ -365,13 +374,16 @@ def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
 def run_command(
     bot: BotArgument,
     token: Annotated[
-        str | None, typer.Option(help="The bot's token (default: saved, or register).", envvar="SCOUT_TOKEN", show_default=False)
+        str | None,
+        typer.Option(help="The bot's token (default: saved, or register).", envvar=env.names(env.BOT_TOKEN),
+                     callback=env.warn_if_deprecated, show_default=False),
     ] = None,
     target: TargetOption = DEFAULT_TARGET,
     tournament: Annotated[str | None, typer.Option(help="Enter this tournament; stop once it has finished.")] = None,
     entry_code: Annotated[
         str | None,
-        typer.Option(help="The entry code of an invite-only --tournament.", envvar="SCOUT_ENTRY_CODE", show_default=False),
+        typer.Option(help="The entry code of an invite-only --tournament.", envvar=env.names(env.ENTRY_CODE),
+                     callback=env.warn_if_deprecated, show_default=False),
     ] = None,
     name: Annotated[
         str | None, typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False)

@@ -1,10 +1,12 @@
-"""One fix to the help of both command-line programs (`scout-bot`, `scout-arena`).
+"""Two fixes to what both command-line programs (`scout-bot`, `scout-arena`) print about options.
 
 Typer 0.29's rich help writes a value type beside every option, flags included, so `--tls <bool>`
-and `--help <bool>` read as if the flag took a value. Its plain-text help knows better
-(`TyperOption.get_help_record` writes no type for a flag): `hide_flag_types` makes the rich help
-agree. `tests/cli/test_help.py` reads every command's help, so a Typer that renders flags another
-way is noticed.
+and `--help <bool>` read as if the flag took a value; its plain-text help knows better
+(`TyperOption.get_help_record` writes no type for a flag). And an option read from several
+environment variables (a current name, then deprecated ones: `sdk.env`) is named in a usage
+error as the Python list of them. `fix_option_texts` makes the rich help show no type beside a
+flag, and a usage error name the option's current variable only. `tests/cli/test_help.py` reads
+every command's help, so a Typer that renders these another way is noticed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,16 @@ def _type_unless_flag(option: TyperOption, ctx: Any) -> str | None:
     return None if option.is_flag else _typed(option, ctx)
 
 
-def hide_flag_types() -> None:
-    """Show no type beside flags in every rich help of this process (idempotent)."""
+def _error_hint(option: TyperOption) -> str:
+    """How a usage error names an option: its flags, and the variable that may stand in for it."""
+    hint = " / ".join(f"'{name}'" for name in option.opts or [option.display_name_raw])
+    if option.show_envvar and option.envvar:
+        variable = option.envvar if isinstance(option.envvar, str) else option.envvar[0]
+        hint += f" (env var: '{variable}')"
+    return hint
+
+
+def fix_option_texts() -> None:
+    """Apply both fixes to every Typer command of this process (idempotent)."""
     TyperOption.display_type_rich = _type_unless_flag  # type: ignore[method-assign, assignment]
+    TyperOption.get_error_hint = _error_hint  # type: ignore[method-assign, assignment]

@@ -29,7 +29,7 @@ def test_each_bot_program_explains_its_options(module: str) -> None:
 def test_a_bot_program_without_a_token_says_so_in_one_line() -> None:
     done = subprocess.run([sys.executable, "-m", "bots.greedy"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr == "error: Missing option '--token' (env var: 'SCOUT_TOKEN').\n"
+    assert done.stderr == "error: Missing option '--token' (env var: 'SCOUT_ARENA_BOT_TOKEN').\n"
 
 
 def start(*command: str) -> subprocess.Popen[str]:

@@ -141,7 +141,7 @@ def test_the_entry_code_reaches_the_arena_from_scout_bot(arena: tuple[ArenaProce
     assert code == 1 and "PERMISSION_DENIED: tournament 'club' is invite-only" in output
     code, output = bot_cli(*base, "--entry-code", "nope")
     assert code == 1 and "PERMISSION_DENIED: wrong entry code for tournament 'club'" in output
-    code, output = bot_cli(*base, env={"SCOUT_ENTRY_CODE": "still-nope"})
+    code, output = bot_cli(*base, env={"SCOUT_ARENA_ENTRY_CODE": "still-nope"})
     assert code == 1 and "PERMISSION_DENIED: wrong entry code for tournament 'club'" in output
 
 
