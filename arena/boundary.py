@@ -46,6 +46,9 @@ _TOURNAMENT = Cap(MAX_LOOKUP_NAME, "a tournament name")
 _PAGE_TOKEN = Cap(MAX_PAGE_TOKEN, "a page token")
 _ENTRY_CODE = Cap(MAX_ENTRY_CODE, "an entry code")
 _V1 = "scout.arena.v1."
+HELLO_TOURNAMENTS = f"{_V1}Hello.tournaments"
+"""The one string field of the bot session's Hello with a cap here: its names and version have
+patterns of their own (`arena.service.hello_problem`)."""
 
 STRING_CAPS: dict[str, Cap] = {
     f"{_V1}{field}": cap
@@ -67,11 +70,12 @@ STRING_CAPS: dict[str, Cap] = {
         ("ExportGamesRequest.tournament", _TOURNAMENT),
         ("ExportGamesRequest.page_token", _PAGE_TOKEN),
         ("RevealSeedsRequest.tournament", _TOURNAMENT),
+        ("Hello.tournaments", _TOURNAMENT),
     )
 }
-"""Every string field of every Arena request, by full name. Names being created follow the name
-rule (`arena.names`; the store checks the rest of it); names looked up may be as long as the
-names of tournaments created before it."""
+"""Every string field of every Arena request, by full name, and the tournaments a bot session's
+Hello names. Names being created follow the name rule (`arena.names`; the store checks the rest
+of it); names looked up may be as long as the names of tournaments created before it."""
 
 
 def string_fields(message: Descriptor) -> list[FieldDescriptor]:

@@ -17,7 +17,7 @@ from sdk.engine import (
 )
 from sdk.protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionRequest,
-    GameOver, GameStarted, Hello, PublicEvent, Welcome,
+    GameOver, GameStarted, Hello, PublicEvent, TournamentOver, Welcome,
 )
 from google.protobuf.message import DecodeError
 
@@ -25,8 +25,8 @@ from sdk.wire import arena_pb2 as arena_pb
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import game_pb2 as game_pb
 from sdk.wire.convert import (
-    END_REASON_TO_PB, END_TO_PB, ERROR_TO_PB, KIND_TO_PB, PHASE_TO_PB, WireError, action_from_pb,
-    action_to_pb, fill_cards,
+    END_REASON_TO_PB, END_TO_PB, ERROR_TO_PB, KIND_TO_PB, PHASE_TO_PB, TOURNAMENT_END_TO_PB, WireError,
+    action_from_pb, action_to_pb, fill_cards,
 )
 from sdk.wire.framing import int_field, length_delimited, string_field, varint
 
@@ -86,7 +86,7 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> Received:
             return MalformedDecision(d.game_id, d.request_id, str(exc))
     if kind == "hello":
         h = msg.hello
-        return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions)
+        return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions, tuple(h.tournaments))
     raise WireError("a BotMessage must set hello or decision")
 
 
@@ -253,9 +253,15 @@ def _error(e: ArenaError) -> session_pb.ArenaMessage:
     )
 
 
+def _tournament_over(t: TournamentOver) -> session_pb.ArenaMessage:
+    return session_pb.ArenaMessage(
+        tournament_over=session_pb.TournamentOver(tournament=t.tournament, end=TOURNAMENT_END_TO_PB[t.end])
+    )
+
+
 _ENCODERS: dict[type, Callable[[Any], session_pb.ArenaMessage]] = {
     ActionRejected: _rejected, GameStarted: _game_started, GameOver: _game_over, Welcome: _welcome,
-    ArenaError: _error,
+    ArenaError: _error, TournamentOver: _tournament_over,
 }
 
 

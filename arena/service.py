@@ -17,6 +17,7 @@ from sdk.protocol import ArenaError, ErrorCode, Hello
 from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
 
 from . import convert
+from .boundary import HELLO_TOURNAMENTS, STRING_CAPS
 from .credentials import AdminGate
 from .directory import BotDirectory, NameTaken
 from .errors import InvalidName
@@ -27,11 +28,13 @@ from .sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotCo
 
 log = logging.getLogger(__name__)
 
+MAX_WATCHED = 16
+"""Most tournaments one Hello may name (`Hello.tournaments`): a bot enters a few at a time."""
 HELLO_TIMEOUT_S = 3.0
-SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
-"""The status detail that ends a stream another stream of the same bot took over."""
 """A new stream must send its Hello within this time (the default of `ResourceLimits.hello_timeout_ms`):
 a bot sends it at once, and a stream that never does holds a call slot until then."""
+SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
+"""The status detail that ends a stream another stream of the same bot took over."""
 DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 """RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
 a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
@@ -50,12 +53,19 @@ UNDECODABLE_MESSAGE = "a message on this stream is not a serialized scout.arena.
 
 
 def hello_problem(hello: Hello) -> str | None:
-    """Why a Hello's program name or version is refused, or None: they go to the arena's logs, so
-    they follow the arena's name rules (both may be empty)."""
+    """Why a Hello is refused, or None: its program name and version go to the arena's logs, so
+    they follow the arena's name rules (both may be empty); it may name at most MAX_WATCHED
+    tournaments, each within its cap (`boundary.STRING_CAPS`)."""
     if hello.bot_name and not NAME_PATTERN.fullmatch(hello.bot_name):
         return f"Hello.bot_name {shown(hello.bot_name)} is not a name: use {NAME_RULE}, or leave it empty"
     if not VERSION_PATTERN.fullmatch(hello.bot_version):
         return f"Hello.bot_version {shown(hello.bot_version)} is not a version: use {VERSION_RULE}, or leave it empty"
+    if len(hello.tournaments) > MAX_WATCHED:
+        return f"Hello.tournaments may name at most {MAX_WATCHED} tournaments, not {len(hello.tournaments)}"
+    cap = STRING_CAPS[HELLO_TOURNAMENTS]
+    for name in hello.tournaments:
+        if len(name) > cap.limit:
+            return f"{cap.what} may have at most {cap.limit} characters, not {len(name)} (Hello.tournaments)"
     return None
 
 

@@ -9,12 +9,13 @@ messages, the referee asks it for seats. Nothing here knows protobuf.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 from sdk.protocol import (
-    ActionAccepted, ArenaError, ArenaMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, Welcome,
+    ActionAccepted, ArenaError, ArenaMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, TournamentEnd,
+    TournamentOver, Welcome,
 )
 
 from .names import shown
@@ -92,15 +93,19 @@ class Stream:
     """
 
     __slots__ = (
-        "session_id", "want_legal_actions", "more_coming", "pending", "closed", "overflowed", "writer", "_due", "_timer",
-        "_ready",
+        "session_id", "want_legal_actions", "more_coming", "tournaments", "pending", "closed", "overflowed", "writer",
+        "_due", "_timer", "_ready",
     )
 
-    def __init__(self, session_id: str, want_legal_actions: bool, more_coming: Callable[[], bool]) -> None:
+    def __init__(
+        self, session_id: str, want_legal_actions: bool, more_coming: Callable[[], bool], tournaments: Iterable[str] = ()
+    ) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
         self.more_coming = more_coming
         """Whether messages for this stream may come any moment: a due write waits for them."""
+        self.tournaments = set(tournaments)
+        """The tournaments its Hello named whose end it has not been told yet."""
         self.pending: list[ArenaMessage] = []
         self.closed = False
         self.overflowed = False
@@ -210,7 +215,7 @@ class SessionHub:
         if old is not None:
             old.send(ArenaError(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
-        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere)
+        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments)
         conn.stream = stream
         conn.capacity = hello.capacity
         stream.send(Welcome(session_id, name, hello.capacity))
@@ -257,6 +262,22 @@ class SessionHub:
                 raise ValueError(f"game {table.game_id!r} is already running")
         for name in dict.fromkeys(bots):
             self._bots[name].tables[table.game_id] = table
+
+    def watching(self) -> bool:
+        """Whether some current stream waits to hear that a tournament is over."""
+        return any(conn.stream is not None and conn.stream.tournaments for conn in self._bots.values())
+
+    def tournaments_over(self, ended: Mapping[str, TournamentEnd]) -> None:
+        """Send TournamentOver to every current stream whose Hello named one of the `ended`
+        tournaments, once per stream and tournament (the tournament runner calls this every tick,
+        so a stream that names a tournament after it ended hears of it at the next)."""
+        for conn in self._bots.values():
+            stream = conn.stream
+            if stream is None or not stream.tournaments:
+                continue
+            for name in sorted(stream.tournaments & ended.keys()):
+                stream.send(TournamentOver(name, ended[name]))
+                stream.tournaments.discard(name)
 
     def release(self, table: Table, bots: Sequence[str]) -> None:
         """`table`'s game is over: free its seats, and forget bots that are gone and seat-less."""

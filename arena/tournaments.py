@@ -36,6 +36,9 @@
   task of its own: a start or a play that fails for any reason but the database being unavailable
   marks that tournament failed with a one-line reason (`arena.isolation`), and the runner goes on
   with the others.
+* **Telling bots.** Every tick, each bot stream whose Hello named a tournament that has ended
+  (finished or failed, whoever ended it) is sent a TournamentOver for it, once
+  (`SessionHub.tournaments_over`); the end of a tournament's play wakes the runner for that.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
   from the same deals. A game counts once it is committed, and is committed once. If a
@@ -53,6 +56,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from sdk.protocol import TournamentEnd
+
 from . import store
 from .asyncstore import AsyncStore
 from .errors import NotEnoughEntrants, TournamentAlreadyStarted
@@ -65,6 +70,11 @@ from .tournament_settings import FailurePolicy
 
 log = logging.getLogger(__name__)
 
+_ENDS = {
+    store.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
+    store.TournamentStatus.FAILED: TournamentEnd.FAILED,
+}
+"""The statuses of a tournament that is over, as TournamentOver tells them (`SessionHub.tournaments_over`)."""
 TICK_S = 1.0
 """How often due tournaments are looked for when nothing wakes the runner."""
 POLL_S = 0.2
@@ -133,7 +143,10 @@ class TournamentRunner:
                 pass  # started by a StartTournament call meanwhile, or failed (logged when it did)
             except Exception as exc:  # the database is unavailable: try this one again next tick
                 log.error("cannot start tournament %r now (trying again in %g s): %s", name, TICK_S, exc)
-        for t in await self._db(store.list_tournaments):
+        listed = await self._db(store.list_tournaments)
+        if self._hub.watching():
+            self._hub.tournaments_over({t.name: _ENDS[t.status] for t in listed if t.status in _ENDS})
+        for t in listed:
             if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
                 task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
                 task.add_done_callback(lambda _, name=t.name: self._tasks.pop(name, None))
@@ -155,6 +168,8 @@ class TournamentRunner:
             if is_transient(exc):
                 raise
             await self._db(fail, tournament=t.name, exc=exc, when="playing")
+        finally:
+            self.wake()  # its bots hear that it is over at the next tick, not a second later
 
     async def _play_tournament(self, t: store.Tournament) -> None:
         """Play the scheduled games; a stop-rule tournament then asks its rule for the next round

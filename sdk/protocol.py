@@ -35,17 +35,26 @@ class ErrorCode(Enum):
     SUPERSEDED = "superseded"
 
 
+class TournamentEnd(Enum):
+    """How a tournament ended."""
+
+    FINISHED = "finished"
+    FAILED = "failed"
+
+
 # ---- bot -> arena ------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
 class Hello:
-    """Opens a session: who the program is and how many games it plays at once."""
+    """Opens a session: who the program is, how many games it plays at once, and the tournaments
+    it plays for (each gets a TournamentOver once it has ended)."""
 
     bot_name: str
     bot_version: str
     capacity: int
     want_legal_actions: bool
+    tournaments: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -133,6 +142,14 @@ class GameOver:
 
 
 @dataclass(slots=True)
+class TournamentOver:
+    """A tournament the Hello named has ended: it gives the bot no more games."""
+
+    tournament: str
+    end: TournamentEnd
+
+
+@dataclass(slots=True)
 class ArenaError:
     """An in-band refusal: `code` says why, `message` says what to do about it."""
 
@@ -144,4 +161,5 @@ class ArenaError:
 
 ArenaMessage: TypeAlias = (
     Welcome | GameStarted | DecisionRequest | ActionAccepted | ActionRejected | PublicEvent | GameOver | ArenaError
+    | TournamentOver
 )

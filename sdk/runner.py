@@ -11,7 +11,9 @@ work: an async bot's decisions each run as a task, so a slow one in one game doe
 others; a sync bot is called in place (its `choose` blocks the event loop while it runs either way).
 
 If the connection breaks the runner reconnects with exponential back-off and jitter; the arena
-gives the seats back if it returns within the arena's grace period. A refused token, or another
+gives the seats back if it returns within the arena's grace period. `play_until_over_async` plays
+for one tournament: its Hello names it, and the runner stops when the arena sends TournamentOver.
+A runner that is done leaves as the protocol says, by half-closing its stream. A refused token, or another
 process taking over the bot's session, stops the runner with `ArenaRefused`; so does a first
 connection that fails for a TLS mismatch (`tls=` missing for an arena that serves TLS, or a
 certificate the given CA did not sign), which no retry can fix.
@@ -39,7 +41,7 @@ from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, Scout,
 from .tls import ClientTls, aio_channel, tls_problem
 from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
-    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, TournamentEnd, TournamentOver, Welcome,
 )
 from .wire import arena_pb2_grpc
 from .wire.convert import (
@@ -60,6 +62,8 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 ACTION_TYPES = (Show, Scout, ScoutShow, Flip)
 MAX_BATCH = 256
 """Most decisions in one write."""
+LEAVE_S = 2.0
+"""How long a runner that is done waits, after half-closing its stream, for the arena to end the call."""
 _FATAL = (
     grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION,
@@ -160,6 +164,8 @@ class _GameState:
     """What the runner knows of one game: seats held, its public events, the latest request per seat."""
 
     started: GameStarted
+    seats: list[int] = field(default_factory=list)
+    """Every seat the bot holds in the game (a game may seat a bot more than once), in GameStarted order."""
     events: list[PublicEvent] = field(default_factory=list)
     requests: dict[int, DecisionRequest] = field(default_factory=dict)
     """Open requests by id: answered ones stay until accepted, so a reconnect can resend them."""
@@ -170,10 +176,15 @@ class _GameState:
 class _Session:
     """The runner's state across reconnects."""
 
-    def __init__(self, bot: Bot, capacity: int, want_legal_actions: bool, max_games: int | None) -> None:
+    def __init__(
+        self, bot: Bot, capacity: int, want_legal_actions: bool, max_games: int | None, tournament: str | None = None
+    ) -> None:
         self.bot = bot
-        self.hello = Hello(bot.name, bot.version, capacity, want_legal_actions)
+        self.hello = Hello(bot.name, bot.version, capacity, want_legal_actions, (tournament,) if tournament else ())
         self.max_games = max_games
+        self.tournament = tournament
+        """The tournament played for: the session is done once the arena says it is over."""
+        self.ended: TournamentEnd | None = None
         self.games: dict[str, _GameState] = {}
         self.finished = 0
         self.outbox: asyncio.Queue[Decision] = asyncio.Queue()
@@ -183,6 +194,8 @@ class _Session:
 
     @property
     def done(self) -> bool:
+        if self.ended is not None:
+            return True
         return self.max_games is not None and self.finished >= self.max_games and not self.games
 
     def handle(self, msg: ArenaMessage) -> None:
@@ -203,9 +216,10 @@ class _Session:
         elif type(msg) is ActionRejected:
             self._rejected(msg)
         elif type(msg) is GameStarted:
-            if msg.game_id not in self.games:
+            state = self.games.setdefault(msg.game_id, _GameState(msg))
+            if msg.seat not in state.seats:
                 log.info("game %s: seat %d of %s", msg.game_id, msg.seat, ", ".join(msg.players))
-                self.games[msg.game_id] = _GameState(msg)
+                state.seats.append(msg.seat)
         elif type(msg) is GameOver:
             self._game_over(msg)
         elif type(msg) is Welcome:
@@ -215,6 +229,10 @@ class _Session:
             if msg.code is ErrorCode.SUPERSEDED:
                 raise ArenaRefused(msg.message)
             log.warning("arena: %s (%s)", msg.message, msg.code.value)
+        elif type(msg) is TournamentOver:
+            if msg.tournament == self.tournament:
+                log.info("tournament %r %s", msg.tournament, msg.end.value)
+                self.ended = msg.end
 
     def _answer(self, state: _GameState, req: DecisionRequest) -> None:
         """Send the answer again if there is one (a resent request), else ask the bot: a sync bot
@@ -281,10 +299,9 @@ class _Session:
         if state is None:
             return
         self.finished += 1
-        seat = state.started.seat
         forfeits = "; ".join(f"seat {s} forfeited ({reason})" for s, reason in msg.forfeits)
-        log.info("game %s over: seat %d has %d points, rank %d of %d%s", msg.game_id, seat, msg.totals[seat],
-                 msg.ranks[seat], len(msg.ranks), f"; {forfeits}" if forfeits else "")
+        held = ", ".join(f"seat {seat} has {msg.totals[seat]} points, rank {msg.ranks[seat]}" for seat in state.seats)
+        log.info("game %s over: %s of %d%s", msg.game_id, held, len(msg.ranks), f"; {forfeits}" if forfeits else "")
 
 
 async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
@@ -318,11 +335,25 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
             for msg in messages:
                 session.handle(msg)
         if session.done:
-            await call.done_writing()
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+            await _leave(call)
     finally:
         writer.cancel()
         call.cancel()
         session.outbox = asyncio.Queue()
+
+
+async def _leave(call: grpc.aio.StreamStreamCall) -> None:
+    """Leave the arena as the protocol says: half-close the stream, then read (and drop) what the
+    arena still sends until it ends the call, which it does with OK; at most LEAVE_S."""
+    try:
+        await call.done_writing()
+        async with asyncio.timeout(LEAVE_S):
+            while await call.read() is not grpc.aio.EOF:
+                pass
+    except (TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError):
+        pass
 
 
 async def run_async(
@@ -349,6 +380,34 @@ async def run_async(
     if max_games is not None:
         capacity = max(1, min(capacity, max_games))
     session = _Session(bot, capacity, want_legal_actions, max_games)
+    await _serve(session, target, token, backoff, tls)
+    return session.finished
+
+
+async def play_until_over_async(
+    bot: Bot,
+    *,
+    target: str = DEFAULT_TARGET,
+    token: str,
+    tournament: str,
+    capacity: int = 4,
+    want_legal_actions: bool = False,
+    backoff: Backoff = Backoff(),
+    tls: ClientTls | None = None,
+) -> TournamentEnd:
+    """Play the games the arena gives `bot` until it says `tournament` is over (TournamentOver),
+    then leave; returns how the tournament ended. Enter the tournament first (`sdk.submit`). Raises
+    as `run_async` does."""
+    session = _Session(bot, capacity, want_legal_actions, None, tournament)
+    await _serve(session, target, token, backoff, tls)
+    assert session.ended is not None
+    return session.ended
+
+
+async def _serve(session: _Session, target: str, token: str, backoff: Backoff, tls: ClientTls | None) -> None:
+    """Connect and play until `session` is done, reconnecting with `backoff` whenever the stream
+    ends otherwise; refusals raise ArenaRefused."""
+    bot = session.bot
     attempt = 0
     ever_welcomed = False
     while True:
@@ -370,7 +429,7 @@ async def run_async(
         if session.done:
             for task in list(session.tasks):
                 task.cancel()
-            return session.finished
+            return
         delay = backoff.delay(attempt)
         attempt += 1
         log.info("reconnecting in %.1f s", delay)

@@ -5,29 +5,26 @@
 `bot_token` finds the bot's token: the one given, else the one saved for this arena and name
 (`sdk.tokens`), else it registers the name and saves the new token. `play_tournament` enters the
 tournament (entering again is fine, so a restarted bot simply carries on), plays every game the
-arena gives the bot (`sdk.runner`), and stops once the tournament has finished (or failed), which it asks the
-arena every `POLL_S` seconds, with the bot's token (so its polls count against the bot's own read
-limit, not its host's); an arena restart is ridden out like the runner's reconnects.
+arena gives the bot (`sdk.runner.play_until_over_async`), and stops once the tournament has finished
+(or failed), which the arena says on the bot's stream (TournamentOver); an arena restart is ridden
+out like the runner's reconnects.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import grpc
 
 from .bot import Bot
-from .runner import refusal, register, run_async, run_until_signal
+from .runner import play_until_over_async, refusal, register, run_until_signal
 from .tls import ClientTls, aio_channel
 from .tokens import save_token, saved_token
 from .wire import arena_pb2_grpc
-from .wire.convert import enter_request_to_pb, entered_bot, show_tournament_request_to_pb, tournament_progress
+from .wire.convert import enter_request_to_pb, entered_bot, tournament_progress
 
 log = logging.getLogger(__name__)
 
-POLL_S = 2.0
-"""How often the arena is asked whether the tournament has finished."""
 CALL_TIMEOUT_S = 10.0
 ENDED = ("finished", "failed")
 """Statuses after which a tournament plays no more games."""
@@ -73,30 +70,12 @@ async def play_tournament_async(
             reply = await stub.EnterTournament(enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None
-        status, done, total = tournament_progress(reply)
-        log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
-        if status in ENDED:
-            return status
-        runner = asyncio.create_task(run_async(bot, target=target, token=token, capacity=capacity, tls=tls))
-        try:
-            while not runner.done():
-                await asyncio.wait({runner}, timeout=POLL_S)
-                try:
-                    shown = await stub.ShowTournament(
-                        show_tournament_request_to_pb(tournament), metadata=auth, timeout=CALL_TIMEOUT_S
-                    )
-                except grpc.aio.AioRpcError as exc:
-                    log.debug("cannot ask the arena about %r now: %s", tournament, exc.code().name)
-                    continue
-                status, done, total = tournament_progress(shown)
-                if status in ENDED:
-                    log.info("tournament %r %s: %d games", tournament, status, total)
-                    return status
-            runner.result()
-            return status
-        finally:
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
+    status, _, _ = tournament_progress(reply)
+    log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
+    if status in ENDED:
+        return status
+    end = await play_until_over_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls)
+    return end.value
 
 
 def play_tournament(

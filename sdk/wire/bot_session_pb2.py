@@ -25,47 +25,51 @@ _sym_db = _symbol_database.Default()
 from . import game_pb2 as scout_dot_arena_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scout/arena/v1/bot_session.proto\x12\x0escout.arena.v1\x1a\x19scout/arena/v1/game.proto\"\\\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\x12\x1a\n\x12want_legal_actions\x18\x04 \x01(\x08\"W\n\x08\x44\x65\x63ision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12&\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x16.scout.arena.v1.Action\"j\n\nBotMessage\x12&\n\x05hello\x18\x01 \x01(\x0b\x32\x15.scout.arena.v1.HelloH\x00\x12,\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x18.scout.arena.v1.DecisionH\x00\x42\x06\n\x04kind\"8\n\x08\x42otBatch\x12,\n\x08messages\x18\x01 \x03(\x0b\x32\x1a.scout.arena.v1.BotMessage\"A\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\"j\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x15\n\rmove_limit_ms\x18\x04 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x05 \x01(\x05\"\xef\x01\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x1c.scout.arena.v1.DecisionKind\x12\x30\n\x0bobservation\x18\x04 \x01(\x0b\x32\x1b.scout.arena.v1.Observation\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x06 \x01(\x05\x12-\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x16.scout.arena.v1.Action\"5\n\x0e\x41\x63tionAccepted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\"\\\n\x0e\x41\x63tionRejected\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\rattempts_left\x18\x04 \x01(\x05\"Q\n\x0bPublicEvent\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\r\x12$\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x15.scout.arena.v1.Event\"\'\n\x07\x46orfeit\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x9b\x01\n\x08GameOver\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\x05\x12)\n\x08\x66orfeits\x18\x04 \x03(\x0b\x32\x17.scout.arena.v1.Forfeit\x12\x34\n\x11round_end_reasons\x18\x05 \x03(\x0e\x32\x19.scout.arena.v1.EndReason\"f\n\x05\x45rror\x12\'\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x19.scout.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04\"\xb6\x03\n\x0c\x41renaMessage\x12*\n\x07welcome\x18\x01 \x01(\x0b\x32\x17.scout.arena.v1.WelcomeH\x00\x12\x33\n\x0cgame_started\x18\x02 \x01(\x0b\x32\x1b.scout.arena.v1.GameStartedH\x00\x12;\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1f.scout.arena.v1.DecisionRequestH\x00\x12\x39\n\x0f\x61\x63tion_accepted\x18\x04 \x01(\x0b\x32\x1e.scout.arena.v1.ActionAcceptedH\x00\x12\x39\n\x0f\x61\x63tion_rejected\x18\x05 \x01(\x0b\x32\x1e.scout.arena.v1.ActionRejectedH\x00\x12\x33\n\x0cpublic_event\x18\x06 \x01(\x0b\x32\x1b.scout.arena.v1.PublicEventH\x00\x12-\n\tgame_over\x18\x07 \x01(\x0b\x32\x18.scout.arena.v1.GameOverH\x00\x12&\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x15.scout.arena.v1.ErrorH\x00\x42\x06\n\x04kind\"<\n\nArenaBatch\x12.\n\x08messages\x18\x01 \x03(\x0b\x32\x1c.scout.arena.v1.ArenaMessage*_\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_FLIP\x10\x01\x12\x18\n\x14\x44\x45\x43ISION_KIND_ACTION\x10\x02*\xf0\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x01\x12\x17\n\x13\x45RROR_CODE_PROTOCOL\x10\x02\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_GAME\x10\x03\x12\x1f\n\x1b\x45RROR_CODE_NOT_YOUR_REQUEST\x10\x04\x12\x1c\n\x18\x45RROR_CODE_STALE_REQUEST\x10\x05\x12\x1d\n\x19\x45RROR_CODE_SEAT_FORFEITED\x10\x06\x12\x19\n\x15\x45RROR_CODE_SUPERSEDED\x10\x07\x32N\n\nBotSession\x12@\n\x04Play\x12\x18.scout.arena.v1.BotBatch\x1a\x1a.scout.arena.v1.ArenaBatch(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scout/arena/v1/bot_session.proto\x12\x0escout.arena.v1\x1a\x19scout/arena/v1/game.proto\"q\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\x12\x1a\n\x12want_legal_actions\x18\x04 \x01(\x08\x12\x13\n\x0btournaments\x18\x05 \x03(\t\"W\n\x08\x44\x65\x63ision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12&\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x16.scout.arena.v1.Action\"j\n\nBotMessage\x12&\n\x05hello\x18\x01 \x01(\x0b\x32\x15.scout.arena.v1.HelloH\x00\x12,\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x18.scout.arena.v1.DecisionH\x00\x42\x06\n\x04kind\"8\n\x08\x42otBatch\x12,\n\x08messages\x18\x01 \x03(\x0b\x32\x1a.scout.arena.v1.BotMessage\"A\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\"j\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x15\n\rmove_limit_ms\x18\x04 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x05 \x01(\x05\"\xef\x01\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x1c.scout.arena.v1.DecisionKind\x12\x30\n\x0bobservation\x18\x04 \x01(\x0b\x32\x1b.scout.arena.v1.Observation\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\x06 \x01(\x05\x12-\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x16.scout.arena.v1.Action\"5\n\x0e\x41\x63tionAccepted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\"\\\n\x0e\x41\x63tionRejected\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x15\n\rattempts_left\x18\x04 \x01(\x05\"Q\n\x0bPublicEvent\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\r\x12$\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x15.scout.arena.v1.Event\"\'\n\x07\x46orfeit\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x9b\x01\n\x08GameOver\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\x05\x12)\n\x08\x66orfeits\x18\x04 \x03(\x0b\x32\x17.scout.arena.v1.Forfeit\x12\x34\n\x11round_end_reasons\x18\x05 \x03(\x0e\x32\x19.scout.arena.v1.EndReason\"f\n\x05\x45rror\x12\'\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x19.scout.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04\"P\n\x0eTournamentOver\x12\x12\n\ntournament\x18\x01 \x01(\t\x12*\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x1d.scout.arena.v1.TournamentEnd\"\xf1\x03\n\x0c\x41renaMessage\x12*\n\x07welcome\x18\x01 \x01(\x0b\x32\x17.scout.arena.v1.WelcomeH\x00\x12\x33\n\x0cgame_started\x18\x02 \x01(\x0b\x32\x1b.scout.arena.v1.GameStartedH\x00\x12;\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1f.scout.arena.v1.DecisionRequestH\x00\x12\x39\n\x0f\x61\x63tion_accepted\x18\x04 \x01(\x0b\x32\x1e.scout.arena.v1.ActionAcceptedH\x00\x12\x39\n\x0f\x61\x63tion_rejected\x18\x05 \x01(\x0b\x32\x1e.scout.arena.v1.ActionRejectedH\x00\x12\x33\n\x0cpublic_event\x18\x06 \x01(\x0b\x32\x1b.scout.arena.v1.PublicEventH\x00\x12-\n\tgame_over\x18\x07 \x01(\x0b\x32\x18.scout.arena.v1.GameOverH\x00\x12&\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x15.scout.arena.v1.ErrorH\x00\x12\x39\n\x0ftournament_over\x18\t \x01(\x0b\x32\x1e.scout.arena.v1.TournamentOverH\x00\x42\x06\n\x04kind\"<\n\nArenaBatch\x12.\n\x08messages\x18\x01 \x03(\x0b\x32\x1c.scout.arena.v1.ArenaMessage*_\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_FLIP\x10\x01\x12\x18\n\x14\x44\x45\x43ISION_KIND_ACTION\x10\x02*\xf0\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45RROR_CODE_MALFORMED\x10\x01\x12\x17\n\x13\x45RROR_CODE_PROTOCOL\x10\x02\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_GAME\x10\x03\x12\x1f\n\x1b\x45RROR_CODE_NOT_YOUR_REQUEST\x10\x04\x12\x1c\n\x18\x45RROR_CODE_STALE_REQUEST\x10\x05\x12\x1d\n\x19\x45RROR_CODE_SEAT_FORFEITED\x10\x06\x12\x19\n\x15\x45RROR_CODE_SUPERSEDED\x10\x07*g\n\rTournamentEnd\x12\x1e\n\x1aTOURNAMENT_END_UNSPECIFIED\x10\x00\x12\x1b\n\x17TOURNAMENT_END_FINISHED\x10\x01\x12\x19\n\x15TOURNAMENT_END_FAILED\x10\x02\x32N\n\nBotSession\x12@\n\x04Play\x12\x18.scout.arena.v1.BotBatch\x1a\x1a.scout.arena.v1.ArenaBatch(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scout.arena.v1.bot_session_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DECISIONKIND']._serialized_start=1883
-  _globals['_DECISIONKIND']._serialized_end=1978
-  _globals['_ERRORCODE']._serialized_start=1981
-  _globals['_ERRORCODE']._serialized_end=2221
+  _globals['_DECISIONKIND']._serialized_start=2045
+  _globals['_DECISIONKIND']._serialized_end=2140
+  _globals['_ERRORCODE']._serialized_start=2143
+  _globals['_ERRORCODE']._serialized_end=2383
+  _globals['_TOURNAMENTEND']._serialized_start=2385
+  _globals['_TOURNAMENTEND']._serialized_end=2488
   _globals['_HELLO']._serialized_start=79
-  _globals['_HELLO']._serialized_end=171
-  _globals['_DECISION']._serialized_start=173
-  _globals['_DECISION']._serialized_end=260
-  _globals['_BOTMESSAGE']._serialized_start=262
-  _globals['_BOTMESSAGE']._serialized_end=368
-  _globals['_BOTBATCH']._serialized_start=370
-  _globals['_BOTBATCH']._serialized_end=426
-  _globals['_WELCOME']._serialized_start=428
-  _globals['_WELCOME']._serialized_end=493
-  _globals['_GAMESTARTED']._serialized_start=495
-  _globals['_GAMESTARTED']._serialized_end=601
-  _globals['_DECISIONREQUEST']._serialized_start=604
-  _globals['_DECISIONREQUEST']._serialized_end=843
-  _globals['_ACTIONACCEPTED']._serialized_start=845
-  _globals['_ACTIONACCEPTED']._serialized_end=898
-  _globals['_ACTIONREJECTED']._serialized_start=900
-  _globals['_ACTIONREJECTED']._serialized_end=992
-  _globals['_PUBLICEVENT']._serialized_start=994
-  _globals['_PUBLICEVENT']._serialized_end=1075
-  _globals['_FORFEIT']._serialized_start=1077
-  _globals['_FORFEIT']._serialized_end=1116
-  _globals['_GAMEOVER']._serialized_start=1119
-  _globals['_GAMEOVER']._serialized_end=1274
-  _globals['_ERROR']._serialized_start=1276
-  _globals['_ERROR']._serialized_end=1378
-  _globals['_ARENAMESSAGE']._serialized_start=1381
-  _globals['_ARENAMESSAGE']._serialized_end=1819
-  _globals['_ARENABATCH']._serialized_start=1821
-  _globals['_ARENABATCH']._serialized_end=1881
-  _globals['_BOTSESSION']._serialized_start=2223
-  _globals['_BOTSESSION']._serialized_end=2301
+  _globals['_HELLO']._serialized_end=192
+  _globals['_DECISION']._serialized_start=194
+  _globals['_DECISION']._serialized_end=281
+  _globals['_BOTMESSAGE']._serialized_start=283
+  _globals['_BOTMESSAGE']._serialized_end=389
+  _globals['_BOTBATCH']._serialized_start=391
+  _globals['_BOTBATCH']._serialized_end=447
+  _globals['_WELCOME']._serialized_start=449
+  _globals['_WELCOME']._serialized_end=514
+  _globals['_GAMESTARTED']._serialized_start=516
+  _globals['_GAMESTARTED']._serialized_end=622
+  _globals['_DECISIONREQUEST']._serialized_start=625
+  _globals['_DECISIONREQUEST']._serialized_end=864
+  _globals['_ACTIONACCEPTED']._serialized_start=866
+  _globals['_ACTIONACCEPTED']._serialized_end=919
+  _globals['_ACTIONREJECTED']._serialized_start=921
+  _globals['_ACTIONREJECTED']._serialized_end=1013
+  _globals['_PUBLICEVENT']._serialized_start=1015
+  _globals['_PUBLICEVENT']._serialized_end=1096
+  _globals['_FORFEIT']._serialized_start=1098
+  _globals['_FORFEIT']._serialized_end=1137
+  _globals['_GAMEOVER']._serialized_start=1140
+  _globals['_GAMEOVER']._serialized_end=1295
+  _globals['_ERROR']._serialized_start=1297
+  _globals['_ERROR']._serialized_end=1399
+  _globals['_TOURNAMENTOVER']._serialized_start=1401
+  _globals['_TOURNAMENTOVER']._serialized_end=1481
+  _globals['_ARENAMESSAGE']._serialized_start=1484
+  _globals['_ARENAMESSAGE']._serialized_end=1981
+  _globals['_ARENABATCH']._serialized_start=1983
+  _globals['_ARENABATCH']._serialized_end=2043
+  _globals['_BOTSESSION']._serialized_start=2490
+  _globals['_BOTSESSION']._serialized_end=2568
 # @@protoc_insertion_point(module_scope)

@@ -24,6 +24,12 @@ class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_CODE_STALE_REQUEST: _ClassVar[ErrorCode]
     ERROR_CODE_SEAT_FORFEITED: _ClassVar[ErrorCode]
     ERROR_CODE_SUPERSEDED: _ClassVar[ErrorCode]
+
+class TournamentEnd(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_END_UNSPECIFIED: _ClassVar[TournamentEnd]
+    TOURNAMENT_END_FINISHED: _ClassVar[TournamentEnd]
+    TOURNAMENT_END_FAILED: _ClassVar[TournamentEnd]
 DECISION_KIND_UNSPECIFIED: DecisionKind
 DECISION_KIND_FLIP: DecisionKind
 DECISION_KIND_ACTION: DecisionKind
@@ -35,18 +41,23 @@ ERROR_CODE_NOT_YOUR_REQUEST: ErrorCode
 ERROR_CODE_STALE_REQUEST: ErrorCode
 ERROR_CODE_SEAT_FORFEITED: ErrorCode
 ERROR_CODE_SUPERSEDED: ErrorCode
+TOURNAMENT_END_UNSPECIFIED: TournamentEnd
+TOURNAMENT_END_FINISHED: TournamentEnd
+TOURNAMENT_END_FAILED: TournamentEnd
 
 class Hello(_message.Message):
-    __slots__ = ("bot_name", "bot_version", "capacity", "want_legal_actions")
+    __slots__ = ("bot_name", "bot_version", "capacity", "want_legal_actions", "tournaments")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     WANT_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     bot_version: str
     capacity: int
     want_legal_actions: bool
-    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., capacity: _Optional[int] = ..., want_legal_actions: _Optional[bool] = ...) -> None: ...
+    tournaments: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., capacity: _Optional[int] = ..., want_legal_actions: _Optional[bool] = ..., tournaments: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("game_id", "request_id", "action")
@@ -178,8 +189,16 @@ class Error(_message.Message):
     request_id: int
     def __init__(self, code: _Optional[_Union[ErrorCode, str]] = ..., message: _Optional[str] = ..., game_id: _Optional[str] = ..., request_id: _Optional[int] = ...) -> None: ...
 
+class TournamentOver(_message.Message):
+    __slots__ = ("tournament", "end")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    end: TournamentEnd
+    def __init__(self, tournament: _Optional[str] = ..., end: _Optional[_Union[TournamentEnd, str]] = ...) -> None: ...
+
 class ArenaMessage(_message.Message):
-    __slots__ = ("welcome", "game_started", "decision_request", "action_accepted", "action_rejected", "public_event", "game_over", "error")
+    __slots__ = ("welcome", "game_started", "decision_request", "action_accepted", "action_rejected", "public_event", "game_over", "error", "tournament_over")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
@@ -188,6 +207,7 @@ class ArenaMessage(_message.Message):
     PUBLIC_EVENT_FIELD_NUMBER: _ClassVar[int]
     GAME_OVER_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_OVER_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     game_started: GameStarted
     decision_request: DecisionRequest
@@ -196,7 +216,8 @@ class ArenaMessage(_message.Message):
     public_event: PublicEvent
     game_over: GameOver
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., action_accepted: _Optional[_Union[ActionAccepted, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., public_event: _Optional[_Union[PublicEvent, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    tournament_over: TournamentOver
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., action_accepted: _Optional[_Union[ActionAccepted, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., public_event: _Optional[_Union[PublicEvent, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., tournament_over: _Optional[_Union[TournamentOver, _Mapping]] = ...) -> None: ...
 
 class ArenaBatch(_message.Message):
     __slots__ = ("messages",)

@@ -18,7 +18,7 @@ from ..engine import (
 )
 from ..protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionKind,
-    DecisionRequest, ErrorCode, GameOver, GameStarted, PublicEvent, Welcome,
+    DecisionRequest, ErrorCode, GameOver, GameStarted, PublicEvent, TournamentEnd, TournamentOver, Welcome,
 )
 from . import arena_pb2 as arena_pb
 from . import bot_session_pb2 as session_pb
@@ -53,6 +53,11 @@ ERROR_TO_PB = {
     ErrorCode.SUPERSEDED: session_pb.ERROR_CODE_SUPERSEDED,
 }
 ERROR_FROM_PB = {v: k for k, v in ERROR_TO_PB.items()}
+TOURNAMENT_END_TO_PB = {
+    TournamentEnd.FINISHED: session_pb.TOURNAMENT_END_FINISHED,
+    TournamentEnd.FAILED: session_pb.TOURNAMENT_END_FAILED,
+}
+TOURNAMENT_END_FROM_PB = {v: k for k, v in TOURNAMENT_END_TO_PB.items()}
 
 
 # ---- cards and actions (shared with the arena) -------------------------------------------------
@@ -252,6 +257,11 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
     if kind == "error":
         e = msg.error
         return ArenaError(ERROR_FROM_PB.get(e.code, ErrorCode.PROTOCOL), e.message, e.game_id, e.request_id)
+    if kind == "tournament_over":
+        t = msg.tournament_over
+        if t.end not in TOURNAMENT_END_FROM_PB:
+            raise WireError(f"unknown tournament end {t.end} of tournament {t.tournament!r}")
+        return TournamentOver(t.tournament, TOURNAMENT_END_FROM_PB[t.end])
     raise WireError(f"unknown arena message kind {kind!r}")
 
 
@@ -295,7 +305,7 @@ def bot_batch_bytes(messages: Sequence[BotMessage]) -> bytes:
         else:
             hello = session_pb.Hello(
                 bot_name=msg.bot_name, bot_version=msg.bot_version, capacity=msg.capacity,
-                want_legal_actions=msg.want_legal_actions,
+                want_legal_actions=msg.want_legal_actions, tournaments=msg.tournaments,
             )
             parts.append(length_delimited(_BATCH_ENTRY, session_pb.BotMessage(hello=hello).SerializeToString()))
     return b"".join(parts)
@@ -333,10 +343,6 @@ def entered_bot(reply: arena_pb.EnterTournamentResponse) -> str:
     return reply.bot
 
 
-def show_tournament_request_to_pb(name: str) -> arena_pb.ShowTournamentRequest:
-    return arena_pb.ShowTournamentRequest(name=name)
-
-
 _STATUS_NAME = {
     arena_pb.TOURNAMENT_STATUS_SCHEDULED: "scheduled",
     arena_pb.TOURNAMENT_STATUS_RUNNING: "running",
@@ -345,7 +351,7 @@ _STATUS_NAME = {
 }
 
 
-def tournament_progress(reply: arena_pb.EnterTournamentResponse | arena_pb.ShowTournamentResponse) -> tuple[str, int, int]:
+def tournament_progress(reply: arena_pb.EnterTournamentResponse) -> tuple[str, int, int]:
     """(status - 'scheduled', 'running' or 'finished' -, games finished, games in all) of the
     reply's tournament; no games are scheduled before it starts."""
     t = reply.tournament

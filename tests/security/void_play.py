@@ -82,6 +82,10 @@ class _EveryoneConnected:
     def get(self, bot: str) -> _Connected:
         return _Connected()
 
+    def watching(self) -> bool:
+        """No bot stream waits to hear that a tournament is over."""
+        return False
+
 
 @dataclass(frozen=True)
 class Outcome:

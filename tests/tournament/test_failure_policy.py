@@ -81,6 +81,10 @@ class EveryoneConnected:
     def get(self, bot: str) -> _Connected:
         return _Connected()
 
+    def watching(self) -> bool:
+        """No bot stream waits to hear that a tournament is over."""
+        return False
+
 
 def play_tournament(engine: Engine, name: str, policy: FailurePolicy, script: Script) -> ScriptedReferee:
     """Create, enter and start a 2-seat tournament of BOTS (6 games), and run the tournament
