@@ -13,9 +13,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from sdk import cli as sdk_cli
 from tests.tournament.arena_process import ArenaProcess
 
-from .conftest import arena_cli, scout_bot_process
+from .conftest import arena_cli, bot_cli, scout_bot_process
 
 WAIT_S = 60.0
 
@@ -139,3 +142,13 @@ def test_every_way_of_starting_a_bot_waits_for_its_arena_and_says_so(tmp_path: P
         if server is not None:
             assert server.stop() == 0
 
+
+
+def test_an_arena_gone_before_the_entry_is_not_called_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --tournament` whose arena answered (`sdk.reach`) and then went away before the bot
+    entered: nothing answered the entry, so the line says so, not "the arena refused"."""
+    target = f"127.0.0.1:{free_port()}"
+    monkeypatch.setattr(sdk_cli, "wait_for_arena", lambda *_: f"arena:{'0' * 32}")
+    code, output = bot_cli("run", "greedy", "--tournament", "cup", "--token", "0" * 64, "--target", target)
+    assert code == 1
+    assert output.splitlines()[-1] == f"error: no arena answers at {target}"

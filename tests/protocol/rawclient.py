@@ -28,9 +28,12 @@ class RawBot:
         self._unread: collections.deque[pb.ArenaMessage] = collections.deque()
 
     @classmethod
-    async def connect(cls, target: str, token: str | None, want_legal_actions: bool = True) -> RawBot:
+    async def connect(
+        cls, target: str, token: str | None, want_legal_actions: bool = True, tournaments: tuple[str, ...] = ()
+    ) -> RawBot:
         bot = cls(target, token)
-        await bot.write(pb.BotMessage(hello=pb.Hello(bot_name="raw", capacity=4, want_legal_actions=want_legal_actions)))
+        hello = pb.Hello(bot_name="raw", capacity=4, want_legal_actions=want_legal_actions, tournaments=tournaments)
+        await bot.write(pb.BotMessage(hello=hello))
         welcome = await bot.read()
         assert welcome.WhichOneof("kind") == "welcome", welcome
         return bot
@@ -77,6 +80,30 @@ class RawBot:
                 return msg.game_over
             elif kind in ("action_rejected", "error"):
                 raise AssertionError(f"unexpected {msg}")
+
+    async def play_until(self, rng: random.Random, kind: str) -> pb.ArenaMessage:
+        """Answer every request with a random legal action until a message of `kind` arrives."""
+        while (msg := await self.read()).WhichOneof("kind") != kind:
+            if msg.WhichOneof("kind") == "decision_request":
+                req = msg.decision_request
+                await self.answer(req.game_id, req.request_id, rng.choice(req.legal_actions))
+        return msg
+
+    async def leave(self) -> grpc.StatusCode:
+        """Half-close the stream, read what the arena still sends until it ends the call, and
+        return the call's status."""
+        await self.call.done_writing()
+        self.received.extend(self._unread)
+        self._unread.clear()
+        while True:
+            batch = await asyncio.wait_for(self.call.read(), READ_TIMEOUT_S)
+            if batch is grpc.aio.EOF:
+                return await self.call.code()
+            self.received.extend(batch.messages)
+
+    def kinds(self) -> list[str]:
+        """The kind of every message received so far, in order."""
+        return [str(m.WhichOneof("kind")) for m in self.received]
 
     async def close(self) -> None:
         self.call.cancel()

@@ -11,7 +11,10 @@ import pytest
 from arena import convert as arena_convert
 from sdk import Action, Bot, Observation, runner
 from sdk.engine import Flip, Game, observe
-from sdk.protocol import ArenaMessage, Decision, DecisionKind, DecisionRequest, GameStarted, PublicEvent
+from sdk.protocol import (
+    ArenaMessage, Decision, DecisionKind, DecisionRequest, GameOver, GameStarted, PublicEvent, TournamentEnd,
+    TournamentOver,
+)
 from sdk.runner import Backoff, local_legal_actions
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import convert as sdk_convert
@@ -195,3 +198,39 @@ def test_an_event_of_a_kind_this_sdk_does_not_know_is_skipped_and_reported() -> 
     batch.messages.add().public_event.game_id = "g"
     messages, skipped = sdk_convert.arena_batch_from_pb(batch, lazy_events=True)
     assert (messages, skipped) == ([], ["unknown event kind None"])
+
+
+def test_a_session_for_a_tournament_names_it_in_its_hello_and_is_done_when_it_is_over() -> None:
+    session = runner._Session(RandomBot(delay=0.0), 2, False, None, tournament="cup")
+    sent = session_pb.BotBatch.FromString(sdk_convert.bot_batch_bytes([session.hello])).messages[0].hello
+    assert list(sent.tournaments) == ["cup"]
+    assert arena_convert.bot_message_from_pb(session_pb.BotMessage(hello=sent)) == session.hello
+    session.handle(TournamentOver("other", TournamentEnd.FINISHED))
+    assert not session.done
+    session.handle(TournamentOver("cup", TournamentEnd.FAILED))
+    assert session.done and session.ended is TournamentEnd.FAILED
+    assert not runner._Session(RandomBot(delay=0.0), 2, False, None).hello.tournaments
+
+
+@pytest.mark.parametrize("end", list(TournamentEnd))
+def test_tournament_over_reads_back_as_the_arena_sent_it(end: TournamentEnd) -> None:
+    data = arena_convert.arena_batch_bytes([TournamentOver("cup", end)], legal_actions=False)
+    messages, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(data))
+    assert (messages, skipped) == ([TournamentOver("cup", end)], [])
+
+
+def test_a_tournament_end_this_sdk_does_not_know_is_skipped_and_reported() -> None:
+    batch = session_pb.ArenaBatch()
+    batch.messages.add().tournament_over.tournament = "cup"
+    assert sdk_convert.arena_batch_from_pb(batch) == ([], ["unknown tournament end 0 of tournament 'cup'"])
+
+
+def test_the_runner_keeps_every_seat_a_game_gives_its_bot(caplog: pytest.LogCaptureFixture) -> None:
+    session = runner._Session(RandomBot(delay=0.0), 1, False, None)
+    for seat in (0, 2, 0):  # the GameStarted of seat 0 again, as after a reconnect
+        session.handle(GameStarted("g", seat, ("a", "b", "a"), 1000, 0))
+    assert session.games["g"].seats == [0, 2]
+    with caplog.at_level(logging.INFO, logger="sdk.runner"):
+        session.handle(GameOver("g", (5, 3, -1), (1, 2, 3), (), ()))
+    assert "game g over: seat 0 has 5 points, rank 1, seat 2 has -1 points, rank 3 of 3" in caplog.text
+    assert session.finished == 1 and not session.games
