@@ -58,7 +58,8 @@ class ResourceLimits:
     """...and how many it may spend at once before the refill rate applies."""
     token_read_rate: float = 5.0
     """Read units per second of one bot calling with its own token (its own bucket, apart from its
-    host's); a bot's tournament polls spend one every 2 s."""
+    host's), so a bot that polls its tournament with `ShowTournament` is not throttled by its
+    neighbours (`scout-bot run` needs no polls: TournamentOver tells it)."""
     token_read_burst: int = 50
     read_concurrency: int = 2
     """Read calls working on the database at once; the others wait their turn."""
