@@ -38,7 +38,7 @@
   with the others.
 * **Telling bots.** Every tick, each bot stream whose Hello named a tournament that has ended
   (finished or failed, whoever ended it) is sent a TournamentOver for it, once
-  (`SessionHub.tournaments_over`); the end of a tournament's play wakes the runner for that.
+  (`SessionHub.tournaments_over`), so within TICK_S of the end.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
   from the same deals. A game counts once it is committed, and is committed once. If a
@@ -168,8 +168,6 @@ class TournamentRunner:
             if is_transient(exc):
                 raise
             await self._db(fail, tournament=t.name, exc=exc, when="playing")
-        finally:
-            self.wake()  # its bots hear that it is over at the next tick, not a second later
 
     async def _play_tournament(self, t: store.Tournament) -> None:
         """Play the scheduled games; a stop-rule tournament then asks its rule for the next round
