@@ -32,6 +32,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sdk import env
+
 from .clients import RemoteArena
 from .errors import ArenaError
 from .ratings import RatingRow
@@ -46,7 +48,7 @@ EXAMPLES = ("random", "greedy", "montecarlo")
 MONTECARLO_MOVE_S = 0.05
 """The Monte-Carlo bot's thinking time per move: small, so its games keep pace with the others."""
 TOURNAMENT = "demo"
-BOT_TOKEN_VARIABLE = "SCOUT_TOKEN"
+BOT_TOKEN_VARIABLE = env.BOT_TOKEN
 """Where `scout-bot run` reads its --token from: the demo's bots get their tokens there."""
 MOVE_LIMIT_MS = 2000
 CAPACITY = 4
