@@ -92,6 +92,16 @@ class _Slot:
     task: asyncio.Task[GameResult] | None = None
 
 
+async def wait_at_most(event: asyncio.Event, seconds: float) -> None:
+    """Until `event` is set or `seconds` have passed. Not `asyncio.wait_for`: on Python 3.11 it
+    swallows a cancellation that arrives as the event is set, and the runner would never stop."""
+    try:
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    except TimeoutError:
+        pass
+
+
 class TournamentRunner:
     """Starts due tournaments and plays every running one; `run` until cancelled."""
 
@@ -120,10 +130,7 @@ class TournamentRunner:
                     await self._tick()
                 except Exception as exc:  # the database may be down for a while: try again next tick
                     log.error("cannot look for tournaments to start (trying again in %g s): %s", TICK_S, exc)
-                try:
-                    await asyncio.wait_for(self._wake.wait(), TICK_S)
-                except TimeoutError:
-                    pass
+                await wait_at_most(self._wake, TICK_S)
         finally:
             tasks = list(self._tasks.values())
             for task in tasks:
@@ -224,10 +231,7 @@ class TournamentRunner:
                         slot.task.add_done_callback(lambda _: changed.set())
                         playing += 1
                 if window and not (window[0].task is not None and window[0].task.done()):
-                    try:
-                        await asyncio.wait_for(changed.wait(), POLL_S)
-                    except TimeoutError:
-                        pass
+                    await wait_at_most(changed, POLL_S)
         finally:
             started = [s.task for s in window if s.task is not None]
             for task in started:
