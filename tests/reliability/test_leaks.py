@@ -29,6 +29,9 @@ CONCURRENT = 3
 """Games played at once: each blocks one thread of asyncio's default pool in `Arena.play`, and
 every bot's read is bounded, so a game must not wait long for a free thread."""
 
+RELAXED_MOVE_MS = 10_000
+"""Timeouts are not under test here: a loaded machine must not forfeit a seat and end the game early."""
+
 
 async def seat_loop(
     bot: RawBot, target: str, token: str, rng: random.Random, drop_after: int | None
@@ -69,7 +72,7 @@ async def one_game(
                                           rng.randint(1, 3) if i == dropper else None))
             for i, (bot, token) in enumerate(zip(bots, tokens))
         ]
-        response = await asyncio.to_thread(arena.play, list(names), seed)
+        response = await asyncio.to_thread(arena.play, list(names), seed, move_limit_ms=RELAXED_MOVE_MS)
         received = await asyncio.gather(*loops)
     return check_against_replay(response), received
 
