@@ -20,7 +20,7 @@ takes the same path, so stored and recomputed ratings still agree.
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -30,7 +30,7 @@ from .trueskill_ffa import rate_free_for_all
 
 __all__ = [
     "DRAW_PROBABILITY", "Rating", "RatingRow", "Standing", "apply_game", "arena_env", "rate_game",
-    "rating_table", "win_shares",
+    "rate_skills", "rating_table", "win_shares",
 ]
 
 log = logging.getLogger(__name__)
@@ -56,14 +56,20 @@ def rate_game(
     bots = list(current)
     if set(bots) != set(ranks):
         raise ValueError("ratings and ranks must name the same bots")
-    try:
-        rated = rate_free_for_all(
-            env, [(current[b].mu, current[b].sigma) for b in bots], [ranks[b] for b in bots]
-        )
-    except (ArithmeticError, ValueError) as exc:  # the game's shape is checked: this is numeric
-        log.warning("TrueSkill could not rate a game (%s); ratings of %s left unchanged", exc, bots)
-        return dict(current)
+    rated = rate_skills(env, [(current[b].mu, current[b].sigma) for b in bots], [ranks[b] for b in bots], bots)
     return {b: Rating(mu, sigma) for b, (mu, sigma) in zip(bots, rated)}
+
+
+def rate_skills(
+    env: TrueSkill, skills: Sequence[tuple[float, float]], ranks: Sequence[int], who: object = None
+) -> list[tuple[float, float]]:
+    """`rate_game` on (mu, sigma) pairs in seat order, for callers that rate many games and need
+    no `Rating` objects (a bootstrap); `who` names the game's bots in the warning."""
+    try:
+        return rate_free_for_all(env, skills, ranks)
+    except (ArithmeticError, ValueError) as exc:  # the game's shape is checked: this is numeric
+        log.warning("TrueSkill could not rate a game (%s); ratings of %s left unchanged", exc, who)
+        return list(skills)
 
 
 def win_shares(ranks: Mapping[Bot, int]) -> dict[Bot, float]:
@@ -130,6 +136,15 @@ class RatingRow:
     average_points: float | None
     average_placing: float | None
     """None until the bot has played."""
+    rank_low: int | None = None
+    rank_high: int | None = None
+    """The ranks the bot holds at 95% (`arena.rank_confidence`); None until the table has them."""
+    confidence: float | None = None
+    """The probability, from both posteriors, that the bot of the row above is stronger than this
+    one; None on the first row and until the table has it."""
+    bootstrap_confidence: float | None = None
+    """The same, as the share of bootstrap resamples of the games in which the row above comes out
+    ahead; None unless a bootstrap was asked for."""
 
 
 def rating_table(standings: Iterable[Standing]) -> list[RatingRow]:
