@@ -39,6 +39,10 @@ class InvalidSetting(ArenaError):
     """A tournament setting out of range (table size, games per table, move limit, ...)."""
 
 
+class InvalidBootstrap(ArenaError):
+    """A rating table's bootstrap asked for no resamples, or for more than one call may compute."""
+
+
 class UnknownBot(ArenaError):
     """No bot has this name."""
 

@@ -15,8 +15,8 @@ Three figures, all about *skill* (the bot's true strength), not about one game's
   recompute every rating with the arena's own code (`arena.ratings.rate_skills`), and count how often
   the upper bot of each adjacent pair comes out with the higher mu. It does not trust TrueSkill's
   sigma, so where the two disagree the posterior is over- or under-confident. It costs one rating
-  per game per resample (`bootstrap_work`), so it is computed only on demand, at most
-  `MAX_RESAMPLES` resamples, and remembered per table and game list.
+  per game per resample, so it is computed only on demand, at most
+  `MAX_RESAMPLES` resamples and `BOOTSTRAP_WORK_LIMIT` game ratings per call, and remembered per table and game list.
 
 `with_confidence` and `with_bootstrap` put the figures on the rows of a table
 (`arena.ratings.RatingRow`), computed over the whole table before any page of it is cut.
@@ -34,8 +34,8 @@ from .outcomes import Outcome
 from .ratings import RatingRow, arena_env, rate_skills
 
 __all__ = [
-    "BOOTSTRAP_SEED", "INTERVAL_LEVEL", "MAX_RESAMPLES", "RANK_SAMPLES", "RANK_SEED", "bootstrap_superiority",
-    "bootstrap_work", "rank_intervals", "superiority", "with_bootstrap", "with_confidence",
+    "BOOTSTRAP_SEED", "BOOTSTRAP_WORK_LIMIT", "INTERVAL_LEVEL", "MAX_RESAMPLES", "RANK_SAMPLES", "RANK_SEED",
+    "bootstrap_superiority", "max_resamples", "rank_intervals", "superiority", "with_bootstrap", "with_confidence",
 ]
 
 RANK_SAMPLES = 1000
@@ -46,6 +46,8 @@ BOOTSTRAP_SEED = 16
 """Fixed seeds: the same table (and games) always shows the same figures."""
 INTERVAL_LEVEL = 0.95
 MAX_RESAMPLES = 1000
+BOOTSTRAP_WORK_LIMIT = 100_000
+"""Game ratings one bootstrap may compute: about 5 s of one core (benchmarks/rank_statistics.py)."""
 
 _SQRT2 = math.sqrt(2)
 
@@ -107,9 +109,10 @@ def with_confidence(rows: Sequence[RatingRow]) -> list[RatingRow]:
     ]
 
 
-def bootstrap_work(games: int, resamples: int) -> int:
-    """Game ratings a bootstrap costs: every game of every resample is rated once."""
-    return games * resamples
+def max_resamples(games: int) -> int:
+    """The most resamples one bootstrap of `games` games may take: each rates every game once, and
+    a call rates at most `BOOTSTRAP_WORK_LIMIT` games (0 when even one resample is more)."""
+    return min(MAX_RESAMPLES, BOOTSTRAP_WORK_LIMIT // max(1, games))
 
 
 def bootstrap_superiority(

@@ -20,6 +20,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from itertools import groupby
 from typing import Any
 
 import sqlalchemy as sa
@@ -37,6 +38,7 @@ from .errors import (
     GameAlreadyFinished,
     GameNotRunning,
     GameNotScheduled,
+    InvalidBootstrap,
     InvalidSetting,
     NotEnoughEntrants,
     ResultMismatch,
@@ -62,6 +64,9 @@ from .models import (
 )
 from .names import check_name, shown
 from .pages import InvalidPage
+from .head_to_head import Crosstable, crosstable
+from .outcomes import Outcome
+from .rank_confidence import max_resamples, with_bootstrap, with_confidence
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from .schedule import (
@@ -73,7 +78,8 @@ __all__ = [
     "Bot", "GameCounts", "GameDetail", "GameInfo", "GameSeed", "GameStatus", "GameToPlay", "RatingUpdate",
     "Registration", "SeedReveal", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate",
     "advance_stop_rule", "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
-    "list_tournaments", "mark_game_running", "next_games", "rating_table", "recompute_ratings",
+    "head_to_head", "list_tournaments", "mark_game_running", "next_games", "played_games", "rating_table",
+    "recompute_ratings",
     "register_bot", "reveal_seeds", "show_game", "show_schedule", "show_tournament", "start_tournament",
     "void_attempt", "void_interrupted_games", "voids_by_bot", "fail_tournament",
 ]
@@ -980,10 +986,13 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
 
 
 def rating_table(
-    *, session: Session, tournament: str | None = None, offset: int = 0, limit: int | None = None
+    *, session: Session, tournament: str | None = None, offset: int = 0, limit: int | None = None,
+    bootstrap: int = 0,
 ) -> list[RatingRow]:
     """The stored rating table of a tournament, or of the global ladder (every registered bot):
-    all of it, or `limit` rows from `offset` (ranks are the whole table's)."""
+    all of it, or `limit` rows from `offset` (ranks are the whole table's). Each row carries its
+    rank interval and confidence (`arena.rank_confidence`), and with `bootstrap` resamples its
+    bootstrap confidence, computed over the whole table; InvalidBootstrap if that is too much."""
     scope_id = None if tournament is None else _tournament_row(session, tournament).id
     rows = session.exec(
         select(BotRatingRow, BotRow.name)
@@ -994,8 +1003,40 @@ def rating_table(
             else BotRatingRow.tournament_id == scope_id
         )
     ).all()
-    table = _table(_standing(row, name) for row, name in rows)
+    table = with_confidence(_table(_standing(row, name) for row, name in rows))
+    if bootstrap:
+        games = played_games(session=session, tournament=tournament)
+        allowed = max_resamples(len(games))
+        if not 0 < bootstrap <= allowed:
+            raise InvalidBootstrap(
+                f"a bootstrap takes 1 to {allowed} resamples over this table's {len(games)} games, not {bootstrap}"
+                if allowed else f"this table's {len(games)} games are too many to bootstrap in one call"
+            )
+        table = with_bootstrap(table, games, resamples=bootstrap)
     return table[offset:] if limit is None else table[offset : offset + limit]
+
+
+def played_games(*, session: Session, tournament: str | None = None) -> list[Outcome]:
+    """Every finished game of a tournament, or of all of them (the ladder's), in the order their
+    ratings were applied: what the bootstrap and the crosstable read."""
+    names = _bot_names(session)
+    scope = sa.true() if tournament is None else GameRow.tournament_id == _tournament_row(session, tournament).id
+    seats = session.exec(
+        select(SeatResultRow.game_id, SeatResultRow.bot_id, SeatResultRow.points, SeatResultRow.rank)
+        .join(GameRow, SeatResultRow.game_id == GameRow.id)
+        .where(GameRow.status == GameStatus.FINISHED, scope)
+        .order_by(GameRow.commit_seq, SeatResultRow.seat)  # type: ignore[arg-type]
+    ).all()
+    return [
+        Outcome(*(tuple(column) for column in zip(*((names[bot], points, rank) for _, bot, points, rank in game))))
+        for _, game in groupby(seats, key=lambda seat: seat[0])
+    ]
+
+
+def head_to_head(*, session: Session, tournament: str | None = None) -> Crosstable:
+    """The head-to-head record of every pair of bots that shared a game of the tournament (or of
+    any tournament, for the ladder)."""
+    return crosstable(played_games(session=session, tournament=tournament))
 
 
 def recompute_ratings(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
@@ -1044,7 +1085,7 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
         before = {name: standings[name] for name in seated}
         after = apply_game(env, before, dict(zip(seated, totals)), dict(zip(seated, game_ranks)))
         standings.update(after)
-    return _table(standings.values())
+    return with_confidence(_table(standings.values()))
 
 
 # -- the statements of commit_game, built once -----------------------------------------------------

@@ -22,8 +22,8 @@ from .asyncstore import AsyncStore
 from .credentials import AdminGate
 from .directory import BotDirectory
 from .errors import (
-    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidName,
-    InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
+    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidBootstrap,
+    InvalidName, InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
 )
 from .export import EXPORT_BATCH, game_line
 from .isolation import start_or_fail
@@ -42,6 +42,7 @@ T = TypeVar("T")
 STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
     InvalidName: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidSetting: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidBootstrap: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidPage: grpc.StatusCode.INVALID_ARGUMENT,
     DuplicateName: grpc.StatusCode.ALREADY_EXISTS,
     AlreadyEntered: grpc.StatusCode.ALREADY_EXISTS,

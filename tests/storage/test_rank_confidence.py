@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from arena.outcomes import Outcome
 from arena.rank_confidence import (
-    MAX_RESAMPLES, bootstrap_superiority, bootstrap_work, rank_intervals, superiority, with_bootstrap,
+    BOOTSTRAP_WORK_LIMIT, MAX_RESAMPLES, bootstrap_superiority, max_resamples, rank_intervals, superiority, with_bootstrap,
     with_confidence,
 )
 from arena.ratings import arena_env
@@ -123,12 +123,14 @@ def test_the_bootstrap_resamples_the_games_and_rates_them_in_order() -> None:
     assert bootstrap_superiority([game], ["b", "a"], resamples=20) == [0.0]
 
 
-def test_the_bootstrap_is_bounded_and_its_cost_is_games_times_resamples() -> None:
+def test_the_bootstrap_is_bounded_by_resamples_and_by_games_times_resamples() -> None:
     game = Outcome(("a", "b"), (30, 10), (1, 2))
     for resamples in (0, MAX_RESAMPLES + 1):
         with pytest.raises(ValueError, match="resamples"):
             bootstrap_superiority([game], ["a", "b"], resamples=resamples)
-    assert bootstrap_work(games=300, resamples=200) == 60_000
+    assert max_resamples(10) == MAX_RESAMPLES
+    assert max_resamples(400) * 400 <= BOOTSTRAP_WORK_LIMIT < (max_resamples(400) + 1) * 400
+    assert max_resamples(BOOTSTRAP_WORK_LIMIT + 1) == 0
 
 
 def test_outcomes_refuse_a_malformed_game() -> None:
