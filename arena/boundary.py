@@ -65,6 +65,8 @@ STRING_CAPS: dict[str, Cap] = {
         ("ListBotsRequest.page_token", _PAGE_TOKEN),
         ("RatingsRequest.tournament", _TOURNAMENT),
         ("RatingsRequest.page_token", _PAGE_TOKEN),
+        ("HeadToHeadRequest.tournament", _TOURNAMENT),
+        ("HeadToHeadRequest.page_token", _PAGE_TOKEN),
         ("ListGamesRequest.tournament", _TOURNAMENT),
         ("ListGamesRequest.page_token", _PAGE_TOKEN),
         ("ExportGamesRequest.tournament", _TOURNAMENT),

@@ -5,7 +5,8 @@
     scout-arena tournament create NAME --starts-at +10m --until-settled [--confidence 0.95] [--top K] [--max-games N]
     scout-arena tournament list | show NAME | start NAME | seeds NAME
     scout-arena bot register NAME | list
-    scout-arena ratings [--tournament NAME]
+    scout-arena ratings [--tournament NAME] [--bootstrap N]
+    scout-arena head-to-head [--tournament NAME]
     scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME] | verify --tournament NAME
     scout-arena admin rotate-token --db URL
     scout-arena demo
@@ -48,6 +49,7 @@ from .db import DEFAULT_DATABASE_URL
 from .entries import MAX_ENTRANTS
 from .errors import ArenaError
 from .fairness import verify
+from .rank_confidence import MAX_RESAMPLES
 from .referee import Limits
 from .replay import replay_lines
 from .resources import OPTION_HELP, ResourceLimits
@@ -58,8 +60,8 @@ from .tls import server_tls
 from .stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from .tournament_settings import FailureAction, FailurePolicy, TournamentSettings
 from .views import (
-    bots_table, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table, voided_lines,
-    when,
+    bots_table, crosstable_view, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table,
+    voided_lines, when,
 )
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -450,17 +452,41 @@ def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json
     show(as_json, lambda: json_output.bots(listed), lambda: bots_table(listed))
 
 
-@app.command(help="Show a tournament's rating table, or the global ladder.")
+BootstrapOption = Annotated[int, typer.Option(
+    min=0, max=MAX_RESAMPLES, metavar="N",
+    help="Also resample the games N times and recompute the ratings, to show how often each row's upper "
+         "neighbour stays ahead (the arena allows at most 100,000 game ratings: N × games).",
+)]
+
+
+@app.command(help="Show a tournament's rating table, or the global ladder, with how sure each rank is.")
 def ratings(
+    tournament: TournamentOption = None,
+    bootstrap: BootstrapOption = 0,
+    server: ServerOption = DEFAULT_SERVER,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    with arena(server, db) as client:
+        rows = client.ratings(tournament, bootstrap)
+    show(as_json, lambda: json_output.ratings(tournament, rows), lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}"))
+
+
+@app.command("head-to-head", help="Show the crosstable: how each pair of bots did in the games they shared.")
+def head_to_head(
     tournament: TournamentOption = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     with arena(server, db) as client:
-        rows = client.ratings(tournament)
-    title = f"Ratings: tournament {tournament}" if tournament else "Ratings: global ladder"
-    show(as_json, lambda: json_output.ratings(tournament, rows), lambda: ratings_table(rows, title))
+        rows, table = client.ratings(tournament), client.head_to_head(tournament)
+    show(as_json, lambda: json_output.head_to_head(tournament, table),
+         lambda: crosstable_view(rows, table, f"Head to head: {_scope(tournament)}"))
+
+
+def _scope(tournament: str | None) -> str:
+    return f"tournament {tournament}" if tournament else "global ladder"
 
 
 # ---- games -------------------------------------------------------------------------------------------

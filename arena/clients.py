@@ -30,6 +30,7 @@ from .asyncstore import AsyncStore
 from .db import open_database
 from .errors import ArenaError, InvalidDatabaseURL
 from .export import export_games
+from .head_to_head import Crosstable
 from .isolation import start_or_fail
 from .pages import MAX_PAGE_SIZE
 from .ratings import RatingRow
@@ -76,7 +77,11 @@ class ArenaClient(Protocol):
     def bots(self) -> list[store.Bot]:
         ...
 
-    def ratings(self, tournament: str | None) -> list[RatingRow]:
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
+        """The rating table; with `bootstrap` resamples, each row's bootstrap confidence too."""
+        ...
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
         ...
 
     def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
@@ -143,8 +148,11 @@ class LocalArena:
     def bots(self) -> list[store.Bot]:
         return self._db.run(store.list_bots)
 
-    def ratings(self, tournament: str | None) -> list[RatingRow]:
-        return self._db.run(store.rating_table, tournament=tournament)
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
+        return self._db.run(store.rating_table, tournament=tournament, bootstrap=bootstrap)
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
+        return self._db.run(store.head_to_head, tournament=tournament)
 
     def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
         return self._db.run(store.list_games, tournament=tournament, status=status)
@@ -265,10 +273,17 @@ class RemoteArena:
     def bots(self) -> list[store.Bot]:
         return self._listed("ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb)
 
-    def ratings(self, tournament: str | None) -> list[RatingRow]:
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
         return self._listed(
-            "Ratings", lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token), convert.ratings_from_pb
+            "Ratings", lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token, bootstrap),
+            convert.ratings_from_pb,
         )
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
+        return Crosstable(tuple(self._listed(
+            "HeadToHead", lambda token: convert.head_to_head_request_to_pb(tournament, MAX_PAGE_SIZE, token),
+            convert.pairs_from_pb,
+        )))
 
     def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
         return self._listed(

@@ -18,6 +18,7 @@ from sdk.wire import arena_pb2 as pb
 from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
 
 from .errors import InvalidSetting
+from .head_to_head import PairRecord
 from .ratings import RatingRow
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from .store import (
@@ -253,6 +254,11 @@ def rating_row_to_pb(row: RatingRow) -> pb.RatingRow:
         msg.average_points = row.average_points
     if row.average_placing is not None:
         msg.average_placing = row.average_placing
+    msg.rank_low, msg.rank_high = row.rank_low or 0, row.rank_high or 0
+    if row.confidence is not None:
+        msg.confidence = row.confidence
+    if row.bootstrap_confidence is not None:
+        msg.bootstrap_confidence = row.bootstrap_confidence
     return msg
 
 
@@ -267,7 +273,22 @@ def rating_row_from_pb(msg: pb.RatingRow) -> RatingRow:
         wins=msg.wins,
         average_points=msg.average_points if msg.HasField("average_points") else None,
         average_placing=msg.average_placing if msg.HasField("average_placing") else None,
+        rank_low=msg.rank_low or None,
+        rank_high=msg.rank_high or None,
+        confidence=msg.confidence if msg.HasField("confidence") else None,
+        bootstrap_confidence=msg.bootstrap_confidence if msg.HasField("bootstrap_confidence") else None,
     )
+
+
+def pair_to_pb(p: PairRecord) -> pb.HeadToHeadPair:
+    return pb.HeadToHeadPair(
+        bot=p.bot, other=p.other, games=p.games, above=p.above, below=p.below, ties=p.ties,
+        point_difference=p.point_difference, p_value=p.p_value,
+    )
+
+
+def pair_from_pb(msg: pb.HeadToHeadPair) -> PairRecord:
+    return PairRecord(msg.bot, msg.other, msg.games, msg.above, msg.below, msg.ties, msg.point_difference, msg.p_value)
 
 
 # ---- games ------------------------------------------------------------------------------------------
@@ -396,16 +417,24 @@ def enter_request_from_pb(msg: pb.EnterTournamentRequest) -> tuple[str, str | No
     return msg.tournament, msg.entry_code if msg.HasField("entry_code") else None
 
 
-def scope_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.RatingsRequest:
-    return pb.RatingsRequest(tournament=tournament, page_size=page_size, page_token=page_token)
+def scope_to_pb(
+    tournament: str | None, page_size: int = 0, page_token: str = "", bootstrap: int = 0
+) -> pb.RatingsRequest:
+    return pb.RatingsRequest(
+        tournament=tournament, page_size=page_size, page_token=page_token, bootstrap_resamples=bootstrap
+    )
+
+
+def head_to_head_request_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.HeadToHeadRequest:
+    return pb.HeadToHeadRequest(tournament=tournament, page_size=page_size, page_token=page_token)
 
 
 def export_request_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.ExportGamesRequest:
     return pb.ExportGamesRequest(tournament=tournament, page_size=page_size, page_token=page_token)
 
 
-def scope_from_pb(msg: pb.RatingsRequest | pb.ExportGamesRequest) -> str | None:
-    """The tournament a Ratings or ExportGames request is about; None for all of them."""
+def scope_from_pb(msg: pb.RatingsRequest | pb.ExportGamesRequest | pb.HeadToHeadRequest) -> str | None:
+    """The tournament a Ratings, HeadToHead or ExportGames request is about; None for all of them."""
     return msg.tournament if msg.HasField("tournament") else None
 
 
@@ -425,8 +454,14 @@ def list_bots_request(page_size: int = 0, page_token: str = "") -> pb.ListBotsRe
     return pb.ListBotsRequest(page_size=page_size, page_token=page_token)
 
 
-PagedRequest = pb.ListTournamentsRequest | pb.ListBotsRequest | pb.RatingsRequest | pb.ListGamesRequest | pb.ExportGamesRequest
-PagedResponse = pb.ListTournamentsResponse | pb.ListBotsResponse | pb.RatingsResponse | pb.ListGamesResponse
+PagedRequest = (
+    pb.ListTournamentsRequest | pb.ListBotsRequest | pb.RatingsRequest | pb.ListGamesRequest | pb.ExportGamesRequest
+    | pb.HeadToHeadRequest
+)
+PagedResponse = (
+    pb.ListTournamentsResponse | pb.ListBotsResponse | pb.RatingsResponse | pb.ListGamesResponse
+    | pb.HeadToHeadResponse
+)
 
 
 def page_request(msg: PagedRequest) -> tuple[int, str]:
@@ -483,6 +518,14 @@ def ratings_to_pb(rows: list[RatingRow], next_page: str = "") -> pb.RatingsRespo
 
 def ratings_from_pb(msg: pb.RatingsResponse) -> list[RatingRow]:
     return [rating_row_from_pb(r) for r in msg.rows]
+
+
+def pairs_to_pb(pairs: list[PairRecord], next_page: str = "") -> pb.HeadToHeadResponse:
+    return pb.HeadToHeadResponse(pairs=[pair_to_pb(p) for p in pairs], next_page_token=next_page)
+
+
+def pairs_from_pb(msg: pb.HeadToHeadResponse) -> list[PairRecord]:
+    return [pair_from_pb(p) for p in msg.pairs]
 
 
 def games_to_pb(games: list[GameInfo], next_page: str = "") -> pb.ListGamesResponse:

@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any
 
 from .fairness import Verification
+from .head_to_head import Crosstable
 from .ratings import RatingRow
 from .store import Bot, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from .tournament_settings import FailurePolicy
@@ -93,6 +94,12 @@ def bots(listed: Sequence[Bot]) -> Document:
 def ratings(scope: str | None, rows: Sequence[RatingRow]) -> Document:
     """A rating table: `tournament` (null for the global ladder) and its rows, best first."""
     return {"tournament": scope, "ratings": [plain(r) for r in rows]}
+
+
+def head_to_head(scope: str | None, table: Crosstable) -> Document:
+    """The crosstable: `tournament` (null for every tournament's games) and each pair that shared a
+    game once, `bot` before `other` by name, from `bot`'s side (`PairRecord`)."""
+    return {"tournament": scope, "pairs": [plain(p) for p in table.pairs]}
 
 
 # ---- games ------------------------------------------------------------------------------------------

@@ -45,6 +45,10 @@ ITEMS_PER_UNIT = 25
 EXPORT_GAMES_PER_UNIT = 1
 """A unit is work of about the same cost to the arena: a ShowGame (parsing one game's record),
 listing 25 games, or exporting one game (benchmarks/read_flood.py measures what a flood costs)."""
+BOOTSTRAP_RESAMPLES_PER_UNIT = 10
+"""A rating table's bootstrap costs a unit more per this many resamples asked for, so a host
+pays for heavy bootstraps by waiting (`arena.rank_confidence.BOOTSTRAP_WORK_LIMIT` bounds one
+call's work, and an unchanged table's bootstrap is remembered, not redone)."""
 HOLD_S = 1.0
 MAX_HELD = 64
 KNOWN_TOKENS = 10_000

@@ -29,7 +29,7 @@ from .export import EXPORT_BATCH, game_line
 from .isolation import start_or_fail
 from .names import shown
 from .pages import InvalidPage, Page, PageTokens
-from .read_limits import EXPORT_GAMES_PER_UNIT, ReadGate
+from .read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
 from .referee import Limits, Referee
 from .resources import ResourceLimits
 from .service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, bearer_token
@@ -153,12 +153,28 @@ class TournamentArenaService(ArenaService):
         return convert.bots_to_pb(*self._split("bots", found, page, lambda b: b.id))
 
     async def Ratings(self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext) -> pb.RatingsResponse:  # noqa: N802
+        """A page of the table; a bootstrap costs a read unit more per BOOTSTRAP_RESAMPLES_PER_UNIT
+        resamples, asked for (the work limit bounds it per call; an unchanged table's is remembered)."""
         scope = convert.scope_from_pb(request)
         listing = repr(("ratings", scope))
-        page = await self._admit_page("Ratings", context, listing, request)
+        bootstrap = request.bootstrap_resamples
+        extra = max(0, bootstrap) * ITEMS_PER_UNIT // BOOTSTRAP_RESAMPLES_PER_UNIT
+        page = await self._admit_page("Ratings", context, listing, request, extra)
         offset = page.cursor or 0
-        rows = await self._read(context, store.rating_table, tournament=scope, offset=offset, limit=page.size + 1)
+        rows = await self._read(
+            context, store.rating_table, tournament=scope, offset=offset, limit=page.size + 1, bootstrap=bootstrap
+        )
         return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
+
+    async def HeadToHead(self, request: pb.HeadToHeadRequest, context: grpc.aio.ServicerContext) -> pb.HeadToHeadResponse:  # noqa: N802,E501
+        """A page of the pairs: offsets into the crosstable, as the rating table's pages are."""
+        scope = convert.scope_from_pb(request)
+        listing = repr(("head-to-head", scope))
+        page = await self._admit_page("HeadToHead", context, listing, request)
+        offset = page.cursor or 0
+        table = await self._read(context, store.head_to_head, tournament=scope)
+        pairs = table.pairs[offset : offset + page.size + 1]
+        return convert.pairs_to_pb(*self._split(listing, pairs, page, lambda _: offset + page.size))
 
     async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:  # noqa: N802
         tournament, status = convert.games_request_from_pb(request)
@@ -206,11 +222,12 @@ class TournamentArenaService(ArenaService):
         raise AssertionError("context.abort raises")
 
     async def _admit_page(
-        self, call: str, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest
+        self, call: str, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest, extra: int = 0
     ) -> Page:
-        """The page a list call asks for, once the read gate admits a call of that size."""
+        """The page a list call asks for, once the read gate admits a call of that size (and of
+        `extra` items of work besides)."""
         page = await self._page(context, listing, request)
-        await self._reads.admit(call, context, bearer_token(context), page.size)
+        await self._reads.admit(call, context, bearer_token(context), page.size + extra)
         return page
 
     async def _read(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], /, **kwargs: Any) -> T:

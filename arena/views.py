@@ -16,6 +16,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from .head_to_head import Crosstable
 from .ratings import RatingRow
 from .results import ForfeitCause, PolicyDecision, SeatResult
 from .stop_rule import Outcome
@@ -174,9 +175,12 @@ def win_decimals(wins: Sequence[float]) -> int:
     return 2
 
 
-def ratings_table(rows: Sequence[RatingRow], title: str) -> Table:
-    """The rating table: rank by mu - 3 sigma, then mu, sigma, games, wins, averages. Wins have
-    one number of decimals down the column, and a caption explains them when they are fractions."""
+def ratings_table(rows: Sequence[RatingRow], title: str) -> RenderableType:
+    """The rating table (rank by mu - 3 sigma, then mu, sigma, games, wins, averages; wins have one
+    number of decimals down the column, and a caption explains them when they are fractions), and
+    under it how sure each rank is: the ranks the bot could hold at 95%, the probability that the
+    bot one row up is stronger, and when asked for, the bootstrap's share of the same. Two tables,
+    so each fits a terminal of 80 columns."""
     decimals = win_decimals([r.wins for r in rows])
     table = Table(title=escape(title), caption=SHARED_WINS if decimals else None)
     for column in ("#", "bot", "μ", "σ", "μ−3σ", "games", "wins", "avg pts", "avg place"):
@@ -188,7 +192,85 @@ def ratings_table(rows: Sequence[RatingRow], title: str) -> Table:
             "-" if r.average_points is None else f"{r.average_points:.1f}",
             "-" if r.average_placing is None else f"{r.average_placing:.2f}",
         )
+    return Group(table, rank_confidence_table(rows))
+
+
+def rank_confidence_table(rows: Sequence[RatingRow]) -> Table:
+    """How sure each rank of a rating table is, row by row in the table's order."""
+    bootstrap = any(r.bootstrap_confidence is not None for r in rows)
+    table = Table(title="How sure the ranks are", caption=_RANKS_CAPTION + (_BOOTSTRAP_CAPTION if bootstrap else ""))
+    for column in ("#", "bot", "rank 95%", "P(above stronger)", *(("bootstrap",) if bootstrap else ())):
+        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
+    for r in rows:
+        table.add_row(str(r.rank), escape(r.bot), _interval(r), _share(r.confidence),
+                      *((_share(r.bootstrap_confidence),) if bootstrap else ()))
     return table
+
+
+_RANKS_CAPTION = ("rank 95%: the ranks the bot holds in 95% of draws of every bot's skill from its rating; "
+                  "P(above stronger): the probability that the bot one row up is stronger than this one")
+_BOOTSTRAP_CAPTION = "; bootstrap: the share of resampled game lists in which the bot one row up comes out ahead"
+
+
+def _interval(r: RatingRow) -> str:
+    if r.rank_low is None or r.rank_high is None:
+        return "-"
+    return str(r.rank_low) if r.rank_low == r.rank_high else f"{r.rank_low}–{r.rank_high}"
+
+
+def _share(p: float | None) -> str:
+    """A probability to two places, but never rounded to a certainty it is not."""
+    if p is None:
+        return "-"
+    if p > 0.995 and p < 1:
+        return ">0.99"
+    if 0 < p < 0.005:
+        return "<0.01"
+    return f"{p:.2f}"
+
+
+def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) -> RenderableType:
+    """The crosstable of the bots that shared games, in rating-table order: each cell is the row
+    bot's above-below(-ties) record against the column bot (bold where the sign test gives p < 0.05),
+    then every pair's games, mean point difference and p-value."""
+    if not table.pairs:
+        return Text(f"{title}: no games finished yet, so no head-to-head records.")
+    grid = table.grid()
+    order = [r.bot for r in rows if r.bot in set(table.bots)]
+    order += [b for b in table.bots if b not in set(order)]
+    matrix = Table(title=escape(title), caption="a cell: games the row's bot finished above-below(-tied) the "
+                   "column's; bold: p < 0.05 (two-sided sign test, ties left out)")
+    matrix.add_column("#", justify="right")
+    matrix.add_column("bot", no_wrap=True)
+    for i in range(len(order)):
+        matrix.add_column(str(i + 1), justify="center")
+    for i, bot in enumerate(order):
+        cells = []
+        for other in order:
+            record = grid.get((bot, other))
+            if bot == other or record is None:
+                cells.append("·" if bot == other else "-")
+                continue
+            text = f"{record.above}-{record.below}" + (f"-{record.ties}" if record.ties else "")
+            cells.append(f"[bold]{text}[/]" if record.p_value < SIGNIFICANT else text)
+        matrix.add_row(str(i + 1), escape(bot), *cells)
+    pairs = Table(title="Head to head", caption="pts diff: the bot's mean points minus the other's in the games they "
+                  "shared; p: two-sided sign test of above against below")
+    for column in ("bot", "other", "games", "above", "below", "tied", "pts diff", "p"):
+        pairs.add_column(column, justify="left" if column in ("bot", "other") else "right", no_wrap=True)
+    place = {bot: i for i, bot in enumerate(order)}
+    for p in sorted((p if place[p.bot] < place[p.other] else p.flipped() for p in table.pairs),
+                    key=lambda p: (place[p.bot], place[p.other])):
+        pairs.add_row(escape(p.bot), escape(p.other), str(p.games), str(p.above), str(p.below), str(p.ties),
+                      f"{p.point_difference:+.1f}", _p_value(p.p_value))
+    return Group(matrix, pairs)
+
+
+SIGNIFICANT = 0.05
+
+
+def _p_value(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def games_table(games: Sequence[GameInfo]) -> Table:

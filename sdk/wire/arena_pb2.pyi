@@ -386,17 +386,19 @@ class ListBotsResponse(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class RatingsRequest(_message.Message):
-    __slots__ = ("tournament", "page_size", "page_token")
+    __slots__ = ("tournament", "page_size", "page_token", "bootstrap_resamples")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOOTSTRAP_RESAMPLES_FIELD_NUMBER: _ClassVar[int]
     tournament: str
     page_size: int
     page_token: str
-    def __init__(self, tournament: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    bootstrap_resamples: int
+    def __init__(self, tournament: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., bootstrap_resamples: _Optional[int] = ...) -> None: ...
 
 class RatingRow(_message.Message):
-    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing")
+    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing", "rank_low", "rank_high", "confidence", "bootstrap_confidence")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
@@ -406,6 +408,10 @@ class RatingRow(_message.Message):
     WINS_FIELD_NUMBER: _ClassVar[int]
     AVERAGE_POINTS_FIELD_NUMBER: _ClassVar[int]
     AVERAGE_PLACING_FIELD_NUMBER: _ClassVar[int]
+    RANK_LOW_FIELD_NUMBER: _ClassVar[int]
+    RANK_HIGH_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    BOOTSTRAP_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     mu: float
@@ -415,7 +421,11 @@ class RatingRow(_message.Message):
     wins: float
     average_points: float
     average_placing: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[float] = ..., average_points: _Optional[float] = ..., average_placing: _Optional[float] = ...) -> None: ...
+    rank_low: int
+    rank_high: int
+    confidence: float
+    bootstrap_confidence: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[float] = ..., average_points: _Optional[float] = ..., average_placing: _Optional[float] = ..., rank_low: _Optional[int] = ..., rank_high: _Optional[int] = ..., confidence: _Optional[float] = ..., bootstrap_confidence: _Optional[float] = ...) -> None: ...
 
 class RatingsResponse(_message.Message):
     __slots__ = ("rows", "next_page_token")
@@ -424,6 +434,44 @@ class RatingsResponse(_message.Message):
     rows: _containers.RepeatedCompositeFieldContainer[RatingRow]
     next_page_token: str
     def __init__(self, rows: _Optional[_Iterable[_Union[RatingRow, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class HeadToHeadRequest(_message.Message):
+    __slots__ = ("tournament", "page_size", "page_token")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    page_size: int
+    page_token: str
+    def __init__(self, tournament: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class HeadToHeadPair(_message.Message):
+    __slots__ = ("bot", "other", "games", "above", "below", "ties", "point_difference", "p_value")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    OTHER_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    ABOVE_FIELD_NUMBER: _ClassVar[int]
+    BELOW_FIELD_NUMBER: _ClassVar[int]
+    TIES_FIELD_NUMBER: _ClassVar[int]
+    POINT_DIFFERENCE_FIELD_NUMBER: _ClassVar[int]
+    P_VALUE_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    other: str
+    games: int
+    above: int
+    below: int
+    ties: int
+    point_difference: float
+    p_value: float
+    def __init__(self, bot: _Optional[str] = ..., other: _Optional[str] = ..., games: _Optional[int] = ..., above: _Optional[int] = ..., below: _Optional[int] = ..., ties: _Optional[int] = ..., point_difference: _Optional[float] = ..., p_value: _Optional[float] = ...) -> None: ...
+
+class HeadToHeadResponse(_message.Message):
+    __slots__ = ("pairs", "next_page_token")
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    pairs: _containers.RepeatedCompositeFieldContainer[HeadToHeadPair]
+    next_page_token: str
+    def __init__(self, pairs: _Optional[_Iterable[_Union[HeadToHeadPair, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
     __slots__ = ("id", "tournament", "table_index", "game_index", "seed", "status", "attempts", "seats", "started_at", "finished_at", "end_reasons", "results")

@@ -79,6 +79,11 @@ class ArenaStub:
                 request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.SerializeToString,
                 response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.FromString,
                 _registered_method=True)
+        self.HeadToHead = channel.unary_unary(
+                '/scout.arena.v1.Arena/HeadToHead',
+                request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadRequest.SerializeToString,
+                response_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadResponse.FromString,
+                _registered_method=True)
         self.ListGames = channel.unary_unary(
                 '/scout.arena.v1.Arena/ListGames',
                 request_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
@@ -176,7 +181,16 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Ratings(self, request, context):
-        """The rating table of a tournament, or the global ladder. NOT_FOUND for an unknown tournament.
+        """The rating table of a tournament, or the global ladder, with how sure each rank is. NOT_FOUND
+        for an unknown tournament; INVALID_ARGUMENT for a bootstrap beyond what one call may compute.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HeadToHead(self, request, context):
+        """The head-to-head record of every pair of bots that shared a game of a tournament, or of any
+        tournament (the global ladder's): the crosstable. NOT_FOUND for an unknown tournament.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -268,6 +282,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.Ratings,
                     request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.FromString,
                     response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.SerializeToString,
+            ),
+            'HeadToHead': grpc.unary_unary_rpc_method_handler(
+                    servicer.HeadToHead,
+                    request_deserializer=scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadRequest.FromString,
+                    response_serializer=scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadResponse.SerializeToString,
             ),
             'ListGames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListGames,
@@ -538,6 +557,33 @@ class Arena:
             '/scout.arena.v1.Arena/Ratings',
             scout_dot_arena_dot_v1_dot_arena__pb2.RatingsRequest.SerializeToString,
             scout_dot_arena_dot_v1_dot_arena__pb2.RatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HeadToHead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scout.arena.v1.Arena/HeadToHead',
+            scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadRequest.SerializeToString,
+            scout_dot_arena_dot_v1_dot_arena__pb2.HeadToHeadResponse.FromString,
             options,
             channel_credentials,
             insecure,

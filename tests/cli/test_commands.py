@@ -122,7 +122,8 @@ def test_read_commands_show_the_same_over_grpc_and_on_the_database(played: Playe
 def test_the_tables_show_what_was_played(played: Played) -> None:
     _, ratings = played.via_server("ratings", "--tournament", "cup")
     assert "Ratings: tournament cup" in ratings
-    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in ratings.splitlines() if line.startswith("│")]
+    ratings_part = ratings.split("How sure the ranks are")[0]
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in ratings_part.splitlines() if line.startswith("│")]
     assert sorted(row[1] for row in rows) == sorted(BOTS)
     assert [row[0] for row in rows] == ["1", "2", "3"]
     assert all(row[5] == "6" for row in rows)  # 3 tables of all three bots, 2 games each
