@@ -29,6 +29,7 @@ from .export import EXPORT_BATCH, game_line
 from .isolation import start_or_fail
 from .names import shown
 from .pages import InvalidPage, Page, PageTokens
+from .rank_confidence import MAX_RESAMPLES
 from .read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
 from .referee import Limits, Referee
 from .resources import ResourceLimits
@@ -158,7 +159,11 @@ class TournamentArenaService(ArenaService):
         scope = convert.scope_from_pb(request)
         listing = repr(("ratings", scope))
         bootstrap = request.bootstrap_resamples
-        extra = max(0, bootstrap) * ITEMS_PER_UNIT // BOOTSTRAP_RESAMPLES_PER_UNIT
+        if not 0 <= bootstrap <= MAX_RESAMPLES:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"bootstrap_resamples must be 0 to {MAX_RESAMPLES}, not {bootstrap}"
+            )
+        extra = bootstrap * ITEMS_PER_UNIT // BOOTSTRAP_RESAMPLES_PER_UNIT
         page = await self._admit_page("Ratings", context, listing, request, extra)
         offset = page.cursor or 0
         rows = await self._read(

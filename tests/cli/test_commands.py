@@ -105,6 +105,9 @@ def test_a_saved_token_is_reused(played: Played) -> None:
         ["bot", "list"],
         ["ratings"],
         ["ratings", "--tournament", "cup"],
+        ["ratings", "--tournament", "cup", "--bootstrap", "20"],
+        ["head-to-head"],
+        ["head-to-head", "--tournament", "cup"],
         ["games", "list", "--tournament", "cup"],
         ["games", "list", "--status", "finished"],
         ["games", "show", "1"],
@@ -129,6 +132,38 @@ def test_the_tables_show_what_was_played(played: Played) -> None:
     assert all(row[5] == "6" for row in rows)  # 3 tables of all three bots, 2 games each
     _, games = played.via_server("games", "list", "--tournament", "cup")
     assert games.count("│ finished │") == 6
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in text.splitlines() if line.startswith("│")]
+
+
+def test_the_ratings_say_how_sure_each_rank_is(played: Played) -> None:
+    _, output = played.via_server("ratings", "--tournament", "cup", "--bootstrap", "20")
+    table, sure = output.split("How sure the ranks are")
+    assert [row[1] for row in _rows(sure)] == [row[1] for row in _rows(table)]
+    assert [row[3] for row in _rows(sure)][0] == "-" and [row[4] for row in _rows(sure)][0] == "-"
+    for row in _rows(sure)[1:]:
+        low, _, high = row[2].partition("–")
+        assert 1 <= int(low) <= int(high or low) <= 3
+        assert all(cell.lstrip("<>").replace(".", "").isdigit() for cell in row[3:5]), row
+    assert "bootstrap" in sure and "bootstrap" not in played.via_server("ratings", "--tournament", "cup")[1]
+
+
+def test_the_crosstable_counts_every_shared_game_from_both_sides(played: Played) -> None:
+    code, output = played.via_server("head-to-head", "--tournament", "cup")
+    assert code == 0 and "Head to head: tournament cup" in output
+    matrix, pairs = output.split("Head to head\n")
+    cells = {row[1]: row[2:] for row in _rows(matrix)}
+    assert sorted(cells) == sorted(BOTS) and all(row[i] == "·" for i, row in enumerate(cells.values()))
+    listed = _rows(pairs)
+    assert len(listed) == 3  # every pair of the three bots
+    for bot, other, games, above, below, tied, _, _ in listed:
+        assert games == "6" and int(above) + int(below) + int(tied) == 6  # all three sat at every table
+        order = list(cells)
+        forward = cells[bot][order.index(other)]
+        backward = cells[other][order.index(bot)]
+        assert forward.split("-")[:2] == [above, below] and backward.split("-")[:2] == [below, above]
 
 
 def test_games_show_replays_the_game_move_by_move(played: Played) -> None:

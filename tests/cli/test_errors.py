@@ -33,6 +33,8 @@ def closed_port() -> int:
     [
         (["tournament", "show", "nope"], 1, "there is no tournament named 'nope'"),
         (["ratings", "--tournament", "nope"], 1, "there is no tournament named 'nope'"),
+        (["ratings", "--bootstrap", "5000"], 2, "Invalid value for '--bootstrap'"),
+        (["head-to-head", "--tournament", "nope"], 1, "there is no tournament named 'nope'"),
         (["games", "show", "12345"], 1, "there is no game 12345"),
         (["games", "show", "twelve"], 2, "Invalid value for 'ID': "),
         (["tournament", "create", "t", "--starts-at", "next friday"], 2,

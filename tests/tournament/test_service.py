@@ -104,6 +104,37 @@ def test_replies_convert_back_to_what_the_store_holds(arena: tuple[ArenaProcess,
     assert detail.info.results[2].policy is PolicyDecision.CAP_REACHED
 
 
+def test_ratings_carry_rank_confidence_and_the_crosstable_comes_page_by_page(
+    arena: tuple[ArenaProcess, str], client: Client
+) -> None:
+    engine = open_database(arena[1])
+    with Session(engine) as session:
+        booted = store.rating_table(session=session, tournament="played", bootstrap=30)
+        crosstable = store.head_to_head(session=session, tournament="played")
+    engine.dispose()
+    admin = arena[0].admin_token  # the organiser's reads are not counted against the host's read limit
+    reply = client("Ratings", convert.scope_to_pb("played", bootstrap=30), admin)
+    assert convert.ratings_from_pb(reply) == booted
+    assert not reply.rows[0].HasField("confidence") and all(r.HasField("bootstrap_confidence") for r in reply.rows[1:])
+    pairs, token = [], ""
+    while True:
+        page = client("HeadToHead", convert.head_to_head_request_to_pb("played", 2, token), admin)
+        assert len(page.pairs) <= 2
+        pairs += convert.pairs_from_pb(page)
+        if not (token := page.next_page_token):
+            break
+    assert tuple(pairs) == crosstable.pairs and len(pairs) == 6
+    assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=2000)) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "bootstrap_resamples must be 0 to 1000, not 2000"
+    )
+    assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=-1)) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "bootstrap_resamples must be 0 to 1000, not -1"
+    )
+    assert client.refused("HeadToHead", convert.head_to_head_request_to_pb("nope"), admin) == (
+        grpc.StatusCode.NOT_FOUND, "there is no tournament named 'nope'"
+    )
+
+
 def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
