@@ -153,7 +153,9 @@ def test_the_ratings_say_how_sure_each_rank_is(played: Played) -> None:
 def test_the_crosstable_counts_every_shared_game_from_both_sides(played: Played) -> None:
     code, output = played.via_server("head-to-head", "--tournament", "cup")
     assert code == 0 and "Head to head: tournament cup" in output
-    matrix, pairs = output.split("Head to head\n")
+    lines = output.splitlines()
+    split = next(i for i, line in enumerate(lines) if line.strip() == "Head to head")
+    matrix, pairs = "\n".join(lines[:split]), "\n".join(lines[split:])
     cells = {row[1]: row[2:] for row in _rows(matrix)}
     assert sorted(cells) == sorted(BOTS) and all(row[i] == "·" for i, row in enumerate(cells.values()))
     listed = _rows(pairs)
