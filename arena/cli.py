@@ -455,7 +455,7 @@ def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json
 BootstrapOption = Annotated[int, typer.Option(
     min=0, max=MAX_RESAMPLES, metavar="N",
     help="Also resample the games N times and recompute the ratings, to show how often each row's upper "
-         "neighbour stays ahead (the arena allows at most 100,000 game ratings: N × games).",
+         "neighbour stays ahead (at most 50,000 game ratings: N × games).",
 )]
 
 

@@ -46,8 +46,9 @@ BOOTSTRAP_SEED = 16
 """Fixed seeds: the same table (and games) always shows the same figures."""
 INTERVAL_LEVEL = 0.95
 MAX_RESAMPLES = 1000
-BOOTSTRAP_WORK_LIMIT = 100_000
-"""Game ratings one bootstrap may compute: about 5 s of one core (benchmarks/rank_statistics.py)."""
+BOOTSTRAP_WORK_LIMIT = 50_000
+"""Game ratings one bootstrap may compute: 3 to 8 s of one core on the 2-core machine of
+docs/benchmarks.md (benchmarks/rank_statistics.py)."""
 
 _SQRT2 = math.sqrt(2)
 

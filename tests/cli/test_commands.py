@@ -23,6 +23,7 @@ from .conftest import arena_cli, bot_cli, runner, scout_bot_process
 JSON_COMMANDS = (
     ["tournament", "list"], ["tournament", "show", "cup"], ["bot", "list"], ["ratings"], ["ratings", "--tournament", "cup"],
     ["games", "list", "--tournament", "cup"], ["games", "show", "1"], ["games", "verify", "--tournament", "cup"],
+    ["ratings", "--tournament", "cup", "--bootstrap", "20"], ["head-to-head"], ["head-to-head", "--tournament", "cup"],
 )
 """Every read command that takes --json and reads the same over gRPC as on the database."""
 BOTS = {"ann": ["greedy"], "bob": ["random", "--seed", "3"], "cy": ["montecarlo", "--move-time", "0.01"]}
@@ -192,7 +193,9 @@ TOURNAMENT_KEYS = {
     "failure_policy", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce",
     "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop",
 }
-RATING_KEYS = {"rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing"}
+RATING_KEYS = {"rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing",
+               "rank_low", "rank_high", "confidence", "bootstrap_confidence"}
+PAIR_KEYS = {"bot", "other", "games", "above", "below", "ties", "point_difference", "p_value"}
 GAME_KEYS = {"id", "tournament", "table", "game", "status", "seed", "attempts", "started_at", "finished_at", "seats",
              "results", "end_reasons"}
 RESULT_KEYS = {"seat", "bot", "points", "rank", "forfeit", "cause", "policy"}
@@ -227,6 +230,7 @@ def test_ratings_json_is_the_table_s_rows(played: Played) -> None:
     document = json_of("ratings", "--tournament", "cup", "--db", str(played.db))
     assert document["tournament"] == "cup" and all(set(row) == RATING_KEYS for row in document["ratings"])
     _, table = played.via_db("ratings", "--tournament", "cup")
+    table = table.split("How sure the ranks are")[0]
     bots = [[cell.strip() for cell in line.split("│")[1:-1]][1] for line in table.splitlines() if line.startswith("│")]
     assert [row["bot"] for row in document["ratings"]] == bots
     assert [row["rank"] for row in document["ratings"]] == [1, 2, 3]
@@ -235,6 +239,24 @@ def test_ratings_json_is_the_table_s_rows(played: Played) -> None:
         assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"])
     assert sum(row["wins"] for row in document["ratings"]) == pytest.approx(6)  # a shared win is split
     assert json_of("ratings", "--db", str(played.db))["tournament"] is None
+
+
+def test_ratings_json_carries_how_sure_each_rank_is(played: Played) -> None:
+    plain = json_of("ratings", "--tournament", "cup", "--db", str(played.db))["ratings"]
+    rows = json_of("ratings", "--tournament", "cup", "--bootstrap", "20", "--db", str(played.db))["ratings"]
+    assert [r["confidence"] for r in rows] == [r["confidence"] for r in plain]
+    assert rows[0]["confidence"] is None and rows[0]["bootstrap_confidence"] is None
+    assert all(0 <= r["confidence"] <= 1 and 0 <= r["bootstrap_confidence"] <= 1 for r in rows[1:])
+    assert all(r["bootstrap_confidence"] is None for r in plain)
+    assert all(1 <= r["rank_low"] <= r["rank_high"] <= 3 for r in rows)
+
+
+def test_head_to_head_json_lists_each_pair_once(played: Played) -> None:
+    document = json_of("head-to-head", "--tournament", "cup", "--db", str(played.db))
+    assert document["tournament"] == "cup" and all(set(p) == PAIR_KEYS for p in document["pairs"])
+    assert [(p["bot"], p["other"]) for p in document["pairs"]] == [("ann", "bob"), ("ann", "cy"), ("bob", "cy")]
+    for p in document["pairs"]:
+        assert p["games"] == 6 == p["above"] + p["below"] + p["ties"] and 0 < p["p_value"] <= 1
 
 
 def test_games_json_has_the_export_s_shape(played: Played) -> None:
