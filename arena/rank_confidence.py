@@ -8,8 +8,10 @@ Three figures, all about *skill* (the bot's true strength), not about one game's
   in one game, which stays below Phi(Δmu / (beta·√2)) however many games are played, and so never
   says a rank is settled. The posteriors are treated as independent, as TrueSkill keeps them.
 * `rank_intervals`: the ranks a bot holds in the central 95% of `RANK_SAMPLES` joint draws of
-  every bot's skill from its posterior (ranked by the drawn skill, best first). The draws come
-  from a fixed seed, so one table always gets the same intervals.
+  every bot's skill from its posterior (ranked by the drawn skill, best first); a table of more
+  than `RANK_DRAWS // RANK_SAMPLES` bots gets fewer draws (`rank_samples`, never under
+  `MIN_RANK_SAMPLES`), so a large ladder's table stays well under a second. The draws come from a
+  fixed seed, so one table always gets the same intervals, remembered for the last tables.
 * `bootstrap_superiority`: the same question answered from the games instead of the posteriors:
   resample the games actually played (with replacement, kept in the order they were rated),
   recompute every rating with the arena's own code (`arena.ratings.rate_skills`), and count how often
@@ -34,13 +36,17 @@ from .outcomes import Outcome
 from .ratings import RatingRow, arena_env, rate_skills
 
 __all__ = [
-    "BOOTSTRAP_SEED", "BOOTSTRAP_WORK_LIMIT", "INTERVAL_LEVEL", "MAX_RESAMPLES", "RANK_SAMPLES", "RANK_SEED",
-    "bootstrap_superiority", "max_resamples", "rank_intervals", "superiority", "with_bootstrap", "with_confidence",
+    "BOOTSTRAP_SEED", "BOOTSTRAP_WORK_LIMIT", "INTERVAL_LEVEL", "MAX_RESAMPLES", "MIN_RANK_SAMPLES", "RANK_DRAWS",
+    "RANK_SAMPLES", "RANK_SEED", "bootstrap_superiority", "max_resamples", "rank_intervals", "rank_samples", "superiority", "with_bootstrap", "with_confidence",
 ]
 
 RANK_SAMPLES = 1000
 """Joint skill draws behind each rank interval: the 2.5% and 97.5% points of 1000 draws move by
 about one draw's worth when the seed changes, which for a rank is nothing."""
+RANK_DRAWS = 200_000
+MIN_RANK_SAMPLES = 200
+"""Skills drawn per table at most (samples × bots), and the fewest samples a large table gets:
+the 2.5% point of 200 draws is their 5th lowest, still a fair estimate of a rank's edge."""
 RANK_SEED = 16
 BOOTSTRAP_SEED = 16
 """Fixed seeds: the same table (and games) always shows the same figures."""
@@ -95,10 +101,15 @@ def _rank_intervals(
     return tuple(out)
 
 
+def rank_samples(bots: int) -> int:
+    """The joint draws a table of `bots` bots gets: RANK_SAMPLES, fewer for a large table."""
+    return max(MIN_RANK_SAMPLES, min(RANK_SAMPLES, RANK_DRAWS // max(1, bots)))
+
+
 def with_confidence(rows: Sequence[RatingRow]) -> list[RatingRow]:
     """The rows of a whole table (in its order) with each row's rank interval and the posterior
     probability that the row above is stronger (None on the first row)."""
-    intervals = rank_intervals([(r.mu, r.sigma) for r in rows])
+    intervals = rank_intervals([(r.mu, r.sigma) for r in rows], samples=rank_samples(len(rows)))
     return [
         replace(
             row,

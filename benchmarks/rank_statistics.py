@@ -4,8 +4,9 @@ Run:  .venv/bin/python benchmarks/rank_statistics.py [--bots 8,100,1000] [--game
 
 Fields of bots with evenly spread skills play 4-seat games at random tables (each bot finishes in
 the order of its skill plus TrueSkill's performance noise); the arena's own rating code rates
-them. It prints, per field size, the seconds of `rank_intervals` (1000 joint draws, the figure
-every rating table carries; a second call on the same table is the remembered answer), and per
+them. It prints, per field size, the seconds of `rank_intervals` with the draws such a table gets
+(`rank_samples`: 1000, fewer past 200 bots; every rating table carries them; a second call on the
+same table is the remembered answer) against sorting the table once, and per
 game count the seconds of `bootstrap_superiority` with `--resamples` resamples against the baseline
 of rating the same games once (the store's own recomputation path, `apply_game`), its cost per
 game rating (what `BOOTSTRAP_WORK_LIMIT` is set from), and the seconds of the crosstable.
@@ -22,7 +23,7 @@ from collections.abc import Callable
 
 from arena.head_to_head import crosstable
 from arena.outcomes import Outcome
-from arena.rank_confidence import BOOTSTRAP_WORK_LIMIT, RANK_SAMPLES, bootstrap_superiority, rank_intervals
+from arena.rank_confidence import BOOTSTRAP_WORK_LIMIT, bootstrap_superiority, rank_intervals, rank_samples
 from arena.ratings import Standing, apply_game, arena_env, rating_table
 
 SEATS = 4
@@ -68,13 +69,16 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}; command: {' '.join(sys.argv)}")
 
-    print(f"\nrank intervals ({RANK_SAMPLES} joint draws)")
+    print("\nrank intervals (the joint draws a table of that size gets)")
     rng = random.Random(args.seed)
     for n in (int(x) for x in args.bots.split(",")):
         skills = [(rng.uniform(15, 35), rng.uniform(0.8, 3.0)) for _ in range(n)]
-        first = timed(lambda: rank_intervals(skills))
-        again = timed(lambda: rank_intervals(skills))
-        print(f"  {n:5d} bots: {first:7.3f} s (remembered: {again * 1e6:.0f} µs)")
+        samples = rank_samples(n)
+        baseline = timed(lambda: sorted(range(n), key=lambda i: skills[i][0] - 3 * skills[i][1]))
+        first = timed(lambda: rank_intervals(skills, samples=samples))
+        again = timed(lambda: rank_intervals(skills, samples=samples))
+        print(f"  {n:5d} bots, {samples:4d} draws: {first:6.3f} s = {first / baseline:,.0f} × baseline "
+              f"(sorting the table once, {baseline * 1e6:.0f} µs); remembered: {again * 1e6:.0f} µs")
 
     bots = 8
     print(f"\nbootstrap ({args.resamples} resamples) and crosstable, {bots} bots at {SEATS}-seat tables")

@@ -11,8 +11,8 @@ from hypothesis import given, strategies as st
 
 from arena.outcomes import Outcome
 from arena.rank_confidence import (
-    BOOTSTRAP_WORK_LIMIT, MAX_RESAMPLES, bootstrap_superiority, max_resamples, rank_intervals, superiority, with_bootstrap,
-    with_confidence,
+    BOOTSTRAP_WORK_LIMIT, MAX_RESAMPLES, MIN_RANK_SAMPLES, RANK_DRAWS, RANK_SAMPLES, bootstrap_superiority, max_resamples,
+    rank_intervals, rank_samples, superiority, with_bootstrap, with_confidence,
 )
 from arena.ratings import arena_env
 
@@ -140,3 +140,14 @@ def test_outcomes_refuse_a_malformed_game() -> None:
         Outcome(("a", "a"), (1, 2), (2, 1))
     with pytest.raises(ValueError):
         Outcome(("a", "b"), (1,), (2, 1))
+
+
+def test_a_large_table_gets_fewer_draws_but_never_too_few() -> None:
+    assert rank_samples(8) == RANK_SAMPLES
+    assert rank_samples(1000) * 1000 <= RANK_DRAWS
+    assert rank_samples(100_000) == MIN_RANK_SAMPLES
+    skills = {f"b{i:04d}": 20 + i / 10 for i in range(RANK_DRAWS // RANK_SAMPLES + 1)}
+    rows = with_confidence(rated_table(simulated_games(skills, 5, 300, seed=4), list(skills)))
+    fewer = rank_intervals([(r.mu, r.sigma) for r in rows], samples=rank_samples(len(rows)))
+    assert rank_samples(len(rows)) < RANK_SAMPLES
+    assert [(r.rank_low, r.rank_high) for r in rows] == fewer
