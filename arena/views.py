@@ -229,6 +229,10 @@ def _share(p: float | None) -> str:
     return f"{p:.2f}"
 
 
+SIGNIFICANT = 0.05
+"""A crosstable cell is bold below this sign-test p-value."""
+
+
 def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) -> RenderableType:
     """The crosstable of the bots that shared games, in rating-table order: each cell is the row
     bot's above-below(-ties) record against the column bot (bold where the sign test gives p < 0.05),
@@ -236,8 +240,9 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
     if not table.pairs:
         return Text(f"{title}: no games finished yet, so no head-to-head records.")
     grid = table.grid()
-    order = [r.bot for r in rows if r.bot in set(table.bots)]
-    order += [b for b in table.bots if b not in set(order)]
+    played = set(table.bots)
+    order = [r.bot for r in rows if r.bot in played]
+    order += sorted(played.difference(order))  # none in a table read with its crosstable; kept if one is
     matrix = Table(title=escape(title), caption="a cell: games the row's bot finished above-below(-tied) the "
                    "column's; bold: p < 0.05 (two-sided sign test, ties left out)")
     matrix.add_column("#", justify="right")
@@ -264,9 +269,6 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
         pairs.add_row(escape(p.bot), escape(p.other), str(p.games), str(p.above), str(p.below), str(p.ties),
                       f"{p.point_difference:+.1f}", _p_value(p.p_value))
     return Group(matrix, pairs)
-
-
-SIGNIFICANT = 0.05
 
 
 def _p_value(p: float) -> str:
