@@ -14,11 +14,11 @@ Three figures, all about *skill* (the bot's true strength), not about one game's
   fixed seed, so one table always gets the same intervals, remembered for the last tables.
 * `bootstrap_superiority`: the same question answered from the games instead of the posteriors:
   resample the games actually played (with replacement, kept in the order they were rated),
-  recompute every rating with the arena's own code (`arena.ratings.rate_skills`), and count how often
-  the upper bot of each adjacent pair comes out with the higher mu. It does not trust TrueSkill's
+  recompute every rating with the arena's own code (`arena.ratings.rate_skills`), and count how
+  often the upper bot of each adjacent pair comes out with the higher mu. It does not trust TrueSkill's
   sigma, so where the two disagree the posterior is over- or under-confident. It costs one rating
-  per game per resample, so it is computed only on demand, at most
-  `MAX_RESAMPLES` resamples and `BOOTSTRAP_WORK_LIMIT` game ratings per call, and remembered per table and game list.
+  per game per resample, so it is computed only on demand, with at most `MAX_RESAMPLES`
+  resamples and `BOOTSTRAP_WORK_LIMIT` game ratings a call, and remembered per table and games.
 
 `with_confidence` and `with_bootstrap` put the figures on the rows of a table
 (`arena.ratings.RatingRow`), computed over the whole table before any page of it is cut.
@@ -37,7 +37,8 @@ from .ratings import RatingRow, arena_env, rate_skills
 
 __all__ = [
     "BOOTSTRAP_SEED", "BOOTSTRAP_WORK_LIMIT", "INTERVAL_LEVEL", "MAX_RESAMPLES", "MIN_RANK_SAMPLES", "RANK_DRAWS",
-    "RANK_SAMPLES", "RANK_SEED", "bootstrap_superiority", "max_resamples", "rank_intervals", "rank_samples", "superiority", "with_bootstrap", "with_confidence",
+    "RANK_SAMPLES", "RANK_SEED", "bootstrap_superiority", "max_resamples", "rank_intervals", "rank_samples",
+    "superiority", "with_bootstrap", "with_confidence",
 ]
 
 RANK_SAMPLES = 1000

@@ -121,6 +121,9 @@ class Reader:
         seen += self.call("ListBots", pb.ListBotsRequest())
         seen += self.call("Ratings", pb.RatingsRequest())
         seen += self.call("Ratings", pb.RatingsRequest(tournament=NAME))
+        seen += self.call("Ratings", pb.RatingsRequest(tournament=NAME, bootstrap_resamples=5))
+        seen += self.call("HeadToHead", pb.HeadToHeadRequest())
+        seen += self.call("HeadToHead", pb.HeadToHeadRequest(tournament=NAME))
         listed = self.call("ListGames", pb.ListGamesRequest())
         seen += listed
         seen += self.call("ListGames", pb.ListGamesRequest(tournament=NAME))

@@ -68,6 +68,12 @@ LISTINGS = {
     "bots": Listing("ListBots", convert.list_bots_request, convert.bots_from_pb),
     "ladder": Listing("Ratings", lambda size, token: convert.scope_to_pb(None, size, token), convert.ratings_from_pb),
     "cup ratings": Listing("Ratings", lambda size, token: convert.scope_to_pb("cup", size, token), convert.ratings_from_pb),
+    "ladder head-to-head": Listing(
+        "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb(None, size, token), convert.pairs_from_pb
+    ),
+    "cup head-to-head": Listing(
+        "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb("cup", size, token), convert.pairs_from_pb
+    ),
     "games": Listing("ListGames", lambda size, token: convert.games_request_to_pb(None, None, size, token),
                      convert.games_from_pb),
     "finished cup games": Listing(
@@ -90,6 +96,8 @@ def whole(url: str, name: str) -> list[Any]:
         return {
             "tournaments": local.tournaments, "bots": local.bots, "ladder": lambda: local.ratings(None),
             "cup ratings": lambda: local.ratings("cup"), "games": lambda: local.games(None, None),
+            "ladder head-to-head": lambda: list(local.head_to_head(None).pairs),
+            "cup head-to-head": lambda: list(local.head_to_head("cup").pairs),
             "finished cup games": lambda: local.games("cup", store.GameStatus.FINISHED),
         }[name]()
     finally:
