@@ -418,6 +418,16 @@ def check_ratings(walk: Walk, ran: Ran) -> None:
         assert re.search(rf"│ {re.escape(entrant)}\s+│", ran.out), f"{entrant} has no rating:\n{ran.out}"
 
 
+def check_head_to_head(walk: Walk, ran: Ran) -> None:
+    """Every pair that shared a game has its line, with its games, in either order."""
+    with walk.client(ran.ctx.params.get("db")) as client:
+        pairs = client.head_to_head(ran.ctx.params.get("tournament")).pairs
+    assert pairs, f"the bots shared games:\n{ran.out}"
+    for p in pairs:
+        a, b = re.escape(p.bot), re.escape(p.other)
+        assert re.search(rf"│ ({a}\s+│ {b}|{b}\s+│ {a})\s+│\s+{p.games} │", ran.out), f"{p} is not shown:\n{ran.out}"
+
+
 def _finished_games(walk: Walk, ran: Ran) -> list[int]:
     with walk.client(ran.ctx.params.get("db")) as client:
         return [g.id for g in client.games(ran.ctx.params.get("tournament"), GameStatus.FINISHED)]
@@ -456,6 +466,7 @@ CHECKS: dict[str, Callable[[Walk, Ran], None]] = {
     "scout-arena tournament start": check_start,
     "scout-arena tournament list": check_list,
     "scout-arena ratings": check_ratings,
+    "scout-arena head-to-head": check_head_to_head,
     "scout-arena games list": check_games_list,
     "scout-arena games show": check_games_show,
     "scout-arena games export": check_export,
