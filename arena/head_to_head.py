@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
-from .outcomes import Outcome
+from .played_games import PlayedGame
 
 __all__ = ["Crosstable", "PairRecord", "crosstable", "sign_test"]
 
@@ -92,7 +92,7 @@ def sign_test(above: int, below: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def crosstable(games: Iterable[Outcome]) -> Crosstable:
+def crosstable(games: Iterable[PlayedGame]) -> Crosstable:
     """The head-to-head record of every pair that shared one of `games`."""
     tally: dict[tuple[str, str], list[int]] = {}  # above, below, ties, point difference
     for game in games:

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from .outcomes import Outcome
+from .played_games import PlayedGame
 from .ratings import RatingRow, arena_env, rate_skills
 
 __all__ = [
@@ -129,7 +129,7 @@ def max_resamples(games: int) -> int:
 
 
 def bootstrap_superiority(
-    games: Sequence[Outcome], order: Sequence[str], *, resamples: int, seed: int = BOOTSTRAP_SEED
+    games: Sequence[PlayedGame], order: Sequence[str], *, resamples: int, seed: int = BOOTSTRAP_SEED
 ) -> list[float]:
     """For each adjacent pair of `order` (upper bot first), the share of `resamples` resamples of
     `games` in which the upper bot's recomputed mu is higher (equal counts half).
@@ -143,7 +143,7 @@ def bootstrap_superiority(
 
 
 @lru_cache(maxsize=8)
-def _bootstrap(games: tuple[Outcome, ...], order: tuple[str, ...], resamples: int, seed: int) -> tuple[float, ...]:
+def _bootstrap(games: tuple[PlayedGame, ...], order: tuple[str, ...], resamples: int, seed: int) -> tuple[float, ...]:
     env = arena_env()
     index = {bot: i for i, bot in enumerate(dict.fromkeys(order + tuple(b for g in games for b in g.bots)))}
     seated = [(tuple(index[b] for b in g.bots), g.ranks) for g in games]
@@ -167,7 +167,7 @@ def _bootstrap(games: tuple[Outcome, ...], order: tuple[str, ...], resamples: in
 
 
 def with_bootstrap(
-    rows: Sequence[RatingRow], games: Sequence[Outcome], *, resamples: int, seed: int = BOOTSTRAP_SEED
+    rows: Sequence[RatingRow], games: Sequence[PlayedGame], *, resamples: int, seed: int = BOOTSTRAP_SEED
 ) -> list[RatingRow]:
     """The rows of a whole table with each row's bootstrap share (None on the first row)."""
     shares = bootstrap_superiority(games, [r.bot for r in rows], resamples=resamples, seed=seed)

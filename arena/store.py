@@ -65,7 +65,7 @@ from .models import (
 from .names import check_name, shown
 from .pages import InvalidPage
 from .head_to_head import Crosstable, crosstable
-from .outcomes import Outcome
+from .played_games import PlayedGame
 from .rank_confidence import max_resamples, with_bootstrap, with_confidence
 from .ratings import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
 from .results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
@@ -1016,7 +1016,7 @@ def rating_table(
     return table[offset:] if limit is None else table[offset : offset + limit]
 
 
-def played_games(*, session: Session, tournament: str | None = None) -> list[Outcome]:
+def played_games(*, session: Session, tournament: str | None = None) -> list[PlayedGame]:
     """Every finished game of a tournament, or of all of them (the ladder's), in the order their
     ratings were applied: what the bootstrap and the crosstable read."""
     names = _bot_names(session)
@@ -1028,7 +1028,7 @@ def played_games(*, session: Session, tournament: str | None = None) -> list[Out
         .order_by(GameRow.commit_seq, SeatResultRow.seat)  # type: ignore[arg-type]
     ).all()
     return [
-        Outcome(*(tuple(column) for column in zip(*((names[bot], points, rank) for _, bot, points, rank in game))))
+        PlayedGame(*(tuple(column) for column in zip(*((names[bot], points, rank) for _, bot, points, rank in game))))
         for _, game in groupby(seats, key=lambda seat: seat[0])
     ]
 

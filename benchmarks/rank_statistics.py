@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from arena.head_to_head import crosstable
-from arena.outcomes import Outcome
+from arena.played_games import PlayedGame
 from arena.rank_confidence import BOOTSTRAP_WORK_LIMIT, bootstrap_superiority, rank_intervals, rank_samples
 from arena.ratings import Standing, apply_game, arena_env, rating_table
 
@@ -30,7 +30,7 @@ SEATS = 4
 NOISE = 25 / 6
 
 
-def simulated(bots: int, games: int, seed: int) -> list[Outcome]:
+def simulated(bots: int, games: int, seed: int) -> list[PlayedGame]:
     """`games` 4-seat games of `bots` bots with skills 15..35."""
     rng = random.Random(seed)
     names = [f"bot{i:04d}" for i in range(bots)]
@@ -40,11 +40,11 @@ def simulated(bots: int, games: int, seed: int) -> list[Outcome]:
         table = rng.sample(names, SEATS)
         perf = [skills[b] + rng.gauss(0, NOISE) for b in table]
         ranks = tuple(1 + sum(p > q for p in perf) for q in perf)
-        out.append(Outcome(tuple(table), tuple(10 * (SEATS - r) for r in ranks), ranks))
+        out.append(PlayedGame(tuple(table), tuple(10 * (SEATS - r) for r in ranks), ranks))
     return out
 
 
-def table_order(games: list[Outcome], bots: int) -> list[str]:
+def table_order(games: list[PlayedGame], bots: int) -> list[str]:
     env = arena_env()
     standings = {f"bot{i:04d}": Standing(f"bot{i:04d}", env.mu, env.sigma) for i in range(bots)}
     for g in games:

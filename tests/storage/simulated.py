@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from arena.outcomes import Outcome
+from arena.played_games import PlayedGame
 from arena.ratings import RatingRow, Standing, apply_game, arena_env, rating_table
 
 PERFORMANCE_NOISE = 25 / 6
 """TrueSkill's beta: a game's performance is the skill plus noise of this spread."""
 
 
-def simulated_games(skills: Mapping[str, float], seats: int, games: int, seed: int) -> list[Outcome]:
+def simulated_games(skills: Mapping[str, float], seats: int, games: int, seed: int) -> list[PlayedGame]:
     """`games` games at random tables of `seats`: each bot performs its skill plus normal noise,
     finishes in order of performance, and scores 10 points per bot it finished above."""
     rng = random.Random(seed)
@@ -22,11 +22,11 @@ def simulated_games(skills: Mapping[str, float], seats: int, games: int, seed: i
         table = rng.sample(bots, seats)
         perf = [skills[b] + rng.gauss(0, PERFORMANCE_NOISE) for b in table]
         ranks = [1 + sum(p > q for p in perf) for q in perf]
-        out.append(Outcome(tuple(table), tuple(10 * (seats - r) for r in ranks), tuple(ranks)))
+        out.append(PlayedGame(tuple(table), tuple(10 * (seats - r) for r in ranks), tuple(ranks)))
     return out
 
 
-def rated_table(games: Sequence[Outcome], bots: Sequence[str]) -> list[RatingRow]:
+def rated_table(games: Sequence[PlayedGame], bots: Sequence[str]) -> list[RatingRow]:
     """The arena's rating table of `bots` after `games`, rated in order."""
     env = arena_env()
     standings = {b: Standing(b, env.mu, env.sigma) for b in bots}

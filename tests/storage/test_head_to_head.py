@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from arena.head_to_head import crosstable, sign_test
-from arena.outcomes import Outcome
+from arena.played_games import PlayedGame
 
 from .simulated import simulated_games
 
@@ -16,7 +16,7 @@ SKILLS = {"a": 30.0, "b": 27.0, "c": 25.0, "d": 23.0, "e": 20.0}
 
 
 def test_one_game_gives_each_pair_its_order_points_and_ties() -> None:
-    table = crosstable([Outcome(("c", "a", "b"), (40, 10, 40), (1, 3, 1))])
+    table = crosstable([PlayedGame(("c", "a", "b"), (40, 10, 40), (1, 3, 1))])
     assert [(p.bot, p.other) for p in table.pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
     ab = table.between("a", "b")
     assert ab is not None and (ab.games, ab.above, ab.below, ab.ties, ab.point_difference) == (1, 0, 1, 0, -30)
@@ -75,5 +75,5 @@ def test_the_sign_test_on_known_splits_and_large_counts() -> None:
 
 
 def test_pairs_that_never_met_are_left_out() -> None:
-    games = [Outcome(("a", "b"), (1, 0), (1, 2)), Outcome(("c", "d"), (1, 0), (1, 2))]
+    games = [PlayedGame(("a", "b"), (1, 0), (1, 2)), PlayedGame(("c", "d"), (1, 0), (1, 2))]
     assert [(p.bot, p.other) for p in crosstable(games).pairs] == [("a", "b"), ("c", "d")]

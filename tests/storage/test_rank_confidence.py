@@ -9,7 +9,7 @@ from statistics import NormalDist
 import pytest
 from hypothesis import given, strategies as st
 
-from arena.outcomes import Outcome
+from arena.played_games import PlayedGame
 from arena.rank_confidence import (
     BOOTSTRAP_WORK_LIMIT, MAX_RESAMPLES, MIN_RANK_SAMPLES, RANK_DRAWS, RANK_SAMPLES, bootstrap_superiority, max_resamples,
     rank_intervals, rank_samples, superiority, with_bootstrap, with_confidence,
@@ -118,13 +118,13 @@ def test_without_games_every_bot_is_at_the_prior_and_each_pair_is_a_coin_toss() 
 
 def test_the_bootstrap_resamples_the_games_and_rates_them_in_order() -> None:
     # a beats b in the one game there is: every resample holds it once, so a is always ahead.
-    game = Outcome(("a", "b"), (30, 10), (1, 2))
+    game = PlayedGame(("a", "b"), (30, 10), (1, 2))
     assert bootstrap_superiority([game], ["a", "b"], resamples=20) == [1.0]
     assert bootstrap_superiority([game], ["b", "a"], resamples=20) == [0.0]
 
 
 def test_the_bootstrap_is_bounded_by_resamples_and_by_games_times_resamples() -> None:
-    game = Outcome(("a", "b"), (30, 10), (1, 2))
+    game = PlayedGame(("a", "b"), (30, 10), (1, 2))
     for resamples in (0, MAX_RESAMPLES + 1):
         with pytest.raises(ValueError, match="resamples"):
             bootstrap_superiority([game], ["a", "b"], resamples=resamples)
@@ -133,13 +133,13 @@ def test_the_bootstrap_is_bounded_by_resamples_and_by_games_times_resamples() ->
     assert max_resamples(BOOTSTRAP_WORK_LIMIT + 1) == 0
 
 
-def test_outcomes_refuse_a_malformed_game() -> None:
+def test_a_played_game_refuses_a_malformed_shape() -> None:
     with pytest.raises(ValueError):
-        Outcome(("a",), (1,), (1,))
+        PlayedGame(("a",), (1,), (1,))
     with pytest.raises(ValueError):
-        Outcome(("a", "a"), (1, 2), (2, 1))
+        PlayedGame(("a", "a"), (1, 2), (2, 1))
     with pytest.raises(ValueError):
-        Outcome(("a", "b"), (1,), (2, 1))
+        PlayedGame(("a", "b"), (1,), (2, 1))
 
 
 def test_a_large_table_gets_fewer_draws_but_never_too_few() -> None:

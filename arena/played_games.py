@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Outcome"]
+__all__ = ["PlayedGame"]
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class PlayedGame:
     """One rated game, in seat order: `ranks` are the final ranks (1 is best, equal is a tie,
     forfeiters last), exactly those the ratings were computed from."""
 
