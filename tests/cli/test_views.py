@@ -18,7 +18,8 @@ def rendered(*rows: RatingRow) -> tuple[dict[str, str], str]:
     console = Console(width=120, record=True)
     console.print(ratings_table(rows, "Ratings"))
     text = console.export_text()
-    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines() if line.startswith("│")]
+    ratings = text.split("How sure the ranks are")[0]  # the rank confidence table follows
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in ratings.splitlines() if line.startswith("│")]
     return {c[1]: c[6] for c in cells}, text
 
 
