@@ -28,7 +28,7 @@ from . import convert_tournaments as convert
 from . import store
 from .asyncstore import AsyncStore
 from .db import open_database
-from .errors import ArenaError, InvalidDatabaseURL
+from .errors import ArenaError
 from .export import export_games
 from .head_to_head import Crosstable
 from .isolation import start_or_fail
@@ -120,15 +120,11 @@ class LocalArena:
         self._db = AsyncStore(engine)
 
     @classmethod
-    def open(cls, text: str, *, must_exist: bool = True) -> LocalArena:
-        """Open the database at `text` (URL or file); a missing SQLite file is refused unless
-        `must_exist` is False, so a typo never creates an empty database to read."""
-        url = database_url(text)
-        if must_exist and url.startswith("sqlite"):
-            path = url.split(":///", 1)[-1].split("?", 1)[0]
-            if path and not Path(path).is_file():
-                raise InvalidDatabaseURL(f"there is no database file {path}: check --db (or start an arena on it)")
-        return cls(open_database(url))
+    def open(cls, text: str) -> LocalArena:
+        """Open the arena's database at `text` (URL or file). Nothing is created: a missing file
+        or an empty database is refused (a typo never makes an empty database to read), and so is
+        another program's database or one that needs `scout-arena db upgrade` (`arena.db`)."""
+        return cls(open_database(database_url(text), create=False))
 
     def register_bot(self, name: str) -> str:
         return self._db.run(store.register_bot, name=name).token

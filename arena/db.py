@@ -12,8 +12,14 @@
   accepted only where SQLAlchemy resolves it to psycopg 3 (2.1 does; 2.0 picks psycopg2, which
   is not installed, and the URL is refused with that explanation).
 
-Any problem raises `InvalidDatabaseURL`, `DatabaseUnreachable` or `SchemaCreationFailed` with a
-one-line message, never a driver traceback.
+The schema is Alembic's (`arena/migrations`, run from here; no alembic.ini). `open_database` first
+looks at what the database holds without writing to it (`inspect_schema`; SQLite read-only), and
+uses it only if it is the arena's at the head revision, or empty (then, if allowed to create,
+it builds the tables by running every revision). Another program's database, an older schema
+(`upgrade_database`, i.e. `scout-arena db upgrade`) and a newer one are refused untouched.
+
+Any problem raises an `arena.errors.ArenaError` (`InvalidDatabaseURL`, `DatabaseUnreachable`,
+`ForeignDatabase`, `UpgradeNeeded`, ...) with a one-line message, never a driver traceback.
 
 Usage: `engine = open_database(url)`, then `with sqlmodel.Session(engine) as session:` and the
 functions of `arena.store`.
@@ -21,16 +27,32 @@ functions of `arena.store`.
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import URL, Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
-from sqlmodel import Session, SQLModel, select
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.pool import NullPool
 
-from .errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
-from .models import SCHEMA_VERSION, SchemaInfo
+from . import migrations as migrations_package
+from .errors import (
+    DatabaseUnreachable, ForeignDatabase, InvalidDatabaseURL, NoArenaDatabase, SchemaCreationFailed,
+    SchemaVersionMismatch, UpgradeNeeded,
+)
+from .models import SCHEMA_VERSION
+
+logging.getLogger("alembic").setLevel(logging.WARNING)
+"""Alembic logs every revision it runs at INFO: `db upgrade` says what it did in one line."""
 
 DEFAULT_DATABASE_URL = "sqlite:///scout-arena.db"
 """A file in the working directory: the embedded default."""
@@ -43,6 +65,9 @@ CONNECT_TIMEOUT_S = 10
 
 _SQLITE_DRIVERS = ("sqlite", "sqlite+pysqlite")
 _POSTGRES_DRIVER = "psycopg"
+BASELINE_REVISION = "scout_arena_v3"
+BASELINE_VERSION = 3
+"""The oldest revision (`arena/migrations`): the schema the arena made before Alembic."""
 
 
 def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
@@ -70,41 +95,266 @@ def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
     return engine
 
 
-def create_schema(engine: Engine) -> None:
-    """Create any missing tables and record the schema version, or refuse another version."""
-    SQLModel.metadata.create_all(engine)
-    with Session(engine) as session:
-        stored = session.exec(select(SchemaInfo)).first()
-        if stored is None:
-            session.add(SchemaInfo(version=SCHEMA_VERSION))
-            try:
-                session.commit()
-                return
-            except IntegrityError:
-                session.rollback()
-                stored = session.exec(select(SchemaInfo)).one()
-        if stored.version != SCHEMA_VERSION:
-            raise SchemaVersionMismatch(
-                f"the database has schema version {stored.version}, this arena needs "
-                f"{SCHEMA_VERSION}: use a matching arena version or a fresh database"
-            )
+class SchemaKind(StrEnum):
+    """What a database holds, as far as the arena is concerned (`inspect_schema`)."""
+
+    EMPTY = "empty"
+    """No tables at all: the arena may create its own."""
+    CURRENT = "current"
+    """The arena's tables at this version's head revision."""
+    OUTDATED = "outdated"
+    """The arena's tables at an older schema version: `scout-arena db upgrade` brings them forward."""
+    NEWER = "newer"
+    """The arena's tables at a schema version this arena does not know."""
+    TOO_OLD = "too old"
+    """The arena's tables at a version from before the oldest revision (3)."""
+    FOREIGN = "foreign"
+    """Tables that are not a Scout Arena's."""
 
 
-def open_database(url: str = DEFAULT_DATABASE_URL) -> Engine:
-    """`create_engine` then `create_schema`: what the server and the CLI call at start."""
+@dataclass(frozen=True)
+class SchemaState:
+    """A database's schema: its kind, version (`schema_info`) and Alembic revision, and for a
+    foreign one a few of its tables."""
+
+    kind: SchemaKind
+    version: int | None = None
+    revision: str | None = None
+    tables: tuple[str, ...] = ()
+
+
+def inspect_schema(connection: Connection) -> SchemaState:
+    """What the database on `connection` holds; reads only.
+
+    A database is the arena's when its `alembic_version` names one of `arena/migrations`'
+    revisions, or (made before Alembic, or by a newer arena) it has the arena's `schema_info`
+    table: `alembic_version` alone is any Alembic project's."""
+    names = sorted(sa.inspect(connection).get_table_names())
+    if not names:
+        return SchemaState(SchemaKind.EMPTY)
+    revision = _single_value(connection, "alembic_version", "version_num") if "alembic_version" in names else None
+    version = _single_value(connection, "schema_info", "version") if "schema_info" in names else None
+    known = _script().get_revision(revision) if revision in _revisions() else None
+    if known is not None:
+        kind = SchemaKind.CURRENT if known.revision == _head() else SchemaKind.OUTDATED
+        return SchemaState(kind, known.module.schema_version, known.revision)
+    if not isinstance(version, int):
+        return SchemaState(SchemaKind.FOREIGN, tables=tuple(n for n in names if n != "alembic_version")[:3])
+    if revision is not None or version > SCHEMA_VERSION:
+        return SchemaState(SchemaKind.NEWER, version, None if revision is None else str(revision))
+    if version < BASELINE_VERSION:
+        return SchemaState(SchemaKind.TOO_OLD, version)
+    return SchemaState(SchemaKind.OUTDATED, version)
+
+
+def open_database(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> Engine:
+    """An engine on the arena's database at `url`; what the server and the CLI call at start.
+
+    An empty database (a new SQLite file, a PostgreSQL database or schema without tables) gets
+    the arena's tables at the head revision if `create`, else it is refused, so a command that
+    only reads creates nothing. A database of another program, of an older schema (`scout-arena db
+    upgrade`) or of a newer one is refused before anything in it changes."""
+    parsed = _parse(url)
+    path = _sqlite_path(parsed)
+    if path is not None and not create:
+        _must_exist(path)
+    state = _inspect_without_writing(parsed)
+    refuse_unusable(state, parsed, create=create)
     engine = create_engine(url)
     try:
-        create_schema(engine)
-    except DBAPIError as exc:
-        engine.dispose()
-        shown = engine.url.render_as_string(hide_password=True)
-        raise SchemaCreationFailed(
-            f"cannot create the arena's tables at {shown}: {_first_line(exc.orig)}"
-        ) from None
+        if state.kind is SchemaKind.EMPTY:
+            _create_at_head(engine)
     except BaseException:
         engine.dispose()
         raise
     return engine
+
+
+def database_state(url: str) -> SchemaState:
+    """The schema of the database at `url` (`scout-arena db status`); changes nothing and
+    refuses a missing SQLite file."""
+    parsed = _parse(url)
+    path = _sqlite_path(parsed)
+    if path is not None:
+        _must_exist(path)
+    return _inspect_without_writing(parsed)
+
+
+def upgrade_database(url: str) -> tuple[SchemaState, SchemaState]:
+    """Bring the arena's database at `url` to the head revision with its data, in one
+    transaction (all or nothing); returns its state before and after. An empty database gets
+    the tables at head; a foreign or newer one is refused untouched."""
+    parsed = _parse(url)
+    path = _sqlite_path(parsed)
+    if path is not None:
+        _must_exist(path)
+    before = _inspect_without_writing(parsed)
+    if before.kind is SchemaKind.OUTDATED or before.kind is SchemaKind.EMPTY:
+        engine = create_engine(url)
+        try:
+            _create_at_head(engine, upgrade=True)
+        finally:
+            engine.dispose()
+    else:
+        refuse_unusable(before, parsed, create=True)
+    return before, _inspect_without_writing(parsed)
+
+
+def refuse_unusable(state: SchemaState, url: URL, *, create: bool) -> None:
+    """Raise the one-line error for a database this arena must not use as it is."""
+    shown = shown_database(url)
+    if state.kind is SchemaKind.CURRENT or (state.kind is SchemaKind.EMPTY and create):
+        return
+    if state.kind is SchemaKind.EMPTY:
+        raise NoArenaDatabase(
+            f"{shown} holds no arena: start one on it with `scout-arena serve --db {shown}`, or check --db"
+        )
+    if state.kind is SchemaKind.FOREIGN:
+        raise ForeignDatabase(
+            f"{shown} is not a Scout Arena database (it holds {', '.join(state.tables)}, ...): "
+            "left untouched; give the arena a database of its own"
+        )
+    if state.kind is SchemaKind.OUTDATED:
+        raise UpgradeNeeded(
+            f"{shown} has schema version {state.version}, this arena needs {SCHEMA_VERSION}: back it up, then "
+            f"run `scout-arena db upgrade --db {shown}`"
+        )
+    if state.kind is SchemaKind.NEWER:
+        raise SchemaVersionMismatch(
+            f"{shown} has schema version {state.version} from a newer Scout Arena, this arena knows up to "
+            f"{SCHEMA_VERSION}: use that arena's version"
+        )
+    raise SchemaVersionMismatch(
+        f"{shown} has schema version {state.version}, older than any this arena can upgrade "
+        f"({BASELINE_VERSION}): use a fresh database"
+    )
+
+
+def shown_database(url: URL) -> str:
+    """How messages name a database: a SQLite file by its path, else its URL without password."""
+    path = _sqlite_path(url)
+    return path if path is not None else url.render_as_string(hide_password=True)
+
+
+def _inspect_without_writing(url: URL) -> SchemaState:
+    """`inspect_schema` on a connection that cannot change the database: a SQLite file opened
+    read-only (and none at all if it is missing or empty), a PostgreSQL transaction rolled back."""
+    path = _sqlite_path(url)
+    if path is None:
+        engine = create_engine(url.render_as_string(hide_password=False))
+        try:
+            with engine.connect() as connection:
+                return inspect_schema(connection)
+        finally:
+            engine.dispose()
+    if not os.path.exists(path) or (os.path.isfile(path) and os.path.getsize(path) == 0):
+        return SchemaState(SchemaKind.EMPTY)
+    if os.path.isdir(path):
+        raise InvalidDatabaseURL(f"{path} is a directory, not a database file: give a file's path, e.g. {path}/arena.db")
+    uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+    engine = sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True), poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return inspect_schema(connection)
+    except sa.exc.DatabaseError as exc:
+        raise ForeignDatabase(f"{path} is not a SQLite database ({_first_line(exc.orig)}): left untouched") from None
+    finally:
+        engine.dispose()
+
+
+def _create_at_head(engine: Engine, *, upgrade: bool = False) -> None:
+    """Create the arena's tables at head on an empty database (or, with `upgrade`, bring an
+    outdated one to head), in one transaction that first looks again at what the database holds:
+    two processes creating one database at once create it once."""
+    shown = shown_database(engine.url)
+    migrations = _migration_engine(engine)
+    try:
+        with migrations.begin() as connection:
+            if engine.url.get_backend_name() == "postgresql":
+                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('scout-arena migrations:' || "
+                                           "current_database() || '.' || current_schema()))"))
+            state = inspect_schema(connection)
+            if state.kind is SchemaKind.CURRENT:
+                return
+            if not (state.kind is SchemaKind.EMPTY or (upgrade and state.kind is SchemaKind.OUTDATED)):
+                refuse_unusable(state, engine.url, create=True)
+            config = _config(connection)
+            if state.kind is SchemaKind.OUTDATED and state.revision is None:
+                command.stamp(config, BASELINE_REVISION)
+            command.upgrade(config, "head")
+            if engine.url.get_backend_name() == "sqlite":
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+                if broken is not None:
+                    raise SchemaCreationFailed(f"upgrading {shown} would break a reference in table {broken[0]}: "
+                                               "nothing was changed")
+    except DBAPIError as exc:
+        what = "upgrade" if upgrade else "create the arena's tables at"
+        raise SchemaCreationFailed(f"cannot {what} {shown}: {_first_line(exc.orig)}") from None
+    finally:
+        if migrations is not engine:
+            migrations.dispose()
+
+
+def _migration_engine(engine: Engine) -> Engine:
+    """The engine migrations run on. PostgreSQL: `engine` (its DDL is transactional). SQLite: one
+    whose transactions really are (BEGIN IMMEDIATE, which Python 3.11's sqlite3 would not emit
+    before DDL), with foreign keys off while tables are rebuilt, as SQLite asks."""
+    if engine.url.get_backend_name() != "sqlite":
+        return engine
+    migrations = sa.create_engine(engine.url, poolclass=NullPool, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @sa.event.listens_for(migrations, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+
+    @sa.event.listens_for(migrations, "begin")
+    def _begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return migrations
+
+
+def _config(connection: Connection) -> Config:
+    """Alembic's configuration, made here rather than read from an alembic.ini."""
+    config = Config()
+    config.set_main_option("script_location", str(migrations_package.LOCATION))
+    config.attributes["connection"] = connection
+    return config
+
+
+@cache
+def _script() -> ScriptDirectory:
+    return ScriptDirectory(str(migrations_package.LOCATION))
+
+
+@cache
+def _revisions() -> frozenset[str]:
+    return frozenset(r.revision for r in _script().walk_revisions())
+
+
+def _head() -> str:
+    head = _script().get_current_head()
+    assert head is not None
+    return head
+
+
+def _single_value(connection: Connection, table: str, column: str) -> object:
+    """The value of `column` in `table`'s only row, or None (no such column, no row, several)."""
+    if column not in {c["name"] for c in sa.inspect(connection).get_columns(table)}:
+        return None
+    rows = connection.execute(sa.select(sa.column(column)).select_from(sa.table(table)).limit(2)).all()
+    return rows[0][0] if len(rows) == 1 else None
+
+
+def _sqlite_path(url: URL) -> str | None:
+    """The file of a SQLite URL, None for PostgreSQL."""
+    return url.database if url.drivername in _SQLITE_DRIVERS and url.database else None
+
+
+def _must_exist(path: str) -> None:
+    if not os.path.exists(path):
+        raise NoArenaDatabase(f"there is no database file {path}: check --db (or start an arena on it)")
 
 
 def _parse(url: str) -> URL:

@@ -27,6 +27,22 @@ class SchemaVersionMismatch(ArenaError):
     """The database was created by a different version of the arena's schema."""
 
 
+class UpgradeNeeded(SchemaVersionMismatch):
+    """The database has an older schema that `scout-arena db upgrade` brings forward."""
+
+
+class ForeignDatabase(ArenaError):
+    """The database holds tables, or a file, that are not a Scout Arena's: left untouched."""
+
+
+class NoArenaDatabase(ArenaError):
+    """A command that only reads found no arena's tables (a missing file, an empty database)."""
+
+
+class DatabaseInUse(ArenaError):
+    """Another arena serves this database (or upgrades it): one arena per database."""
+
+
 class InvalidName(ArenaError):
     """A bot or tournament name that is empty, too long or has unprintable characters."""
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.clients import LocalArena
+from arena.db import open_database
 from sdk.runner import register
 from sdk.tokens import save_token
 
@@ -52,7 +53,7 @@ def test_the_arena_creates_its_sqlite_files_for_its_owner_only(umask: int, tmp_p
 
 def test_a_database_made_without_a_server_is_private_too(umask: int, tmp_path: Path) -> None:
     db = tmp_path / "local.db"
-    local = LocalArena.open(str(db), must_exist=False)
+    local = LocalArena(open_database(f"sqlite:///{db}"))
     try:
         local.register_bot("quiet")
         assert [mode(p) for p in companions(db)] == ["0o600"] * 3
@@ -63,7 +64,7 @@ def test_a_database_made_without_a_server_is_private_too(umask: int, tmp_path: P
 def test_an_existing_database_keeps_its_permissions(umask: int, tmp_path: Path) -> None:
     """The operator's own choice for a file made before (say, a group that backs it up) stands."""
     db = tmp_path / "shared.db"
-    LocalArena.open(str(db), must_exist=False).close()
+    LocalArena(open_database(f"sqlite:///{db}")).close()
     db.chmod(0o640)
     LocalArena.open(str(db)).close()
     assert mode(db) == "0o640"
