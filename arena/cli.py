@@ -9,9 +9,10 @@
     scout-arena head-to-head [--tournament NAME]
     scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME] | verify --tournament NAME
     scout-arena admin rotate-token --db URL
+    scout-arena db status | upgrade [--db URL]
     scout-arena demo
 
-Every command except `serve`, `demo` and `admin` talks to a running arena (`--server HOST:PORT`,
+Every command except `serve`, `demo`, `admin` and `db` talks to a running arena (`--server HOST:PORT`,
 default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
 directly, for when no server runs. Organiser commands (creating and starting tournaments, reading
 their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
@@ -43,6 +44,7 @@ from sdk.tls import ClientTls
 
 from . import demo as demo_module
 from . import json_output
+from . import upgrade as schema_upgrade
 from .clients import ArenaClient, LocalArena, RemoteArena, database_url
 from .credentials import set_admin_token
 from .db import DEFAULT_DATABASE_URL
@@ -103,10 +105,12 @@ tournament_app = _group("Create, list, show and start tournaments.")
 bot_app = _group("Register and list bots.")
 games_app = _group("List, replay and export tournament games.")
 admin_app = _group("Look after the arena's admin token.")
+db_app = _group("Look after the arena's database: its schema version and upgrades.")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bot_app, name="bot")
 app.add_typer(games_app, name="games")
 app.add_typer(admin_app, name="admin")
+app.add_typer(db_app, name="db")
 
 ServerOption = Annotated[
     str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar=env.SERVER)
@@ -579,6 +583,26 @@ def admin_rotate_token(
     finally:
         local.close()
     typer.echo(f"New admin token (shown this once): {token}")
+
+
+# ---- db ----------------------------------------------------------------------------------------------
+
+SchemaDbOption = Annotated[str, typer.Option("--db", help="The database (URL, or a SQLite file's path).")]
+
+
+@db_app.command("status", help="Say which schema version the database has and whether it needs upgrading "
+                "(exit status 0 if an arena can use it as it is).")
+def db_status(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
+    usable, line = schema_upgrade.status(database_url(db))
+    typer.echo(line)
+    if not usable:
+        raise typer.Exit(1)
+
+
+@db_app.command("upgrade", help="Bring the database to this arena's schema version, keeping its data "
+                "(one transaction; back it up first). Refused while an arena serves it.")
+def db_upgrade(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
+    typer.echo(schema_upgrade.upgrade(database_url(db)))
 
 
 # ---- demo ----------------------------------------------------------------------------------------

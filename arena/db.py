@@ -72,7 +72,7 @@ BASELINE_VERSION = 3
 
 def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
     """An engine for `url`, checked by connecting once; see the module docstring for the URLs."""
-    parsed = _parse(url)
+    parsed = parse_url(url)
     shown = parsed.render_as_string(hide_password=True)
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "postgresql":
@@ -139,7 +139,8 @@ def inspect_schema(connection: Connection) -> SchemaState:
         kind = SchemaKind.CURRENT if known.revision == _head() else SchemaKind.OUTDATED
         return SchemaState(kind, known.module.schema_version, known.revision)
     if not isinstance(version, int):
-        return SchemaState(SchemaKind.FOREIGN, tables=tuple(n for n in names if n != "alembic_version")[:3])
+        others = [n for n in names if n != "alembic_version"] or names
+        return SchemaState(SchemaKind.FOREIGN, tables=(*others[:3], *(["..."] if len(others) > 3 else [])))
     if revision is not None or version > SCHEMA_VERSION:
         return SchemaState(SchemaKind.NEWER, version, None if revision is None else str(revision))
     if version < BASELINE_VERSION:
@@ -154,7 +155,7 @@ def open_database(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> En
     the arena's tables at the head revision if `create`, else it is refused, so a command that
     only reads creates nothing. A database of another program, of an older schema (`scout-arena db
     upgrade`) or of a newer one is refused before anything in it changes."""
-    parsed = _parse(url)
+    parsed = parse_url(url)
     path = _sqlite_path(parsed)
     if path is not None and not create:
         _must_exist(path)
@@ -173,7 +174,7 @@ def open_database(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> En
 def database_state(url: str) -> SchemaState:
     """The schema of the database at `url` (`scout-arena db status`); changes nothing and
     refuses a missing SQLite file."""
-    parsed = _parse(url)
+    parsed = parse_url(url)
     path = _sqlite_path(parsed)
     if path is not None:
         _must_exist(path)
@@ -184,7 +185,7 @@ def upgrade_database(url: str) -> tuple[SchemaState, SchemaState]:
     """Bring the arena's database at `url` to the head revision with its data, in one
     transaction (all or nothing); returns its state before and after. An empty database gets
     the tables at head; a foreign or newer one is refused untouched."""
-    parsed = _parse(url)
+    parsed = parse_url(url)
     path = _sqlite_path(parsed)
     if path is not None:
         _must_exist(path)
@@ -211,7 +212,7 @@ def refuse_unusable(state: SchemaState, url: URL, *, create: bool) -> None:
         )
     if state.kind is SchemaKind.FOREIGN:
         raise ForeignDatabase(
-            f"{shown} is not a Scout Arena database (it holds {', '.join(state.tables)}, ...): "
+            f"{shown} is not a Scout Arena database (it holds {', '.join(state.tables)}): "
             "left untouched; give the arena a database of its own"
         )
     if state.kind is SchemaKind.OUTDATED:
@@ -357,7 +358,8 @@ def _must_exist(path: str) -> None:
         raise NoArenaDatabase(f"there is no database file {path}: check --db (or start an arena on it)")
 
 
-def _parse(url: str) -> URL:
+def parse_url(url: str) -> URL:
+    """`url` checked and parsed; InvalidDatabaseURL says what is wrong with it."""
     try:
         parsed = sa.make_url(url)
     except ArgumentError:

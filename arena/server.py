@@ -15,7 +15,9 @@ stderr. SIGTERM or SIGINT stops it gracefully: health turns NOT_SERVING, calls i
 
 With `--db URL` (`arena.db`: a SQLite file or PostgreSQL) bots, tournaments, games and ratings
 are kept there and the tournament runner (`arena.tournaments`) plays due tournaments; at start the
-interrupted games of a previous run are voided and unfinished tournaments resume. The admin token
+interrupted games of a previous run are voided and unfinished tournaments resume. The arena holds
+a lock on its database while it runs (`arena.dblock`): a second arena on it exits with one line
+naming the holder. The admin token
 is then stored as a hash (`arena.credentials`): `admin_token` is the token only when this start
 created it (the database's first) or was given it, else null. Without `--db` everything is kept in
 memory and there are no tournaments (tests and benchmarks); `scout-arena serve` is the command for
@@ -48,7 +50,8 @@ from .asyncstore import AsyncStore
 from .boundary import add_arena
 from .convert import SERVICE_NAMES
 from .credentials import FixedAdminToken, StoredAdminToken, StoredBotDirectory, ensure_admin_token, set_admin_token
-from .db import open_database
+from .db import open_database, shown_database
+from .dblock import DatabaseLock, lock_database
 from .directory import BotDirectory, InMemoryBotDirectory, new_token
 from .errors import ArenaError
 from .listen import listen_problem
@@ -113,6 +116,8 @@ class ArenaServer:
     """The tournament runner's task, with a database."""
     tls: bool = False
     """Whether it serves TLS."""
+    lock: DatabaseLock | None = None
+    """The lock on its database (`arena.dblock`), held until `stop`."""
 
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
         """Report NOT_SERVING, stop the tournament games, let calls in flight finish within `grace`
@@ -124,6 +129,8 @@ class ArenaServer:
         await self.server.stop(grace)
         if self.engine is not None:
             await AsyncStore(self.engine)(store.void_interrupted_games)
+            if self.lock is not None:
+                self.lock.release()
             self.engine.dispose()
 
 
@@ -141,7 +148,7 @@ async def start_server(
     fit_open_file_limit(resources.max_connections)
     hub = SessionHub()
     referee = Referee(hub, on_answer)
-    engine = runner = None
+    engine = runner = lock = None
     arena_service: ArenaService
     if config.database_url is None:
         directory = directory if directory is not None else InMemoryBotDirectory()
@@ -150,6 +157,11 @@ async def start_server(
                                      config.registrations_per_minute)
     else:
         engine = await asyncio.to_thread(open_database, config.database_url)
+        try:
+            lock = await asyncio.to_thread(lock_database, engine.url, shown_database(engine.url), engine=engine)
+        except BaseException:
+            engine.dispose()
+            raise
         db = AsyncStore(engine)
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None
@@ -177,6 +189,8 @@ async def start_server(
         if port == 0:
             problem = f"cannot listen on {address}"
     if problem is not None:
+        if lock is not None:
+            lock.release()
         if engine is not None:
             engine.dispose()
         raise OSError(problem)
@@ -189,7 +203,7 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
     return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task,
-                       tls=credentials is not None)
+                       tls=credentials is not None, lock=lock)
 
 
 async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:
