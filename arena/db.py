@@ -164,7 +164,7 @@ def open_database(url: str = DEFAULT_DATABASE_URL, *, create: bool = True) -> En
     engine = create_engine(url)
     try:
         if state.kind is SchemaKind.EMPTY:
-            _create_at_head(engine)
+            _create_at_head(parsed)
     except BaseException:
         engine.dispose()
         raise
@@ -191,11 +191,7 @@ def upgrade_database(url: str) -> tuple[SchemaState, SchemaState]:
         _must_exist(path)
     before = _inspect_without_writing(parsed)
     if before.kind is SchemaKind.OUTDATED or before.kind is SchemaKind.EMPTY:
-        engine = create_engine(url)
-        try:
-            _create_at_head(engine, upgrade=True)
-        finally:
-            engine.dispose()
+        _create_at_head(parsed, upgrade=True)
     else:
         refuse_unusable(before, parsed, create=True)
     return before, _inspect_without_writing(parsed)
@@ -263,27 +259,27 @@ def _inspect_without_writing(url: URL) -> SchemaState:
         engine.dispose()
 
 
-def _create_at_head(engine: Engine, *, upgrade: bool = False) -> None:
+def _create_at_head(url: URL, *, upgrade: bool = False) -> None:
     """Create the arena's tables at head on an empty database (or, with `upgrade`, bring an
     outdated one to head), in one transaction that first looks again at what the database holds:
     two processes creating one database at once create it once."""
-    shown = shown_database(engine.url)
-    migrations = _migration_engine(engine)
+    shown = shown_database(url)
+    migrations = _migration_engine(url)
     try:
         with migrations.begin() as connection:
-            if engine.url.get_backend_name() == "postgresql":
+            if url.get_backend_name() == "postgresql":
                 connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('scout-arena migrations:' || "
                                            "current_database() || '.' || current_schema()))"))
             state = inspect_schema(connection)
             if state.kind is SchemaKind.CURRENT:
                 return
             if not (state.kind is SchemaKind.EMPTY or (upgrade and state.kind is SchemaKind.OUTDATED)):
-                refuse_unusable(state, engine.url, create=True)
+                refuse_unusable(state, url, create=True)
             config = _config(connection)
             if state.kind is SchemaKind.OUTDATED and state.revision is None:
                 command.stamp(config, BASELINE_REVISION)
             command.upgrade(config, "head")
-            if engine.url.get_backend_name() == "sqlite":
+            if url.get_backend_name() == "sqlite":
                 broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
                 if broken is not None:
                     raise SchemaCreationFailed(f"upgrading {shown} would break a reference in table {broken[0]}: "
@@ -292,17 +288,17 @@ def _create_at_head(engine: Engine, *, upgrade: bool = False) -> None:
         what = "upgrade" if upgrade else "create the arena's tables at"
         raise SchemaCreationFailed(f"cannot {what} {shown}: {_first_line(exc.orig)}") from None
     finally:
-        if migrations is not engine:
-            migrations.dispose()
+        migrations.dispose()
 
 
-def _migration_engine(engine: Engine) -> Engine:
-    """The engine migrations run on. PostgreSQL: `engine` (its DDL is transactional). SQLite: one
-    whose transactions really are (BEGIN IMMEDIATE, which Python 3.11's sqlite3 would not emit
-    before DDL), with foreign keys off while tables are rebuilt, as SQLite asks."""
-    if engine.url.get_backend_name() != "sqlite":
-        return engine
-    migrations = sa.create_engine(engine.url, poolclass=NullPool, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+def _migration_engine(url: URL) -> Engine:
+    """The engine migrations run on. PostgreSQL: a plain one (its DDL is transactional). SQLite:
+    one whose transactions really are (BEGIN IMMEDIATE, which Python 3.11's sqlite3 would not emit
+    before DDL), with foreign keys off while tables are rebuilt, as SQLite asks, and without the
+    arena's WAL pragma, so a failed upgrade leaves the file as it was."""
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url.render_as_string(hide_password=False))
+    migrations = sa.create_engine(url, poolclass=NullPool, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @sa.event.listens_for(migrations, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:

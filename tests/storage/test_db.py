@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from arena.db import BUSY_TIMEOUT_MS, create_engine, create_schema, open_database
+from arena.db import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
 from arena.models import SCHEMA_VERSION, SchemaInfo
 
@@ -43,15 +43,17 @@ def test_foreign_keys_are_enforced_on_sqlite(tmp_path: Path) -> None:
         engine.dispose()
 
 
-def test_schema_version_is_stored_and_checked(engine: Engine) -> None:
+def test_schema_version_is_stored_and_checked(engine: Engine, database_url: str) -> None:
     with Session(engine) as session:
         assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
-    create_schema(engine)  # idempotent on the same version
+    open_database(database_url).dispose()  # opening again changes nothing
     with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
         session.exec(sa.update(SchemaInfo).values(version=SCHEMA_VERSION + 1))
+        session.exec(sa.text("DELETE FROM alembic_version"))
         session.commit()
-    with pytest.raises(SchemaVersionMismatch, match=f"schema version {SCHEMA_VERSION + 1}, this arena needs"):
-        create_schema(engine)
+    with pytest.raises(SchemaVersionMismatch, match=f"schema version {SCHEMA_VERSION + 1} from a newer Scout Arena"):
+        open_database(database_url)
 
 
 @pytest.mark.parametrize(
