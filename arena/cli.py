@@ -616,25 +616,29 @@ def demo(
         int, typer.Option("--table-size", "--seats", min=2, max=5, help="Players at each table.")
     ] = demo_module.DEFAULT_TABLE_SIZE,
     games_per_table: Annotated[int, typer.Option(min=1, help="Games at each scheduled table.")] = demo_module.DEFAULT_GAMES_PER_TABLE,
-    db: Annotated[Path, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after; "
-                                     "the default file is the demo's own and is replaced on every run.")] = Path(
-        demo_module.DEFAULT_DB
-    ),
+    db: Annotated[str, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after "
+                                    "(the default file is the demo's own and is replaced on every run), or an "
+                                    "empty PostgreSQL database's URL.")] = demo_module.DEFAULT_DB,
     port: Annotated[int, typer.Option(min=0, max=65535, help="The arena's port; 0 picks a free one.")] = 0,
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and deals (default: random).")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite the database file if it exists.")] = False,
 ) -> None:
     cast = demo_module.entrants([k.strip() for k in bots.split(",") if k.strip()], table_size)
-    path = db.expanduser().resolve()
-    if path.exists() and not replace and path != Path(demo_module.DEFAULT_DB).resolve():
+    url, path = demo_module.demo_database(db)
+    if path is not None and path.exists() and not replace and path != Path(demo_module.DEFAULT_DB).resolve():
         if not demo_module.interactive():
             fail(f"{db} exists: pass --replace to overwrite it, or --db ANOTHER.db")
         if not typer.confirm(f"{db} exists. Replace it with the demo's database?", default=False):
             fail(f"{db} is left as it was: pass --db ANOTHER.db")
-    demo_module.remove_database(path)
+    if path is not None:
+        demo_module.remove_database(path)
     console = Console()
-    rows = demo_module.run_demo(console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=path,
-                                port=port, seed=seed)
+    try:
+        rows = demo_module.run_demo(console, cast=cast, table_size=table_size, games_per_table=games_per_table,
+                                    db=url, port=port, seed=seed)
+    except demo_module.DemoInterrupted as exc:
+        typer.echo(f"interrupted: {exc}", err=True)
+        raise typer.Exit(130) from None
     console.print(ratings_table(rows, f"Ratings: tournament {demo_module.TOURNAMENT}"))
     console.print(f"The database is {db}. Look closer with:\n"
                   f"  scout-arena ratings --db {db}\n"

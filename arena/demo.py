@@ -6,6 +6,12 @@ bot (`python -m sdk.cli run KIND --tournament demo ...`, i.e. `scout-bot run`), 
 round-robin tournament among them and starts it once all have entered, follows it with a live
 progress bar, and prints the final TrueSkill table. The database stays behind, so
 `scout-arena ratings --db FILE` and `scout-arena games show ID --db FILE` read it afterwards.
+`--db` may name a PostgreSQL database instead (`postgresql+psycopg://...`): one without tables,
+since the demo replaces only its own SQLite file. Another program's database is never touched.
+
+Ctrl-C stops the bots and the arena (which voids the games in play), then marks the tournament
+failed ("interrupted ..."): its bots are gone, so unlike a tournament whose arena stopped it is
+not resumed by the next `serve` on the database; its finished games and their ratings are kept.
 
 Defaults: five entrants (two random bots with different seeds, two greedy, one Monte-Carlo
 searcher thinking `MONTECARLO_MOVE_S` per move) at 4-seat tables, so the five tables of the
@@ -32,10 +38,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sqlmodel import Session
+
 from sdk import env
 
-from .clients import RemoteArena
-from .errors import ArenaError
+from . import store
+from .clients import RemoteArena, database_url
+from .db import SchemaKind, database_state, open_database, parse_url, refuse_unusable, shown_database
+from .errors import ArenaError, UnknownTournament
 from .ratings import RatingRow
 from .store import Tournament, TournamentStatus
 from .tournament_settings import TournamentSettings
@@ -63,6 +73,10 @@ class DemoFailed(ArenaError):
     """The demo could not run; the message says why."""
 
 
+class DemoInterrupted(ArenaError):
+    """Ctrl-C stopped the demo; the message says how far it got and what became of its tournament."""
+
+
 @dataclass(frozen=True)
 class Entrant:
     """One example bot of the demo: its registered name, its kind and the seed of its randomness."""
@@ -88,6 +102,27 @@ def entrants(kinds: Sequence[str], table_size: int) -> list[Entrant]:
         seen[kind] += 1
         out.append(Entrant(kind if counts[kind] == 1 else f"{kind}-{seen[kind]}", kind, seed))
     return out
+
+
+def demo_database(text: str) -> tuple[str, Path | None]:
+    """The database URL for `--db` (a SQLite file's path or a URL) and, for SQLite, its file.
+    DemoFailed (or another ArenaError) for a directory, another program's database, or a
+    PostgreSQL database that already holds tables; an existing SQLite file is the caller's to
+    confirm and `remove_database`."""
+    url = database_url(text)
+    parsed = parse_url(url)
+    path = Path(parsed.database) if parsed.get_backend_name() == "sqlite" and parsed.database else None
+    if path is not None and path.is_dir():
+        raise DemoFailed(f"{path} is a directory, not a database file: give a file's path, e.g. {path / DEFAULT_DB}")
+    if path is not None and not path.exists():
+        return url, path
+    state = database_state(url)
+    if state.kind is SchemaKind.FOREIGN:
+        refuse_unusable(state, parsed, create=True)
+    if path is None and state.kind is not SchemaKind.EMPTY:
+        raise DemoFailed(f"{shown_database(parsed)} already holds an arena's tables: the demo needs an empty "
+                         "database (drop them, or give another)")
+    return url, path
 
 
 def remove_database(path: Path) -> None:
@@ -141,15 +176,48 @@ def bot_processes(target: str, tokens: dict[str, str], cast: Sequence[Entrant], 
 
 
 def run_demo(
-    console: Console, *, cast: Sequence[Entrant], table_size: int, games_per_table: int, db: Path, port: int,
+    console: Console, *, cast: Sequence[Entrant], table_size: int, games_per_table: int, db: str, port: int,
     seed: int | None,
 ) -> list[RatingRow]:
-    """Play the demo tournament among `cast` and return its rating table; DemoFailed (or another
-    ArenaError) says what went wrong. `db` must not exist."""
+    """Play the demo tournament among `cast` on the empty database `db` (a URL) and return its
+    rating table; DemoFailed (or another ArenaError) says what went wrong, DemoInterrupted what
+    Ctrl-C left."""
+    try:
+        return _play(console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=db, port=port,
+                     seed=seed)
+    except KeyboardInterrupt:
+        raise DemoInterrupted(interrupted(db)) from None
+
+
+def interrupted(db: str) -> str:
+    """Mark the demo's tournament on `db` failed after Ctrl-C (its arena has stopped) and say so."""
+    try:
+        engine = open_database(db, create=False)
+    except ArenaError:
+        return "the demo stopped before its arena made a database"
+    try:
+        with Session(engine) as session:
+            t = store.show_tournament(session=session, tournament=TOURNAMENT)
+            done = f"{t.games.finished} of {t.games.total} games"
+            store.fail_tournament(session=session, tournament=TOURNAMENT,
+                                  reason=f"interrupted: the demo was stopped (Ctrl-C) after {done}")
+    except UnknownTournament:
+        return "the demo stopped before its tournament was made"
+    finally:
+        engine.dispose()
+    return (f"the demo stopped after {done}; tournament {TOURNAMENT!r} is marked failed, "
+            f"its finished games and ratings are kept in {shown_database(parse_url(db))}")
+
+
+def _play(
+    console: Console, *, cast: Sequence[Entrant], table_size: int, games_per_table: int, db: str, port: int,
+    seed: int | None,
+) -> list[RatingRow]:
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)
-        with arena_process(f"sqlite:///{db}", port, logs) as (target, admin_token):
-            console.print(f"Arena on {target}, database {db}", highlight=False, markup=False)
+        with arena_process(db, port, logs) as (target, admin_token):
+            console.print(f"Arena on {target}, database {shown_database(parse_url(db))}", highlight=False,
+                          markup=False)
             client = RemoteArena(target, admin_token)
             try:
                 tokens = {e.name: client.register_bot(e.name) for e in cast}
