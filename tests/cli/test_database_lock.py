@@ -1,0 +1,75 @@
+"""One arena per database (issue 12, arena/dblock.py): a second `serve` on a database an arena
+serves exits with one line naming the database and the holder's host and pid; commands that read
+keep working meanwhile; once the first stops, the database is free again. Real processes, on
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from arena.db import open_database, parse_url
+from arena.dblock import lock_database
+from tests.storage.conftest import postgres_schema
+from tests.storage.legacy import load_v3
+from tests.tournament.arena_process import ArenaProcess
+
+from .conftest import arena_cli, assert_one_line_error
+
+SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """An empty database of each kind: (URL, how messages name it)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}", str(tmp_path / "arena.db")
+        return
+    with postgres_schema() as url:
+        yield url, sa.make_url(url).render_as_string(hide_password=True)
+
+
+def test_a_second_arena_on_one_database_exits_naming_the_first(database: tuple[str, str], tmp_path: Path) -> None:
+    url, shown = database
+    first = ArenaProcess(url, tmp_path / "first.log")
+    try:
+        second = subprocess.run([SCOUT_ARENA, "serve", "--db", url, "--port", "0"], capture_output=True, text=True,
+                                timeout=60, stdin=subprocess.DEVNULL)
+        assert second.returncode == 1 and second.stdout == ""
+        assert_one_line_error(second.stderr, f"another arena serves {shown} (host {socket.gethostname()} "
+                                             f"pid {first.proc.pid} since ")
+        assert second.stderr.rstrip().endswith("one arena per database")
+        code, output = arena_cli("bot", "register", "reader", "--db", url)
+        assert code == 0, output
+        code, output = arena_cli("bot", "list", "--db", url)
+        assert code == 0 and "reader" in output
+    finally:
+        assert first.stop() == 0
+    again = ArenaProcess(url, tmp_path / "again.log")
+    assert again.stop() == 0
+
+
+def test_db_upgrade_waits_for_no_arena(database: tuple[str, str]) -> None:
+    """An upgrade never changes the tables under a serving arena: with the lock held, it is refused."""
+    url, shown = database
+    load_v3(url)
+    parsed = parse_url(url)
+    engine = sa.create_engine(url) if parsed.get_backend_name() == "postgresql" else None
+    lock = lock_database(parsed, shown, engine=engine)
+    try:
+        code, output = arena_cli("db", "upgrade", "--db", url)
+        assert code == 1
+        assert_one_line_error(output, f"another arena serves {shown} (host {socket.gethostname()} pid ")
+    finally:
+        lock.release()
+        if engine is not None:
+            engine.dispose()
+    code, output = arena_cli("db", "upgrade", "--db", url)
+    assert code == 0 and output.startswith("upgraded ")
+    open_database(url, create=False).dispose()
