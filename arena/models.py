@@ -16,7 +16,8 @@ from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 4
-"""Bump when the tables change; `arena.db.create_schema` refuses a database of another version."""
+"""The schema version of these tables: bump it with a new revision in `arena/migrations` (whose
+docstring says how) whenever they change; `arena.db` refuses a database of another version."""
 
 
 class UTCDateTime(sa.TypeDecorator[datetime]):
@@ -148,7 +149,8 @@ class GameRow(SQLModel, table=True):
     `attempts` counts how often it was started: more than one means an earlier attempt was
     interrupted, or voided by the failure policy (`voided_attempts`), and the game replayed.
     `seed` is the deal seed of its latest attempt (`arena.fairness.attempt_seed`). `commit_seq`
-    orders finished games as their ratings were applied.
+    orders finished games as their ratings were applied. `finished_at` is set when the game
+    finishes playing: a running game with it waits for its commit (`arena.store.GameCounts.played`).
     """
 
     __tablename__ = "games"

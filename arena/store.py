@@ -112,15 +112,19 @@ class Registration:
 
 @dataclass(frozen=True, slots=True)
 class GameCounts:
-    """How many of a tournament's games are in each state."""
+    """How many of a tournament's games are in each state. `running` counts the games being
+    played; `played` those that finished playing and wait for an earlier game of the schedule to
+    be committed (`arena.tournaments`): they count as `finished` once committed, and are played
+    again if the arena stops first."""
 
     scheduled: int = 0
     running: int = 0
     finished: int = 0
+    played: int = 0
 
     @property
     def total(self) -> int:
-        return self.scheduled + self.running + self.finished
+        return self.scheduled + self.running + self.played + self.finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -875,6 +879,16 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
     return int(voided)
 
 
+def mark_game_played(*, session: Session, game_id: int, now: datetime | None = None) -> None:
+    """Note that a running game finished playing and waits for its commit (`GameCounts.played`):
+    its `finished_at` is set, its status stays running until `commit_game`."""
+    session.exec(
+        sa.update(GameRow).where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+        .values(finished_at=_now(now))
+    )
+    session.commit()
+
+
 def void_interrupted_games(*, session: Session, tournament: str | None = None) -> int:
     """Put every running game (of one tournament, if named) back to scheduled. Call it when nothing
     can be playing them: at start-up, or before a tournament's games are picked up again.
@@ -886,7 +900,7 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
     if tournament is not None:
         query = query.where(GameRow.tournament_id == _tournament_row(session, tournament).id)
     try:
-        voided = session.exec(query.values(status=GameStatus.SCHEDULED, started_at=None))
+        voided = session.exec(query.values(status=GameStatus.SCHEDULED, started_at=None, finished_at=None))
         session.commit()
     except BaseException:
         session.rollback()
@@ -1250,12 +1264,13 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     ):
         entrants.setdefault(tournament_id, []).append(name)
     counts: dict[int, dict[str, int]] = {}
-    for tournament_id, status, count in session.exec(
-        select(GameRow.tournament_id, GameRow.status, sa.func.count())
+    played = sa.and_(GameRow.status == GameStatus.RUNNING, GameRow.finished_at.is_not(None))  # type: ignore[union-attr]
+    for tournament_id, status, is_played, count in session.exec(
+        select(GameRow.tournament_id, GameRow.status, played, sa.func.count())
         .where(GameRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
-        .group_by(GameRow.tournament_id, GameRow.status)
+        .group_by(GameRow.tournament_id, GameRow.status, played)
     ):
-        counts.setdefault(tournament_id, {})[status.value] = count
+        counts.setdefault(tournament_id, {})["played" if is_played else status.value] = count
     out = []
     for row in rows:
         assert row.id is not None
@@ -1336,7 +1351,7 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
                 attempts=game.attempts,
                 seats=tuple(names[b] for b in seats),
                 started_at=game.started_at,
-                finished_at=game.finished_at,
+                finished_at=game.finished_at if game.status is GameStatus.FINISHED else None,
                 end_reasons=tuple(game.end_reasons or ()),
                 results=tuple(results.get(game.id, ())),
             )

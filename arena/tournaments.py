@@ -9,7 +9,9 @@
   the capacity its session declared (its games in other tournaments and PlayGame calls count too).
 * **Committing in schedule order.** A finished game is committed with `store.commit_game` (record,
   results and both rating scopes in one transaction) only after every game before it in the
-  schedule, and games start only among the first `concurrency * COMMIT_WINDOW` uncommitted ones.
+  schedule, and games start only among the first `concurrency * COMMIT_WINDOW` uncommitted ones;
+  one that waits for its commit is marked played (`store.mark_game_played`), so progress counts
+  tell it from the games being played.
   TrueSkill updates depend on their order; committing in a fixed order makes a tournament's rating
   table a function of its seeds and of the bots' play alone, not of which game finished first -
   the same after a crash and resume as without one.
@@ -268,6 +270,7 @@ class TournamentRunner:
             attempt = await self._attempt(game, limits, policy.absent_wait_ms / 1000)
             result = policy.judge(attempt, voided, bot_voids)
             if not result.voided:
+                await self._db(store.mark_game_played, game_id=game.id)
                 return result
             bot_voids.update(s.bot for s in result.seats if s.policy is PolicyDecision.VOID)
             voided = await self._db(store.void_attempt, game_id=game.id, result=result)

@@ -91,7 +91,8 @@ def tournament_view(t: Tournament) -> RenderableType:
     if t.games.total == 0:
         return facts
     bar = ProgressBar(total=t.games.total, completed=t.games.finished, width=40)
-    counts = Text(f" {t.games.finished} finished, {t.games.running} running, {t.games.scheduled} waiting")
+    played = f"{t.games.played} played (waiting to be counted in schedule order), " if t.games.played else ""
+    counts = Text(f" {t.games.finished} finished, {played}{t.games.running} running, {t.games.scheduled} waiting")
     return Group(facts, _row(bar, counts))
 
 

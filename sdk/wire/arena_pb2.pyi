@@ -238,14 +238,16 @@ class StopProgress(_message.Message):
     def __init__(self, rounds: _Optional[int] = ..., games: _Optional[int] = ..., outcome: _Optional[_Union[StopOutcome, str]] = ..., pairs: _Optional[_Iterable[_Union[RankPair, _Mapping]]] = ...) -> None: ...
 
 class GameCounts(_message.Message):
-    __slots__ = ("scheduled", "running", "finished")
+    __slots__ = ("scheduled", "running", "finished", "played")
     SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     RUNNING_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
     scheduled: int
     running: int
     finished: int
-    def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ...) -> None: ...
+    played: int
+    def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ..., played: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop_progress")
