@@ -1,8 +1,9 @@
 """One arena per database: the lock `serve` (and `db upgrade`) holds on its database.
 
 * SQLite: an exclusive OS lock on a companion file, `<database>.lock` beside it (created 0600;
-  `fcntl.flock` on Linux and macOS, `msvcrt.locking` on Windows, so no extra dependency). The
-  database file itself is left to SQLite's own locking. The holder writes "host HOST pid PID since
+  `fcntl.flock` on Linux and macOS, `msvcrt.locking` on Windows: a dozen lines, so no extra
+  dependency, and the lock is taken on a byte past the holder's line, which Windows would
+  otherwise hide from a refused arena). The database file itself is left to SQLite's own locking. The holder writes "host HOST pid PID since
   TIME" into the file, which a refused second arena quotes; the OS drops the lock when the
   process ends, however it ends, so a stale file never blocks anyone. The file is kept after the
   arena stops (deleting a lock file races with the next taker), emptied.
