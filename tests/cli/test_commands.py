@@ -220,7 +220,7 @@ def test_json_documents_name_every_field_with_numbers_as_numbers_and_utc_times(p
     assert set(listed) == TOURNAMENT_KEYS
     assert json_of("tournament", "show", "cup", "--db", str(played.db)) == listed
     assert (listed["name"], listed["status"], listed["table_size"], listed["games_per_table"]) == ("cup", "finished", 3, 2)
-    assert listed["games"] == {"scheduled": 0, "running": 0, "finished": 6, "total": 6}
+    assert listed["games"] == {"scheduled": 0, "running": 0, "played": 0, "finished": 6, "total": 6}
     assert listed["seed"] == 42 and listed["entrants"] == sorted(BOTS) and listed["failure_policy"]["grace_ms"] > 0
     assert utc(listed["created_at"]) <= utc(listed["started_at"]) <= utc(listed["finished_at"]) < utc(listed["starts_at"])
     assert {b["name"] for b in json_of("bot", "list", "--db", str(played.db))["bots"]} == set(BOTS)
