@@ -79,8 +79,19 @@ async def run_until_finished(
 
 
 def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
-    database_url: str, bot_processes: BotProcesses
+    database_url: str, bot_processes: BotProcesses, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every game is marked played as it finishes, before its commit (`GameCounts.played`)."""
+    events: list[tuple[str, int]] = []
+
+    def spy(step: str, real: Callable[..., object]) -> Callable[..., object]:
+        def recorded(*, game_id: int, **kwargs: object) -> object:
+            events.append((step, game_id))
+            return real(game_id=game_id, **kwargs)
+        return recorded
+
+    monkeypatch.setattr(store, "mark_game_played", spy("played", store.mark_game_played))
+    monkeypatch.setattr(store, "commit_game", spy("committed", store.commit_game))
     names = ["greedy-a", "greedy-b", "random-a", "random-b"]
     settings = TournamentSettings(
         "cup", table_size=3, games_per_table=2, starts_at=datetime.now(timezone.utc) + timedelta(seconds=1),
@@ -108,6 +119,9 @@ def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
     assert sorted(row.bot for row in table) == names
     assert sum(row.games for row in table) == 8 * 3
     assert max(most_games_at_once(bot_processes.logs / f"{name}.log") for name in names) <= 2  # their capacity
+    committed = [game for step, game in events if step == "committed"]
+    assert sorted(committed) == sorted(g.id for g in games)
+    assert all(events.index(("played", game)) < events.index(("committed", game)) for game in committed)
 
 
 def test_a_bot_that_never_connects_forfeits_each_of_its_games(database_url: str, bot_processes: BotProcesses) -> None:
