@@ -119,7 +119,8 @@ def play(
             else:
                 time.sleep(kill.delay_s)
             arena.kill()
-            interrupted.append(counts(url).running)
+            cut = counts(url)
+            interrupted.append(cut.running + cut.played)  # in play, or played and waiting for its commit
             arena = ArenaProcess(url, tmp / "server.log", port=port)
         wait_until(lambda: counts(url).finished == total, "the tournament to finish")
     finally:
