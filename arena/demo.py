@@ -37,7 +37,6 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from sqlmodel import Session
 
 from sdk import env
