@@ -7,7 +7,7 @@ an arena from before Alembic refuses the database instead of using it.
 
 To change the tables:
 1. change `arena/models.py` and bump `SCHEMA_VERSION` to N;
-2. `python -m arena.migrations draft` prints the Alembic operations from the current head to the
+2. `python -m arena.migrations draft` prints the Alembic operations from the newest revision to the
    models (on a scratch SQLite file): copy them into `versions/scout_arena_vN.py` (start from the
    newest revision file), use plain SQLAlchemy types (`sa.String(64)`, not sqlmodel's), give new
    NOT NULL columns of existing rows their values, and end `upgrade()` with

@@ -20,6 +20,7 @@ from arena import store
 from arena.db import SchemaKind, database_state, open_database, upgrade_database
 from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
 from arena.fairness import commitment, verify
+from arena.migrations.__main__ import NOTHING, draft, main as migrations_main
 from arena.models import SCHEMA_VERSION
 from arena.store import GameStatus, TournamentStatus
 
@@ -158,3 +159,17 @@ def test_a_database_of_a_newer_arena_is_refused(database_url: str) -> None:
                                                         "knows up to 4: use that arena's version"):
             attempt(database_url)
     assert snapshot(database_url, beside=False) == before
+
+
+def test_the_draft_of_the_next_revision_names_what_the_models_add() -> None:
+    assert draft() == NOTHING
+    extra = sa.Table("draft_probe", SQLModel.metadata, sa.Column("id", sa.Integer, primary_key=True))
+    try:
+        assert "op.create_table('draft_probe'" in draft()
+    finally:
+        SQLModel.metadata.remove(extra)
+
+
+def test_the_draft_command_prints_and_refuses_other_words() -> None:
+    assert migrations_main(["draft"]) == 0
+    assert migrations_main(["drift"]) == 2
