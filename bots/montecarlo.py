@@ -2,7 +2,7 @@
 
 For each decision it takes the greedy bot's best few actions as candidates, then repeatedly
 (1) deals the cards it has not seen into the other hands at random, consistent with everything
-public (`sdk.engine.determinize`), and (2) plays each candidate in that same deal and finishes the
+public (`sdk.engine.Determinizer`), and (2) plays each candidate in that same deal and finishes the
 round with a fast policy for every seat. It plays the candidate with the best mean round score
 relative to the table. Later rounds are fresh deals, so a round's end is as far as it looks.
 
@@ -18,11 +18,7 @@ import random
 from time import perf_counter
 
 from sdk import Action, Bot, Observation, Scout, ScoutShow
-from sdk.engine import End, Game
-from sdk.engine.actions import MAX_HAND, SHOWS
-from sdk.engine.determinize import Determinizer, copy_game
-from sdk.engine.legal import legal_shows
-from sdk.engine.sets import set_key
+from sdk.engine import Determinizer, End, Game, Show, legal_shows, set_key
 
 from .greedy import EMPTY_BONUS, SCOUT_SHOW_COST, hand_value, prefer_flip, ranked_actions
 
@@ -71,7 +67,7 @@ def rollout_action(game: Game) -> Action:
                     after = hand[:start] + hand[start + length :]
                     score = gain - 2.0 - SCOUT_SHOW_COST + (hand_value(after) if after else EMPTY_BONUS)
                     if score > best_score:
-                        best, best_score = ScoutShow(scout, SHOWS[start][length]), score
+                        best, best_score = ScoutShow(scout, Show(start, length)), score
     assert best is not None
     return best
 
@@ -99,8 +95,10 @@ def _joining_positions(tops: tuple[int, ...], v: int) -> list[int]:
     return found or [0]
 
 
+_MAX_HAND = 45
+"""No hand holds more cards than the largest deck."""
 _SCOUTS = tuple(
-    tuple(tuple(Scout(end, flip, pos) for pos in range(MAX_HAND + 1)) for flip in (False, True))
+    tuple(tuple(Scout(end, flip, pos) for pos in range(_MAX_HAND + 1)) for flip in (False, True))
     for end in End
 )
 """_SCOUTS[end][flip][position]: shared instances, so rollouts allocate no scouts."""
@@ -145,7 +143,7 @@ class MonteCarloBot(Bot):
         while self.iterations is None or done < self.iterations:
             world = worlds.sample(self._rng)
             for i, action in enumerate(options):
-                game = copy_game(world)
+                game = world.copy()
                 game.apply(me, action)
                 finish_round(game)
                 scores = game.results[-1].scores

@@ -37,7 +37,7 @@ from typing import Any, TypeVar, overload
 import grpc
 
 from .bot import Bot
-from .engine import FLIPS, Action, Event, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, set_key, table_rules
+from .engine import Action, Event, Flip, Observation, Scout, ScoutShow, Show, legal_actions_for
 from .tls import ClientTls, aio_channel, tls_problem
 from .protocol import (
     ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
@@ -95,27 +95,8 @@ class Backoff:
 
 
 def local_legal_actions(obs: Observation) -> Sequence[Action]:
-    """The seat's legal actions computed with the engine from its observation alone.
-
-    Legality depends only on the mover's hand, the active set, the chips and the phase, so a
-    `Game` holding those (other hands empty) gives exactly the referee's list, as the engine's
-    lazy `LegalActions`: a bot pays for the Scout & Show actions it looks at, not for all of them.
-    """
-    table = obs.table
-    if table.phase is Phase.FLIP:
-        return FLIPS
-    game = Game.__new__(Game)
-    game.rules = table_rules(table.players)
-    game.phase = table.phase
-    game.to_move = table.to_move if table.to_move is not None else obs.seat
-    game.hands = [[] for _ in range(table.players)]
-    game.hands[obs.seat] = list(obs.hand)
-    game.active = list(table.active_set)
-    game.owner = table.active_owner  # type: ignore[assignment]  # Game declares it Seat | None in _start_round
-    game._active_key = set_key([c.top for c in table.active_set]) if table.active_set else None
-    game.chips = [p.scout_chips for p in table.seats]
-    game.scout_show = [p.has_scout_show for p in table.seats]
-    return game.legal_actions(obs.seat)
+    """The seat's legal actions computed from its observation alone (`sdk.engine.legal_actions_for`)."""
+    return legal_actions_for(obs)
 
 
 class History(Sequence[Event]):

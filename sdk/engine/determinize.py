@@ -1,10 +1,12 @@
-"""Fast copies of a game, and whole games rebuilt from one seat's observation (determinisation).
+"""Whole games rebuilt from one seat's observation (determinisation), for search.
 
 A search bot cannot see the other hands, so it samples them: every card it has not seen is dealt
 at random into the hand slots it knows nothing about, while every card seen in public (shown, or
 scouted into a known position of a known hand) stays exactly where it is (RULES.md §9). Each
 sample is a complete `Game` the bot may play forward with `Game.apply`. Samples end when the
 current round ends: later rounds are fresh deals that no decision of this round can change.
+Before the round's first turn (the FLIP phase) a sample is a game waiting for the flip decisions
+of the seats that have not made theirs, so a bot can search its own flip too.
 
 >>> import random
 >>> from sdk.engine import Flip, Game, observe
@@ -19,61 +21,32 @@ current round ends: later rounds are fresh deals that no decision of this round 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from .cards import Card, table_rules
-from .deal import SplitMix64
 from .events import RoundStarted, Scouted, ScoutedAndShown, Shown
-from .game import Game, Phase
+from .game import Game, Phase, Position
 from .observation import Observation
-from .sets import set_key
-
-def copy_game(game: Game) -> Game:
-    """An independent copy of `game`, much faster than `copy.deepcopy` (cards are immutable)."""
-    new = Game.__new__(Game)
-    new.rules = game.rules
-    new.seed = game.seed
-    new.round = game.round
-    new.phase = game.phase
-    new.to_move = game.to_move
-    new.hands = [list(h) for h in game.hands]
-    new.active = list(game.active)
-    new.owner = game.owner
-    new.captured = [list(c) for c in game.captured]
-    new.chips = list(game.chips)
-    new.scout_show = list(game.scout_show)
-    new.flips = list(game.flips)
-    new.revealed_flips = list(game.revealed_flips)
-    new.round_actions = game.round_actions
-    new.results = list(game.results)
-    new.totals = list(game.totals)
-    new.deals = list(game.deals)
-    new.log = list(game.log)
-    new.events = list(game.events)
-    rng = SplitMix64(0)
-    rng._state = game._rng._state
-    new._rng = rng
-    new._stock = list(game._stock)
-    new._active_key = game._active_key
-    return new
-
 
 class Determinizer:
     """Everything one observation reveals about the current round, ready to sample games from.
 
-    Built once per decision (it reads the public history); `sample` is then cheap. Only for the
-    PLAY phase: before the flips nothing has been seen but one's own hand.
+    Built once per decision (it reads the public history); `sample` is then cheap. Not for a
+    game that is over: nothing is left to decide.
     """
 
-    __slots__ = ("_obs", "_slots", "_active", "_captured", "_unseen", "_rules")
+    __slots__ = ("_obs", "_slots", "_active", "_captured", "_unseen", "_flips")
 
     def __init__(self, obs: Observation) -> None:
         table = obs.table
-        if table.phase is not Phase.PLAY:
-            raise ValueError("determinisation needs an observation from the PLAY phase")
+        if table.phase is Phase.OVER:
+            raise ValueError("determinisation needs an observation from the FLIP or PLAY phase, not a finished game")
         self._obs = obs
         n = table.players
-        self._rules = replace(table_rules(n), rounds=table.round + 1)
+        if table.phase is Phase.FLIP:
+            self._flips: list[bool | None] = [None] * n
+            self._flips[obs.seat] = table.seats[obs.seat].flipped
+        else:
+            self._flips = [v.flipped for v in table.seats]
         history = table.history
         start = max(i for i, e in enumerate(history) if isinstance(e, RoundStarted))
         hand_size = history[start].hand_size  # type: ignore[union-attr]
@@ -101,7 +74,7 @@ class Determinizer:
         self._slots = slots
         self._active = active
         self._captured = captured
-        self._unseen = [c for c in self._rules.deck if c.id not in seen]
+        self._unseen = [c for c in table_rules(n).deck if c.id not in seen]
 
     @property
     def known_hands(self) -> tuple[tuple[Card | None, ...], ...]:
@@ -125,30 +98,21 @@ class Determinizer:
                         card = Card(card.bottom, card.top)
                 hand.append(card)
             hands.append(hand)
-        game = Game.__new__(Game)
-        game.rules = self._rules
-        game.seed = 0
-        game.round = table.round
-        game.phase = Phase.PLAY
-        game.to_move = table.to_move  # type: ignore[assignment]
-        game.hands = hands
-        game.active = list(self._active)
-        game.owner = table.active_owner  # type: ignore[assignment]
-        game.captured = [list(c) for c in self._captured]
-        game.chips = [v.scout_chips for v in table.seats]
-        game.scout_show = [v.has_scout_show for v in table.seats]
-        game.flips = [v.flipped for v in table.seats]
-        game.revealed_flips = []
-        game.round_actions = table.round_actions
-        game.results = []
-        game.totals = [v.total for v in table.seats]
-        game.deals = []
-        game.log = []
-        game.events = []
-        game._rng = SplitMix64(0)
-        game._stock = []
-        game._active_key = set_key([c.top for c in self._active]) if self._active else None
-        return game
+        return Game.from_position(Position(
+            hands=hands,
+            round=table.round,
+            phase=table.phase,
+            to_move=table.to_move,
+            active=self._active,
+            owner=table.active_owner,
+            captured=self._captured,
+            chips=[v.scout_chips for v in table.seats],
+            scout_show=[v.has_scout_show for v in table.seats],
+            flips=self._flips,
+            round_actions=table.round_actions,
+            totals=[v.total for v in table.seats],
+            rounds=table.round + 1,
+        ))
 
 
 def _parts(event: object) -> tuple[Shown | Scouted, ...]:

@@ -19,6 +19,8 @@ sdk.engine.errors.IllegalAction: it is seat 0's turn, not seat 1's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
@@ -39,6 +41,42 @@ class Phase(Enum):
     OVER = "over"
 
 
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A point in a round to start a game from (`Game.from_position`): the state a referee's
+    game holds mid-round, without its history. Players are `len(hands)`; every field left at
+    its default is what a fresh round has.
+
+    `to_move` defaults to the round's first player (seat `round % players`); in the FLIP phase it
+    is ignored, since the game waits for the first seat whose entry in `flips` is None.
+    """
+
+    hands: Sequence[Sequence[Card]]
+    """Each seat's hand, left to right, as held (flips already applied)."""
+    round: int = 0
+    phase: Phase = Phase.PLAY
+    """PLAY, or FLIP while some seats have not decided (their `flips` entry is None)."""
+    to_move: Seat | None = None
+    active: Sequence[Card] = ()
+    owner: Seat | None = None
+    """The active set's owner; None if nobody has shown yet this round."""
+    captured: Sequence[Sequence[Card]] | None = None
+    """Each seat's captured cards this round; default none."""
+    chips: Sequence[int] | None = None
+    """Each seat's scout chips; default the round's starting chips."""
+    scout_show: Sequence[bool] | None = None
+    """Whether each seat still holds its Scout & Show chip; default as at the round's start."""
+    flips: Sequence[bool | None] | None = None
+    """Each seat's flip decision; default None in the FLIP phase, False (kept) in PLAY."""
+    round_actions: int = 0
+    totals: Sequence[int] | None = None
+    """Game totals before this round; default zeros."""
+    rounds: int | None = None
+    """How many rounds the game lasts; default the table's (RULES.md §8)."""
+    seed: int = 0
+    """Seeds the deals of any rounds after this one."""
+
+
 class Game:
     """One game from deal to final standing.
 
@@ -52,12 +90,27 @@ class Game:
         "events", "_rng", "_stock", "_active_key",
     )
 
-    def __init__(self, players: int, seed: int) -> None:
-        self.rules: TableRules = table_rules(players)
+    def __init__(self, players: int, seed: int, *, position: Position | None = None) -> None:
+        """A game dealt from `seed`; or, with `position` (see `Game.from_position`), one that
+        starts from that position and deals any later rounds from `seed`."""
+        rules = table_rules(players)
+        self.rules: TableRules = rules
         self.seed = seed
         self._rng = SplitMix64(seed)
         self._stock: list[Card] = []
+        """2 players: the one shuffle both rounds are dealt from."""
         self.round = -1
+        self.phase = Phase.FLIP
+        self.to_move: Seat = 0
+        self.hands: list[list[Card]] = []
+        self.active: list[Card] = []
+        self.owner: Seat | None = None
+        self._active_key: SetKey | None = None
+        self.captured: list[list[Card]] = []
+        self.chips: list[int] = []
+        self.scout_show: list[bool] = []
+        self.flips: list[bool | None] = []
+        self.round_actions = 0
         self.totals = [0] * players
         self.results: list[RoundResult] = []
         self.deals: list[tuple[tuple[Card, ...], ...]] = []
@@ -66,7 +119,63 @@ class Game:
         self.events: list[Event] = []
         self.revealed_flips: list[tuple[bool, ...]] = []
         """Each started round's flip decisions, once all seats have made them."""
-        self._start_round()
+        if position is None:
+            self._start_round()
+        else:
+            self._set_position(position)
+
+    @classmethod
+    def from_position(cls, position: Position) -> Game:
+        """A game that starts from `position` instead of a deal: for search (a determinised
+        sample of the hidden hands) and for computing legal actions from an observation.
+
+        It has no past: `results`, `deals`, `log` and `events` start empty and `totals` are the
+        position's. Rounds after the position's are dealt from `position.seed`; a position whose
+        `rounds` is `round + 1` ends the game with its round.
+
+        >>> from sdk.engine import Card, Show
+        >>> game = Game.from_position(Position(
+        ...     hands=[[Card(3, 1), Card(4, 2)], [Card(5, 1)], [Card(6, 1)]], to_move=0, rounds=1))
+        >>> game.legal_actions()
+        LegalActions([Show(start=0, length=2), Show(start=0, length=1), Show(start=1, length=1)])
+        >>> game.apply(0, Show(0, 2)); game.is_over, game.results[-1].scores
+        (True, (0, -1, -1))
+        """
+        return cls(len(position.hands), position.seed, position=position)
+
+    def copy(self) -> Game:
+        """An independent copy, state and seed stream included, that shares nothing mutable.
+
+        Cheap (cards and actions are immutable values, so lists are copied shallowly): the way
+        a search plays a state forward more than once. History lists are copied too, so the
+        copy's `record_of` is the original's plus whatever the copy plays.
+        """
+        new = Game.__new__(Game)
+        new.rules = self.rules
+        new.seed = self.seed
+        rng = SplitMix64(0)
+        rng._state = self._rng._state
+        new._rng = rng
+        new._stock = self._stock
+        new.round = self.round
+        new.phase = self.phase
+        new.to_move = self.to_move
+        new.hands = [h[:] for h in self.hands]
+        new.active = self.active[:]
+        new.owner = self.owner
+        new._active_key = self._active_key
+        new.captured = [c[:] for c in self.captured]
+        new.chips = self.chips[:]
+        new.scout_show = self.scout_show[:]
+        new.flips = self.flips[:]
+        new.round_actions = self.round_actions
+        new.totals = self.totals[:]
+        new.results = self.results[:]
+        new.deals = self.deals[:]
+        new.log = self.log[:]
+        new.events = self.events[:]
+        new.revealed_flips = self.revealed_flips[:]
+        return new
 
     # -- reading the state -------------------------------------------------------------------
 
@@ -279,12 +388,56 @@ class Game:
 
     # -- rounds --------------------------------------------------------------------------------
 
+    def _set_position(self, position: Position) -> None:
+        """Load `position` (see `Game.from_position`); a ValueError says what does not fit."""
+        n = self.rules.players
+        if position.rounds is not None:
+            if not position.round < position.rounds <= self.rules.rounds:
+                raise ValueError(f"a game of round {position.round} lasts {position.round + 1}..{self.rules.rounds} rounds")
+            self.rules = replace(self.rules, rounds=position.rounds)
+        if not 0 <= position.round < self.rules.rounds:
+            raise ValueError(f"round {position.round} is outside 0..{self.rules.rounds - 1}")
+        if position.phase is Phase.OVER:
+            raise ValueError("a position is in the FLIP or PLAY phase")
+        for name in ("captured", "chips", "scout_show", "flips", "totals"):
+            value = getattr(position, name)
+            if value is not None and len(value) != n:
+                raise ValueError(f"{name} has {len(value)} entries for {n} seats")
+        self.round = position.round
+        self.phase = position.phase
+        self.hands = [list(h) for h in position.hands]
+        self.active = list(position.active)
+        self.owner = position.owner
+        self._active_key = set_key([c[0] for c in self.active]) if self.active else None
+        self.captured = [list(c) for c in position.captured] if position.captured is not None else [[] for _ in range(n)]
+        self.chips = list(position.chips) if position.chips is not None else [self.rules.start_chips] * n
+        self.scout_show = (
+            list(position.scout_show) if position.scout_show is not None else [self.rules.scout_and_show] * n
+        )
+        if position.flips is not None:
+            self.flips = list(position.flips)
+        else:
+            self.flips = [None if position.phase is Phase.FLIP else False] * n
+        self.round_actions = position.round_actions
+        if position.totals is not None:
+            self.totals = list(position.totals)
+        if position.phase is Phase.FLIP:
+            if None not in self.flips:
+                raise ValueError("a FLIP-phase position needs a seat that has not decided")
+            self.to_move = self.flips.index(None)
+        else:
+            if None in self.flips:
+                raise ValueError("in the PLAY phase every seat has decided whether to flip")
+            self.to_move = self.round % n if position.to_move is None else position.to_move
+            if not 0 <= self.to_move < n:
+                raise ValueError(f"there is no seat {self.to_move} at a {n}-player table")
+
     def _start_round(self) -> None:
         rules = self.rules
         n = rules.players
         self.round += 1
         if rules.two_player:
-            if self.round == 0:
+            if not self._stock:
                 self._stock = shuffled_deck(rules, self._rng)
             cards = self._stock[self.round * 2 * rules.hand_size :]
         else:
@@ -292,13 +445,13 @@ class Game:
         dealt = deal_hands(cards, n, rules.hand_size)
         self.deals.append(tuple(dealt))
         self.hands = [list(h) for h in dealt]
-        self.active: list[Card] = []
-        self.owner: Seat | None = None
-        self._active_key: SetKey | None = None
-        self.captured: list[list[Card]] = [[] for _ in range(n)]
+        self.active = []
+        self.owner = None
+        self._active_key = None
+        self.captured = [[] for _ in range(n)]
         self.chips = [rules.start_chips] * n
         self.scout_show = [rules.scout_and_show] * n
-        self.flips: list[bool | None] = [None] * n
+        self.flips = [None] * n
         self.round_actions = 0
         self.phase = Phase.FLIP
         self.to_move = 0

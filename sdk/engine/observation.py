@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Action
 from .cards import Card, Seat
 from .events import Event
-from .game import Game, Phase
+from .actions import FLIPS, Action
+from .game import Game, Phase, Position
 
 
 @dataclass(slots=True)
@@ -118,3 +118,30 @@ def observe(game: Game, seat: Seat, *, with_legal_actions: bool = True) -> Obser
     return Observation(
         seat, tuple(game.hands[seat]), game.legal_actions(seat) if with_legal_actions else (), public_view(game, seat)
     )
+
+
+def legal_actions_for(obs: Observation) -> Sequence[Action]:
+    """`obs.seat`'s legal actions computed from the observation alone, equal to the referee's.
+
+    Legality depends only on the mover's hand, the active set, the chips and the phase, so a game
+    built from those (the other hands left empty) lists exactly what the referee would, as the
+    engine's lazy `LegalActions`: a bot pays only for the Scout & Show actions it looks at.
+    """
+    table = obs.table
+    if table.phase is Phase.FLIP:
+        return FLIPS if table.seats[obs.seat].flipped is None else ()
+    if table.phase is not Phase.PLAY or table.to_move != obs.seat:
+        return ()
+    hands: list[tuple[Card, ...]] = [()] * table.players
+    hands[obs.seat] = obs.hand
+    game = Game.from_position(Position(
+        hands=hands,
+        round=table.round,
+        to_move=obs.seat,
+        active=table.active_set,
+        owner=table.active_owner,
+        chips=[p.scout_chips for p in table.seats],
+        scout_show=[p.has_scout_show for p in table.seats],
+        flips=[bool(p.flipped) for p in table.seats],
+    ))
+    return game.legal_actions(obs.seat)

@@ -8,8 +8,7 @@ import pytest
 
 from bots import GreedyBot, MonteCarloBot
 from bots.montecarlo import finish_round, rollout_action
-from sdk.engine import Flip, Game, Phase, observe
-from sdk.engine.determinize import Determinizer
+from sdk.engine import Determinizer, Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
 

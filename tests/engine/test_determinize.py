@@ -1,4 +1,4 @@
-"""Fast game copies and determinisation (sdk.engine.determinize), checked on played-out games."""
+"""Game copies and determinisation (`Game.copy`, `sdk.engine.Determinizer`), checked on played-out games."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from bots import GreedyBot
-from sdk.engine import Flip, Game, Observation, Phase, observe
-from sdk.engine.determinize import Determinizer, copy_game
+from sdk.engine import Determinizer, Flip, Game, Observation, Phase, observe
 
 
 def positions(players: int, seed: int) -> Iterator[tuple[Game, Observation]]:
@@ -101,17 +100,42 @@ def test_a_sample_ends_with_the_current_round(players: int) -> None:
         assert [r.round for r in sample.results] == [obs.table.round]
 
 
-def test_determinising_needs_the_play_phase() -> None:
-    with pytest.raises(ValueError, match="PLAY phase"):
-        Determinizer(observe(Game(3, 0), 0))
+def test_determinising_needs_a_game_that_is_not_over() -> None:
+    game = Game(2, 0)
+    while not game.is_over:
+        game.apply(game.awaiting[0], game.legal_actions()[0])
+    with pytest.raises(ValueError, match="not a finished game"):
+        Determinizer(observe(game, 0))
 
 
-def test_copy_game_copies_every_slot_and_shares_nothing_mutable() -> None:
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_flip_phase_sample_waits_for_every_seat_but_one_that_has_decided(players: int) -> None:
+    """RULES.md §3: flips are blind, so seat 1 knows its own decision and nobody else's."""
+    game = Game(players, 3)
+    game.apply(0, Flip(True))
+    game.apply(1, Flip(False))
+    sample = Determinizer(observe(game, 1)).sample(random.Random(0))
+    assert sample.phase is Phase.FLIP
+    assert sample.awaiting == tuple(s for s in range(players) if s != 1)
+    assert sample.hands[1] == game.hands[1]
+    ids = [c.id for h in sample.hands for c in h]
+    assert len(set(ids)) == len(ids) == players * game.rules.hand_size
+    assert set(ids) <= {c.id for c in game.rules.deck}
+    for seat in sample.awaiting:
+        sample.apply(seat, Flip(False))
+    assert sample.phase is Phase.PLAY and sample.to_move == 0
+
+
+def test_copy_copies_every_slot_and_shares_nothing_mutable() -> None:
     game, _ = next(positions(4, 5))
-    copy = copy_game(game)
+    copy = game.copy()
     for name in Game.__slots__:
-        assert getattr(copy, name) == getattr(game, name) or name == "_rng", name
-    assert copy._rng.next() == game._rng.next()
+        if name != "_rng":
+            assert getattr(copy, name) == getattr(game, name), name
+            if isinstance(getattr(game, name), list) and name != "_stock":
+                assert getattr(copy, name) is not getattr(game, name), name
+    for original, copied in zip(game.hands + game.captured, copy.hands + copy.captured):
+        assert copied is not original
     before = [list(h) for h in game.hands]
     while not copy.is_over:
         seat = copy.awaiting[0]
