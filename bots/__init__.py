@@ -1,5 +1,6 @@
 """Example bots; each is a runnable program (`python -m bots.greedy --help`) and a reference
-opponent for local play and the conformance kit.
+opponent for local play and the conformance kit. `strong` (bots/strong.py) is the strongest;
+`montecarlo` and `greedy` are the reference opponents it is measured against.
 
 `EXAMPLES` maps the short names the `scout-bot` CLI accepts to the bot classes. The classes are
 imported on first use, so that `python -m bots.greedy` executes its module once, as `__main__`.
@@ -17,11 +18,12 @@ if TYPE_CHECKING:
     from .greedy import GreedyBot
     from .montecarlo import MonteCarloBot
     from .random_bot import RandomBot
+    from .strong import StrongBot
 
     EXAMPLES: dict[str, type[Bot]]
 
-_MODULE_OF = {"RandomBot": "random_bot", "GreedyBot": "greedy", "MonteCarloBot": "montecarlo"}
-_CLASS_OF = {"random": "RandomBot", "greedy": "GreedyBot", "montecarlo": "MonteCarloBot"}
+_MODULE_OF = {"RandomBot": "random_bot", "GreedyBot": "greedy", "MonteCarloBot": "montecarlo", "StrongBot": "strong"}
+_CLASS_OF = {"random": "RandomBot", "greedy": "GreedyBot", "montecarlo": "MonteCarloBot", "strong": "StrongBot"}
 
 
 def __getattr__(name: str) -> object:
@@ -41,4 +43,4 @@ def make_example(name: str, seed: int | None = None) -> Bot:
     return cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()  # type: ignore[call-arg]
 
 
-__all__ = ["EXAMPLES", "GreedyBot", "MonteCarloBot", "RandomBot", "make_example"]
+__all__ = ["EXAMPLES", "GreedyBot", "MonteCarloBot", "RandomBot", "StrongBot", "make_example"]
