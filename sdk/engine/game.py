@@ -30,7 +30,7 @@ from .errors import IllegalAction
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
 from .legal import LegalActions, ScoutShows, legal_shows
-from .sets import SetKey, set_key
+from .sets import GROUP, SetKey, set_key
 
 
 class Phase(Enum):
@@ -237,11 +237,18 @@ class Game:
 
     def apply(self, seat: Seat, action: Action) -> None:
         """Apply `seat`'s action, or raise `IllegalAction` with the reason and change nothing."""
+        kind = type(action)
+        if self.phase is Phase.PLAY and seat == self.to_move:
+            if kind is Show:
+                self._show(seat, action)  # type: ignore[arg-type]
+                return
+            if kind is Scout:
+                self._scout(seat, action)  # type: ignore[arg-type]
+                return
         if self.phase is Phase.OVER:
             raise IllegalAction("the game is over")
         if not 0 <= seat < self.rules.players:
             raise IllegalAction(f"there is no seat {seat} at a {self.rules.players}-player table")
-        kind = type(action)
         if self.phase is Phase.FLIP:
             if kind is not Flip:
                 raise IllegalAction("the round has not started: decide whether to flip your hand first")
@@ -251,11 +258,7 @@ class Game:
             raise IllegalAction("hands can only be flipped before the round's first turn")
         if seat != self.to_move:
             raise IllegalAction(f"it is seat {self.to_move}'s turn, not seat {seat}'s")
-        if kind is Show:
-            self._show(seat, action)  # type: ignore[arg-type]
-        elif kind is Scout:
-            self._scout(seat, action)  # type: ignore[arg-type]
-        elif kind is ScoutShow:
+        if kind is ScoutShow:
             self._scout_show(seat, action)  # type: ignore[arg-type]
         else:
             raise IllegalAction(f"{action!r} is not a SCOUT action")
@@ -281,7 +284,7 @@ class Game:
             raise IllegalAction(
                 f"cards {start}..{start + length - 1} are not in your hand of {len(hand)} cards"
             )
-        key = set_key([c[0] for c in hand[start : start + length]])
+        key = (1, GROUP, hand[start][0]) if length == 1 else set_key([c[0] for c in hand[start : start + length]])
         if key is None:
             raise IllegalAction(
                 f"cards {start}..{start + length - 1} are neither a group nor a sequence"
@@ -313,7 +316,7 @@ class Game:
             self.chips[seat] -= 1
         else:
             self.chips[self.owner] += 1  # type: ignore[index]
-        self._active_key = set_key([c[0] for c in self.active]) if self.active else None
+        self._active_key = _key_after_scout(self._active_key, self.active)  # type: ignore[arg-type]
         return Scouted(seat, scout.end, scout.flip, card, scout.position)
 
     def _put_shown(self, seat: Seat, show: Show, key: SetKey) -> Shown:
@@ -472,3 +475,17 @@ class Game:
             self._start_round()
         else:
             self.phase = Phase.OVER
+
+
+def _key_after_scout(key: SetKey, rest: list[Card]) -> SetKey | None:
+    """The strength of what is left of a set of strength `key` once an end card is scouted: a set
+    of the same kind, one card shorter (a single is a group), whose lowest value may have gone."""
+    n = len(rest)
+    if n == 0:
+        return None
+    if n == 1:
+        return (1, GROUP, rest[0][0])
+    if key[1] == GROUP:
+        return (n, GROUP, key[2])
+    first, last = rest[0][0], rest[-1][0]
+    return (n, key[1], first if first < last else last)

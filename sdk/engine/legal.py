@@ -97,7 +97,7 @@ def _containing(tops: Sequence[int], v: int, p: int, key: SetKey | None) -> int:
 class ScoutShows:
     """The Scout & Show actions of one decision, counted exactly and built on demand."""
 
-    __slots__ = ("tops", "scouts", "values", "keys", "counts")
+    __slots__ = ("tops", "scouts", "values", "keys", "counts", "total")
 
     def __init__(self, tops: tuple[int, ...], scouts: tuple[Scout, ...], active: list[Card]) -> None:
         self.tops = tops
@@ -108,6 +108,7 @@ class ScoutShows:
             set_key([c[0] for c in active[:-1]]),
         )
         self.counts = self._count_per_end_and_flip()
+        self.total = sum(self.counts)
 
     def _count_per_end_and_flip(self) -> list[int]:
         tops = self.tops
@@ -131,7 +132,7 @@ class ScoutShows:
         return totals
 
     def __len__(self) -> int:
-        return sum(self.counts)
+        return self.total
 
     def shows_after(self, scout: Scout) -> list[Show]:
         """The shows allowed once `scout` is done: on the new hand, beating what is left."""
@@ -169,7 +170,7 @@ class LegalActions(Sequence[Action]):
     they are looked at. It is a snapshot: it does not change when the game moves on.
     """
 
-    __slots__ = ("_head", "_scouts", "_scout_shows")
+    __slots__ = ("_head", "_scouts", "_scout_shows", "_len")
 
     def __init__(
         self,
@@ -180,10 +181,10 @@ class LegalActions(Sequence[Action]):
         self._head = head
         self._scouts = scouts
         self._scout_shows = scout_shows
+        self._len = len(head) + len(scouts) + (scout_shows.total if scout_shows is not None else 0)
 
     def __len__(self) -> int:
-        n = len(self._head) + len(self._scouts)
-        return n + len(self._scout_shows) if self._scout_shows else n
+        return self._len
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -195,18 +196,19 @@ class LegalActions(Sequence[Action]):
         if isinstance(index, slice):
             return list(self)[index]
         if index < 0:
-            index += len(self)
+            index += self._len
             if index < 0:
                 raise IndexError("legal action index out of range")
         head = self._head
         if index < len(head):
             return head[index]
         index -= len(head)
-        if index < len(self._scouts):
-            return self._scouts[index]
+        scouts = self._scouts
+        if index < len(scouts):
+            return scouts[index]
         if self._scout_shows is None:
             raise IndexError("legal action index out of range")
-        return self._scout_shows.at(index - len(self._scouts))
+        return self._scout_shows.at(index - len(scouts))
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._head
