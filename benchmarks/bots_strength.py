@@ -1,68 +1,175 @@
-"""How strong and how fast are the example bots? Seeded local games, printed as a Markdown table.
+"""Which example bot is stronger, by how much, and how fast? Seeded duplicate games, as Markdown.
 
-    python benchmarks/bots_strength.py [--games 20] [--players 2,3,4,5]
-        [--matchups greedy:random,montecarlo:greedy] [--mc-move-time 0.2 | --mc-iterations N]
+    nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
+        [--players 2,3,4,5] [--deals 100] [--jobs 2]
+        [--strong-iterations 40 | --strong-move-time S] [--mc-move-time 0.2 | --mc-iterations N]
 
-Each matchup `a:b` seats one `a` against `b` in every other seat, for `--games` games per table
-size, with seats rotated and game g dealt from seed `--seed` + g (sdk.local.play_match). A fair
-share of wins is 1/N at N players. ms/answer is the bot's mean thinking time per answer, flip
-decisions included. Montecarlo runs with its default 0.2 s budget per move unless told otherwise.
+For a pair a:b at N seats each deal (seed `--seed` + d) is played twice: a's copies sit in one set
+of seats and b's in the others, then the seats are swapped, so both bots hold every hand; the seats
+a holds rotate and alternate between side by side and interleaved from deal to deal (at odd N a
+has the majority in one game of each deal and b in the other). So each bot's fair share of tables
+is 1/2 at every N.
+
+Reported for a, with 95% intervals over deals (normal approximation, a deal's two games as one
+sample): the share of tables a's copies win (ties split as the arena splits them), a's mean
+points minus b's, a's mean placing minus b's (negative: better), and each bot's CPU ms per
+answer (flip decisions included). A bot given an iteration budget plays the same games on any
+machine under any load; a bot given a time budget (the Monte-Carlo bot's default 0.2 s) does less
+work on a loaded machine, so its figures are only as good as the machine was idle.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import os
 import platform
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from bots import EXAMPLES, MonteCarloBot, make_example
+from bots import EXAMPLES, MonteCarloBot, StrongBot, make_example
 from sdk.bot import Bot
-from sdk.local import play_match
+from sdk.engine import Flip, Game, Phase, observe
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One deal of a pair at a table size, and what a's copies scored over its two games."""
+
+    players: int
+    pair: tuple[str, str]
+    index: int
+    win_share: float
+    points: float
+    placing: float
+    seconds: tuple[float, float]
+    answers: tuple[int, int]
+
+
+def a_seats(players: int, deal: int) -> frozenset[int]:
+    """The seats a holds in the first game of `deal`: side by side or interleaved, rotated."""
+    half = (players + 1) // 2
+    base = range(half) if deal % 2 == 0 else range(0, players, 2)
+    shift = deal // 2
+    return frozenset((s + shift) % players for s in base)
 
 
 def make(name: str, seed: int, args: argparse.Namespace) -> Bot:
-    if name == "montecarlo" and (args.mc_iterations is not None or args.mc_move_time is not None):
-        move_time = None if args.mc_iterations is not None and args.mc_move_time is None else args.mc_move_time
-        return MonteCarloBot(seed=seed, move_time=move_time, iterations=args.mc_iterations)
+    if name == "strong":
+        return StrongBot(seed=seed, move_time=args.strong_move_time, iterations=args.strong_iterations)
+    if name == "montecarlo":
+        return MonteCarloBot(seed=seed, move_time=args.mc_move_time, iterations=args.mc_iterations)
     return make_example(name, seed)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20, help="games per matchup and table size")
-    parser.add_argument("--players", default="2,3,4,5", help="table sizes, comma-separated")
-    parser.add_argument("--matchups", default="greedy:random,montecarlo:greedy", help="a:b pairs, comma-separated")
-    parser.add_argument("--seed", type=int, default=1000)
-    parser.add_argument("--mc-move-time", type=float, default=None, help="montecarlo seconds per move")
-    parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo deals per move")
-    args = parser.parse_args()
-    counts = [int(n) for n in args.players.split(",")]
-    matchups = [tuple(pair.split(":")) for pair in args.matchups.split(",")]
-    for pair in matchups:
-        if len(pair) != 2 or not set(pair) <= set(EXAMPLES):
-            parser.error(f"matchups are a:b with a and b among {', '.join(EXAMPLES)}, not {':'.join(pair)!r}")
+def play(bots: Sequence[Bot], seed: int) -> tuple[Game, list[float], list[int]]:
+    """One game; each seat's CPU seconds answering and number of answers."""
+    game = Game(len(bots), seed)
+    seconds = [0.0] * len(bots)
+    answers = [0] * len(bots)
+    while not game.is_over:
+        seat = game.awaiting[0]
+        obs = observe(game, seat)
+        start = time.process_time()
+        answer = bots[seat].flip(obs) if game.phase is Phase.FLIP else bots[seat].choose(obs)
+        seconds[seat] += time.process_time() - start
+        answers[seat] += 1
+        game.apply(seat, Flip(answer) if game.phase is Phase.FLIP else answer)  # type: ignore[arg-type]
+    return game, seconds, answers
 
-    print(f"$ python benchmarks/bots_strength.py {' '.join(sys.argv[1:])}".rstrip())
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}\n")
-    print("| players | matchup | bot | games | win % | avg points | avg place | ms/answer |")
+
+def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Deal:
+    players, (a, b), index, args = task
+    seed = args.seed + index
+    first = a_seats(players, index)
+    share = points = placing = 0.0
+    seconds = [0.0, 0.0]
+    answers = [0, 0]
+    for game_no, mine in enumerate((first, frozenset(range(players)) - first)):
+        bots = [make(a if s in mine else b, seed * 100 + game_no * 10 + s, args) for s in range(players)]
+        game, spent, count = play(bots, seed)
+        outcome = game.outcome
+        assert outcome is not None
+        winners = outcome.winners
+        share += sum(s in mine for s in winners) / len(winners)
+        theirs = [s for s in range(players) if s not in mine]
+        points += _mean(outcome.totals, mine) - _mean(outcome.totals, theirs)
+        placing += _mean(outcome.ranks, mine) - _mean(outcome.ranks, theirs)
+        for s in range(players):
+            side = 0 if s in mine else 1
+            seconds[side] += spent[s]
+            answers[side] += count[s]
+    return Deal(players, (a, b), index, share / 2, points / 2, placing / 2, (seconds[0], seconds[1]),
+                (answers[0], answers[1]))
+
+
+def _mean(values: Sequence[int], seats: Sequence[int] | frozenset[int]) -> float:
+    return sum(values[s] for s in seats) / len(seats)
+
+
+def interval(values: Sequence[float], sign: str = "+") -> str:
+    """'mean ± half-width' of a 95% normal-approximation interval."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else float("nan")
+    return f"{mean:{sign}.2f} ± {1.96 * sd / math.sqrt(n):.2f}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", default="strong:montecarlo,strong:greedy", help="a:b pairs, comma-separated")
+    parser.add_argument("--players", default="2,3,4,5", help="table sizes, comma-separated")
+    parser.add_argument("--deals", type=int, default=100, help="deals per pair and table size (2 games each)")
+    parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--strong-iterations", type=int, default=40, help="strong: rollouts per decision")
+    parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
+    parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
+    parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")
+    args = parser.parse_args(argv)
+    try:
+        counts = [int(n) for n in args.players.split(",")]
+    except ValueError:
+        parser.error(f"--players takes table sizes like 2,3,4,5, not {args.players!r}")
+    if not all(2 <= n <= 5 for n in counts):
+        parser.error(f"--players are table sizes from 2 to 5, not {args.players!r}")
+    pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+    for pair in pairs:
+        if len(pair) != 2 or not set(pair) <= set(EXAMPLES):
+            parser.error(f"pairs are a:b with a and b among {', '.join(EXAMPLES)}, not {':'.join(pair)!r}")
+    if args.strong_iterations is not None and args.strong_move_time is not None:
+        parser.error("give strong --strong-iterations or --strong-move-time, not both")
+    if args.mc_iterations is not None:
+        args.mc_move_time = None
+
+    print(f"$ python benchmarks/bots_strength.py {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
+    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {args.jobs} jobs; "
+          f"load average at start {os.getloadavg()[0]:.1f}\n")
+    print("| players | a vs b | deals (games) | a's table-win share | a − b points | a − b placing "
+          "| a CPU ms/answer | b CPU ms/answer |")
     print("|---|---|---|---|---|---|---|---|")
+    tasks = [(n, pair, d, args) for pair in pairs for n in counts for d in range(args.deals)]
     start = time.perf_counter()
-    for challenger, field in matchups:
-        for n in counts:
-            bots = [make(challenger, args.seed, args)] + [make(field, args.seed + k, args) for k in range(1, n)]
-            match = play_match(bots, games=args.games, seed=args.seed)
-            rows = match.summary()
-            shown = [rows[0], min(rows[1:], key=lambda r: r.mean_placing)]  # the challenger, the field's best
-            for row in shown:
-                print(
-                    f"| {n} | {challenger} vs {field} | {row.name} | {row.games} | {100 * row.win_rate:.0f} "
-                    f"| {row.mean_points:.1f} | {row.mean_placing:.2f} | {1000 * row.seconds_per_decision:.2f} |",
-                    flush=True,
-                )
-    elapsed = time.perf_counter() - start
-    print(f"\n{elapsed:.0f} s in all. Ties share wins; the field's row is its entrant with the best placing.")
+    with multiprocessing.Pool(args.jobs) as pool:
+        done: dict[tuple[int, tuple[str, str]], list[Deal]] = {}
+        for deal in pool.imap(play_deal, tasks):  # type: ignore[arg-type]
+            key = (deal.players, deal.pair)
+            done.setdefault(key, []).append(deal)
+            if len(done[key]) == args.deals:
+                _print_row(deal.players, deal.pair, done.pop(key))
+    print(f"\n{time.perf_counter() - start:.0f} s wall in all. Fair share of tables: 0.50 at every table size.")
+
+
+def _print_row(players: int, pair: tuple[str, str], deals: list[Deal]) -> None:
+    share = interval([d.win_share for d in deals], sign="")
+    points = interval([d.points for d in deals])
+    placing = interval([d.placing for d in deals])
+    ms = [1000 * sum(d.seconds[i] for d in deals) / max(1, sum(d.answers[i] for d in deals)) for i in (0, 1)]
+    print(f"| {players} | {pair[0]} vs {pair[1]} | {len(deals)} ({2 * len(deals)}) | {share} | {points} "
+          f"| {placing} | {ms[0]:.1f} | {ms[1]:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

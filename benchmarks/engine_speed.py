@@ -2,8 +2,10 @@
 
 Run:  .venv/bin/python benchmarks/engine_speed.py [--games N] [--seconds S]
 
-For each player count it plays seeded random games and prints games/s, actions/s and the mean
-cost of one legal-action enumeration. The same games are also played by a baseline policy that
+For each player count it plays seeded random games and prints games/s, actions/s, the mean
+cost of one legal-action enumeration and of one `Game.copy()` (of a determinised sample, what a
+search copies, and of a full game mid-way, whose history lists are copied too). Times are the
+process's CPU time, so other processes on a loaded machine change them little. The same games are also played by a baseline policy that
 materialises every legal action as a list before choosing (what `random.choice(list(actions))`
 costs), so the ratio between the two is measured on the same machine in the same run.
 """
@@ -11,14 +13,13 @@ costs), so the ratio between the two is measured on the same machine in the same
 from __future__ import annotations
 
 import argparse
-import copy
 import platform
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 
-from sdk.engine import Action, Game
+from sdk.engine import Action, Determinizer, Game, Phase, observe
 
 Pick = Callable[[Sequence[Action], random.Random], Action]
 
@@ -44,11 +45,11 @@ def play(players: int, seed: int, pick: Pick) -> int:
 
 def run(players: int, pick: Pick, games: int, seconds: float) -> tuple[int, int, float]:
     played = actions = 0
-    start = time.perf_counter()
-    while played < games and time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while played < games and time.process_time() - start < seconds:
         actions += play(players, played, pick)
         played += 1
-    return played, actions, time.perf_counter() - start
+    return played, actions, time.process_time() - start
 
 
 def enumeration_cost(players: int, samples: int = 20_000) -> float:
@@ -61,13 +62,34 @@ def enumeration_cost(players: int, samples: int = 20_000) -> float:
         while not game.is_over and len(states) < samples:
             actions = game.legal_actions()
             if game.phase.value == "play":
-                states.append(copy.deepcopy(game))
+                states.append(game.copy())
             game.apply(game.to_move, pick_lazy(actions, rng))
         seed += 1
-    start = time.perf_counter()
+    start = time.process_time()
     for state in states:
         len(state.legal_actions())
-    return (time.perf_counter() - start) / len(states) * 1e6
+    return (time.process_time() - start) / len(states) * 1e6
+
+
+def copy_cost(players: int, samples: int = 2_000) -> tuple[float, float]:
+    """Mean µs of `Game.copy()` for a determinised sample and for the game it was drawn from,
+    both taken half-way through a random game's PLAY decisions."""
+    game, rng = Game(players, 7), random.Random(7)
+    states = []
+    while not game.is_over:
+        actions = game.legal_actions()
+        if game.phase is Phase.PLAY:
+            states.append(game.copy())
+        game.apply(game.to_move, pick_lazy(actions, rng))
+    full = states[len(states) // 2]
+    sample = Determinizer(observe(full, full.to_move)).sample(rng)
+    costs = []
+    for state in (sample, full):
+        start = time.process_time()
+        for _ in range(samples):
+            state.copy()
+        costs.append((time.process_time() - start) / samples * 1e6)
+    return costs[0], costs[1]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -76,15 +98,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="time cap per measurement")
     args = parser.parse_args(argv)
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    print(f"python {platform.python_version()} on {platform.machine()}, one process")
+    print(f"python {platform.python_version()} on {platform.machine()}, one process, CPU time")
     print(f"{'players':>7} {'games/s':>9} {'actions/s':>10} {'actions/game':>12} "
-          f"{'µs/enum':>8} {'baseline games/s':>16} {'ratio':>6}")
+          f"{'µs/enum':>8} {'µs/copy sample':>14} {'µs/copy game':>12} {'baseline games/s':>16} {'ratio':>6}")
     for players in (2, 3, 4, 5):
         games, actions, elapsed = run(players, pick_lazy, args.games, args.seconds)
         base_games, _, base_elapsed = run(players, pick_materialised, args.games, args.seconds)
         rate, base_rate = games / elapsed, base_games / base_elapsed
+        sample_copy, game_copy = copy_cost(players)
         print(f"{players:>7} {rate:>9.0f} {actions / elapsed:>10.0f} {actions / games:>12.0f} "
-              f"{enumeration_cost(players, 5_000):>8.2f} {base_rate:>16.0f} {rate / base_rate:>5.1f}x")
+              f"{enumeration_cost(players, 5_000):>8.2f} {sample_copy:>14.1f} {game_copy:>12.1f} "
+              f"{base_rate:>16.0f} {rate / base_rate:>5.1f}x")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,104 @@
+"""The strong example bot: legal, bounded by its budget, reproducible, and stronger than greedy."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots import EXAMPLES, GreedyBot, StrongBot, make_example
+from bots.strong import round_margin
+from sdk.engine import Flip, Game, Phase, observe
+from sdk.local import play_game, play_match
+
+
+class CountingWorlds:
+    """Stands in for a `Determinizer`: each sample is just a number, and samples are counted."""
+
+    def __init__(self) -> None:
+        self.samples = 0
+
+    def sample(self, rng: random.Random) -> float:
+        self.samples += 1
+        return rng.random()
+
+
+def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=200, candidates=8)
+    calls = []
+
+    def value(noise: float, option: int) -> float:
+        calls.append(option)
+        return (1.0 if option == 5 else option / 10) + noise
+
+    worlds = CountingWorlds()
+    assert bot.best(worlds, list(range(8)), value, start=0.0) == 5  # type: ignore[arg-type]
+    assert len(calls) <= 200
+    assert calls.count(5) > calls.count(0), "options dropped early get fewer rollouts"
+
+
+def test_ties_keep_the_greedy_order() -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=30)
+    assert bot.best(CountingWorlds(), ["a", "b", "c"], lambda w, o: 0.0, start=0.0) == "a"  # type: ignore[arg-type]
+
+
+def test_a_time_budget_alone_stops_the_search() -> None:
+    bot = StrongBot(seed=1, move_time=0.001)
+    worlds = CountingWorlds()
+    bot.best(worlds, list(range(10)), lambda w, o: 0.0, start=0.0)  # type: ignore[arg-type]
+    assert worlds.samples >= 1
+
+
+def test_the_search_needs_a_budget_and_a_candidate() -> None:
+    with pytest.raises(ValueError, match="move_time, iterations, or both"):
+        StrongBot(move_time=None)
+    with pytest.raises(ValueError, match="at least 1 candidate"):
+        StrongBot(candidates=0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_it_plays_only_legal_actions_and_decides_its_flip(players: int) -> None:
+    bot = StrongBot(seed=players, move_time=None, iterations=6)
+    game = Game(players, players)
+    while not game.is_over:
+        seat = game.awaiting[0]
+        obs = observe(game, seat)
+        if game.phase is Phase.FLIP:
+            flip = bot.flip(obs)
+            assert isinstance(flip, bool)
+            game.apply(seat, Flip(flip))
+        else:
+            action = bot.choose(obs)
+            assert action in obs.legal_actions
+            game.apply(seat, action)
+
+
+def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> None:
+    def record() -> object:
+        bots = [StrongBot(seed=3, move_time=None, iterations=8), GreedyBot(), StrongBot(seed=4, move_time=None,
+                                                                                        iterations=8)]
+        return play_game(bots, seed=9).record
+
+    assert record() == record()
+
+
+def test_round_margin_is_the_seats_score_against_the_mean_of_the_others() -> None:
+    game = Game(3, 0)
+    while not game.results:
+        seat = game.awaiting[0]
+        game.apply(seat, game.legal_actions(seat)[0])
+    a, b, c = game.results[-1].scores
+    assert round_margin(game, 0) == pytest.approx(a - (b + c) / 2)
+
+
+def test_it_is_an_example_bot_named_strong() -> None:
+    assert EXAMPLES["strong"] is StrongBot
+    assert isinstance(make_example("strong", 1), StrongBot)
+
+
+def test_strong_beats_greedy_heads_up() -> None:
+    """A small budget (10 rollouts a decision) already wins most heads-up games against greedy."""
+    bots = [StrongBot(seed=1, move_time=None, iterations=10), GreedyBot()]
+    strong, greedy = play_match(bots, games=30, seed=200).summary()
+    assert strong.win_rate >= 0.55
+    assert strong.mean_points > greedy.mean_points
