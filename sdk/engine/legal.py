@@ -131,6 +131,32 @@ class ScoutShows:
             totals.append(total)
         return totals
 
+    def _counts_by_position(self, block: int) -> list[int]:
+        """How many shows follow each scout of one (end, flip) block: the old hand's shows that
+        beat what is left and do not straddle the insert position, plus those containing the
+        scouted card (the terms `_count_per_end_and_flip` sums)."""
+        tops = self.tops
+        n1 = len(tops) + 1
+        scout = self.scouts[block * n1]
+        key = self.keys[scout.end]
+        v = self.values[scout.end][scout.flip]
+        shows = legal_shows(tops, key)
+        base = len(shows) + (key is None or (1, 1, v) > key)
+        straddling = [0] * (n1 + 1)
+        for show in shows:
+            if show.length > 1:
+                straddling[show.start + 1] += 1
+                straddling[show.start + show.length] -= 1
+        counts = []
+        inside = 0
+        for p in range(n1):
+            inside += straddling[p]
+            count = base - inside
+            if (p and abs(tops[p - 1] - v) <= 1) or (p < n1 - 1 and abs(tops[p] - v) <= 1):
+                count += _containing(tops, v, p, key)
+            counts.append(count)
+        return counts
+
     def __len__(self) -> int:
         return self.total
 
@@ -146,11 +172,13 @@ class ScoutShows:
             if index < count:
                 break
             index -= count
-        for scout in self.scouts[block * n1 : (block + 1) * n1]:
-            shows = self.shows_after(scout)
-            if index < len(shows):
-                return ScoutShow(scout, shows[index])
-            index -= len(shows)
+        else:
+            raise IndexError("scout & show index out of range")
+        for position, count in enumerate(self._counts_by_position(block)):
+            if index < count:
+                scout = self.scouts[block * n1 + position]
+                return ScoutShow(scout, self.shows_after(scout)[index])
+            index -= count
         raise IndexError("scout & show index out of range")
 
     def __iter__(self) -> Iterator[ScoutShow]:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from sdk.engine import (
-    Card, End, Flip, Game, Phase, Position, Scout, Show, legal_actions_for, observe, record_of,
+    Card, End, Flip, Game, Phase, Position, Scout, ScoutShow, Show, legal_actions_for, observe, record_of,
 )
 
 from .helpers import cards, random_game, state_of
@@ -130,3 +130,18 @@ def test_legal_actions_from_an_observation_are_the_referees(players: int) -> Non
             seat = game.awaiting[0]
             actions = game.legal_actions(seat)
             game.apply(seat, actions[rng.randrange(len(actions))])
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_every_scout_and_show_is_found_by_its_index(players: int) -> None:
+    checked = 0
+    for seed in range(8):
+        game, rng = Game(players, seed), random.Random(seed)
+        while not game.is_over:
+            actions = game.legal_actions()
+            listed = list(actions)
+            if any(type(a) is ScoutShow for a in listed):
+                assert [actions[i] for i in range(len(actions))] == listed
+                checked += 1
+            game.apply(game.awaiting[0], listed[rng.randrange(len(listed))])
+    assert checked > 10
