@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from bots import GreedyBot, RandomBot
@@ -70,3 +72,24 @@ def test_greedy_clearly_beats_random(players: int) -> None:
     assert greedy.win_rate >= 0.9
     assert greedy.mean_placing <= 1.2
     assert all(greedy.mean_points > r.mean_points + 20 for r in randoms)
+
+
+def fewest_sets_exhaustively(tops: tuple[int, ...]) -> int:
+    """Every way to cut the hand into contiguous pieces, keeping those whose pieces are all sets."""
+    from sdk.engine import set_key
+
+    n = len(tops)
+    best = n
+    for cuts in range(1 << max(n - 1, 0)):
+        bounds = [0] + [i + 1 for i in range(n - 1) if cuts >> i & 1] + [n]
+        pieces = [tops[a:b] for a, b in zip(bounds, bounds[1:])]
+        if all(set_key(p) is not None for p in pieces):
+            best = min(best, len(pieces))
+    return best
+
+
+def test_min_sets_agrees_with_an_exhaustive_split() -> None:
+    rng = random.Random(4)
+    for _ in range(400):
+        tops = tuple(rng.randint(1, 6) for _ in range(rng.randint(0, 10)))
+        assert min_sets(tops) == fewest_sets_exhaustively(tops), tops
