@@ -14,9 +14,10 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
    get few rollouts, close ones many, and comparing them on common deals cancels most of the
    luck of the deal.
 
-Budgets: `iterations` counts rollouts per decision (reproducible: the same seed and iterations
-play the same game on any machine, under any load); `move_time` caps the thinking time in
-seconds. The default, 80 ms of thinking, keeps a move under 100 ms on one core.
+Budgets: `iterations` counts the actions the rollouts of one decision may simulate (reproducible:
+the same seed and iterations play the same game on any machine, under any load); `move_time`
+caps the thinking time in seconds. The default, 80 ms of thinking, keeps a move under 100 ms on
+one core.
 
 Run it against an arena: `python -m bots.strong --target HOST:PORT --token TOKEN`.
 """
@@ -45,7 +46,12 @@ def round_margin(game: Game, seat: int) -> float:
 
 
 class StrongBot(Bot):
-    """Determinised search over the greedy bot's best `candidates` actions, by sequential halving."""
+    """Determinised search over the greedy bot's best `candidates` actions, by sequential halving.
+
+    `iterations` is the reproducible budget: how many actions its rollouts may simulate per
+    decision (a rollout's cost is its actions, whatever the table size, so a budget in actions
+    costs about the same time at 2 and at 5 seats: 1,200 take well under 100 ms on one core).
+    """
 
     def __init__(
         self,
@@ -53,7 +59,7 @@ class StrongBot(Bot):
         seed: int | None = None,
         move_time: float | None = 0.08,
         iterations: int | None = None,
-        candidates: int = 10,
+        candidates: int = 6,
     ) -> None:
         super().__init__()
         if move_time is None and iterations is None:
@@ -64,6 +70,8 @@ class StrongBot(Bot):
         self.move_time = move_time
         self.iterations = iterations
         self.candidates = candidates
+        self.steps_done = 0
+        """Actions simulated for the latest decision."""
 
     def choose(self, obs: Observation) -> Action:
         start = perf_counter()
@@ -76,6 +84,7 @@ class StrongBot(Bot):
             game = world.copy()
             game.apply(me, action)
             finish_round(game)
+            self.steps_done += game.round_actions - world.round_actions
             return round_margin(game, me)
 
         return self.best(Determinizer(obs), options, value, start)
@@ -90,6 +99,7 @@ class StrongBot(Bot):
             for seat in game.awaiting:
                 game.apply(seat, Flip(prefer_flip(game.hands[seat])))
             finish_round(game)
+            self.steps_done += game.round_actions
             return round_margin(game, me)
 
         return self.best(Determinizer(obs), [prefer_flip(obs.hand), not prefer_flip(obs.hand)], value, start)
@@ -99,47 +109,38 @@ class StrongBot(Bot):
     ) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
-        Ties keep the earlier option (the greedy order), so a budget too small to tell options
-        apart plays what the greedy bot would.
+        `value(world, option)` plays one rollout from the sample `world`, adds the actions it
+        simulated to `self.steps_done` and returns the result (`round_margin`). Each halving
+        phase spends an equal share of what is left of the budget (actions, or time) and plays
+        at least one sample. Ties keep the earlier option (the
+        greedy order), so a budget too small to tell options apart plays what greedy would.
         """
         if len(options) == 1:
             return options[0]
         alive = list(range(len(options)))
         totals = [0.0] * len(options)
         counts = [0] * len(options)
-        budget = self.iterations
-        deadline = None if self.move_time is None else start + self.move_time
+        self.steps_done = 0
         phases = math.ceil(math.log2(len(options)))
-        spent = 0
         for phase in range(phases):
             left = phases - phase
-            if budget is None:
-                per_arm = 1 if phase == 0 else self._affordable(start, spent, left, len(alive))
-            else:
-                per_arm = max(1, (budget - spent) // (left * len(alive)))
-            for _ in range(per_arm):
+            step_goal = None
+            if self.iterations is not None:
+                step_goal = self.steps_done + (self.iterations - self.steps_done) // left
+            now = perf_counter()
+            time_goal = None if self.move_time is None else now + (start + self.move_time - now) / left
+            while True:
                 world = worlds.sample(self._rng)
                 for i in alive:
                     totals[i] += value(world, options[i])
                     counts[i] += 1
-                spent += len(alive)
-                if deadline is not None and perf_counter() >= deadline:
+                if step_goal is not None and self.steps_done >= step_goal:
                     break
-            else:
-                alive.sort(key=lambda i: (-totals[i] / counts[i], i))
-                alive = sorted(alive[: (len(alive) + 1) // 2])
-                continue
-            break
-        winner = min(alive, key=lambda i: (-totals[i] / counts[i], i))
-        return options[winner]
-
-    def _affordable(self, start: float, spent: int, phases_left: int, alive: int) -> int:
-        """Samples per candidate this phase, from the time per rollout measured so far."""
-        assert self.move_time is not None
-        elapsed = perf_counter() - start
-        remaining = self.move_time - elapsed
-        per_rollout = elapsed / max(spent, 1)
-        return max(1, int(remaining / per_rollout) // (phases_left * alive))
+                if time_goal is not None and perf_counter() >= time_goal:
+                    break
+            alive.sort(key=lambda i: (-totals[i] / counts[i], i))
+            alive = sorted(alive[: (len(alive) + 1) // 2])
+        return options[alive[0]]
 
 
 if __name__ == "__main__":

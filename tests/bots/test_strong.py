@@ -29,24 +29,30 @@ def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() 
 
     def value(noise: float, option: int) -> float:
         calls.append(option)
+        bot.steps_done += 1
         return (1.0 if option == 5 else option / 10) + noise
 
     worlds = CountingWorlds()
     assert bot.best(worlds, list(range(8)), value, start=0.0) == 5  # type: ignore[arg-type]
-    assert len(calls) <= 200
+    assert 200 <= len(calls) <= 200 + 8, "each phase stops at the first sample that reaches its share"
     assert calls.count(5) > calls.count(0), "options dropped early get fewer rollouts"
 
 
 def test_ties_keep_the_greedy_order() -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=30)
-    assert bot.best(CountingWorlds(), ["a", "b", "c"], lambda w, o: 0.0, start=0.0) == "a"  # type: ignore[arg-type]
+
+    def value(world: float, option: str) -> float:
+        bot.steps_done += 1
+        return 0.0
+
+    assert bot.best(CountingWorlds(), ["a", "b", "c"], value, start=0.0) == "a"  # type: ignore[arg-type]
 
 
 def test_a_time_budget_alone_stops_the_search() -> None:
     bot = StrongBot(seed=1, move_time=0.001)
     worlds = CountingWorlds()
     bot.best(worlds, list(range(10)), lambda w, o: 0.0, start=0.0)  # type: ignore[arg-type]
-    assert worlds.samples >= 1
+    assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
 
 
 def test_the_search_needs_a_budget_and_a_candidate() -> None:
@@ -58,7 +64,7 @@ def test_the_search_needs_a_budget_and_a_candidate() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_it_plays_only_legal_actions_and_decides_its_flip(players: int) -> None:
-    bot = StrongBot(seed=players, move_time=None, iterations=6)
+    bot = StrongBot(seed=players, move_time=None, iterations=60)
     game = Game(players, players)
     while not game.is_over:
         seat = game.awaiting[0]
@@ -75,8 +81,8 @@ def test_it_plays_only_legal_actions_and_decides_its_flip(players: int) -> None:
 
 def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> None:
     def record() -> object:
-        bots = [StrongBot(seed=3, move_time=None, iterations=8), GreedyBot(), StrongBot(seed=4, move_time=None,
-                                                                                        iterations=8)]
+        bots = [StrongBot(seed=3, move_time=None, iterations=80), GreedyBot(), StrongBot(seed=4, move_time=None,
+                                                                                        iterations=80)]
         return play_game(bots, seed=9).record
 
     assert record() == record()
@@ -97,8 +103,8 @@ def test_it_is_an_example_bot_named_strong() -> None:
 
 
 def test_strong_beats_greedy_heads_up() -> None:
-    """A small budget (10 rollouts a decision) already wins most heads-up games against greedy."""
-    bots = [StrongBot(seed=1, move_time=None, iterations=10), GreedyBot()]
+    """A small budget (150 simulated actions a decision) already wins most heads-up games against greedy."""
+    bots = [StrongBot(seed=1, move_time=None, iterations=150), GreedyBot()]
     strong, greedy = play_match(bots, games=30, seed=200).summary()
     assert strong.win_rate >= 0.55
     assert strong.mean_points > greedy.mean_points
