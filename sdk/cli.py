@@ -8,7 +8,7 @@
     scout-bot run path/to/bot.py --tournament friday --target arena.example:50051 --tls-ca ca.pem
 
 BOT is a file (``bot.py``), a module (``package.module``), either with ``:ClassName``, or the
-name of an example bot (random, greedy, montecarlo), and any of them may end in constructor
+name of an example bot (random, greedy, montecarlo, strong), and any of them may end in constructor
 options, ``bot.py(depth=3)`` (`sdk.loading`). A mistake on the command line prints one ``error:``
 line and exits non-zero; it never shows a traceback. Ctrl-C stops `play` and `check` at once,
 with what was played so far, and exit status 130.
@@ -102,7 +102,7 @@ BotArgument = Annotated[
     str,
     typer.Argument(
         metavar="BOT",
-        help="bot.py, package.module, either with :ClassName, or an example: random, greedy, montecarlo.",
+        help="bot.py, package.module, either with :ClassName, or an example: random, greedy, montecarlo, strong.",
         show_default=False,
     ),
 ]
@@ -182,11 +182,11 @@ def make(maker: BotMaker, seed: int | None) -> Bot:
 
 def resolve_bot(spec: str, seed: int = 0, move_time: float | None = None, bot_args: Sequence[str] = ()) -> Bot:
     """The bot `spec` names, made with `bot_args` and `seed` (if its constructor takes one), and
-    `move_time` as its thinking time per move if it searches (montecarlo); a mistake ends the command."""
+    `move_time` as its thinking time per move if it searches (montecarlo, strong); a mistake ends the command."""
     bot = make(bot_maker_for(spec, bot_args), seed)
     if move_time is not None:
         if not hasattr(bot, "move_time"):
-            fail(f"--move-time is for example bots that search (montecarlo), not {spec!r}")
+            fail(f"--move-time is for example bots that search (montecarlo, strong), not {spec!r}")
         bot.move_time = move_time
     return bot
 

@@ -51,7 +51,7 @@ EXAMPLE_GROUP = "scout_arena.bots"
 """The entry-point group of bots offered by a short name: this project's examples, and any a
 package installs (``[project.entry-points."scout_arena.bots"] mybot = "mypackage.bot:MyBot"``)."""
 _OWN_EXAMPLES = {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
-                 "montecarlo": "bots.montecarlo:MonteCarloBot"}
+                 "montecarlo": "bots.montecarlo:MonteCarloBot", "strong": "bots.strong:StrongBot"}
 """This project's entries in `EXAMPLE_GROUP` (pyproject.toml), for an install made before they were."""
 
 

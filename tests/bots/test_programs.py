@@ -12,7 +12,7 @@ from tests.protocol.conftest import Arena, arena, check_against_replay
 
 __all__ = ["arena"]  # the real-server fixture, shared with the protocol tests
 
-MODULES = ["bots.random_bot", "bots.greedy", "bots.montecarlo"]
+MODULES = ["bots.random_bot", "bots.greedy", "bots.montecarlo", "bots.strong"]
 SCOUT_BOT = str(Path(sys.executable).with_name("scout-bot"))
 """The console script, as installed by `pip install -e .`."""
 

@@ -203,8 +203,8 @@ def compose() -> dict[str, Any]:
     return yaml.safe_load(COMPOSE.read_text())  # type: ignore[no-any-return]
 
 
-BOTS = ("random", "greedy", "montecarlo")
-ENTRANTS = ("RandomBot", "GreedyBot", "MonteCarloBot")
+BOTS = ("random", "greedy", "montecarlo", "strong")
+ENTRANTS = ("RandomBot", "GreedyBot", "MonteCarloBot", "StrongBot")
 """The names the example bots register and enter under."""
 
 
