@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
         done: dict[tuple[int, tuple[str, str]], list[Deal]] = {}
-        for deal in pool.imap(play_deal, tasks):  # type: ignore[arg-type]
+        for deal in pool.imap(play_deal, tasks):
             key = (deal.players, deal.pair)
             done.setdefault(key, []).append(deal)
             if len(done[key]) == args.deals:

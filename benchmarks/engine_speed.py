@@ -5,7 +5,8 @@ Run:  .venv/bin/python benchmarks/engine_speed.py [--games N] [--seconds S]
 For each player count it plays seeded random games and prints games/s, actions/s, the mean
 cost of one legal-action enumeration and of one `Game.copy()` (of a determinised sample, what a
 search copies, and of a full game mid-way, whose history lists are copied too). Times are the
-process's CPU time, so other processes on a loaded machine change them little. The same games are also played by a baseline policy that
+process's CPU time, so other processes on a loaded machine change them little. The same games
+are also played by a baseline policy that
 materialises every legal action as a list before choosing (what `random.choice(list(actions))`
 costs), so the ratio between the two is measured on the same machine in the same run.
 """

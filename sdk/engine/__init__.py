@@ -26,5 +26,6 @@ __all__ = [
     "ReplayMismatch",
     "RoundEnded", "RoundResult", "RoundStarted", "Scout", "ScoutShow", "Scouted", "ScoutedAndShown",
     "Seat", "SetKey", "Show", "Shown", "TableRules", "action_from_dict", "action_to_dict",
-    "competition_ranks", "deal_rounds", "legal_actions_for", "legal_shows", "observe", "public_view", "record_of", "replay", "set_key", "table_rules",
+    "competition_ranks", "deal_rounds", "legal_actions_for", "legal_shows", "observe", "public_view", "record_of",
+    "replay", "set_key", "table_rules",
 ]

@@ -21,6 +21,7 @@ of the seats that have not made theirs, so a bot can search its own flip too.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from .cards import Card, table_rules
 from .events import RoundStarted, Scouted, ScoutedAndShown, Shown
@@ -124,7 +125,7 @@ def _parts(event: object) -> tuple[Shown | Scouted, ...]:
     return ()
 
 
-def _public_cards(events: tuple[object, ...]) -> set[tuple[int, int]]:
+def _public_cards(events: Sequence[object]) -> set[tuple[int, int]]:
     """Ids of every card shown or scouted in `events`."""
     ids: set[tuple[int, int]] = set()
     for event in events:

@@ -396,7 +396,9 @@ class Game:
         n = self.rules.players
         if position.rounds is not None:
             if not position.round < position.rounds <= self.rules.rounds:
-                raise ValueError(f"a game of round {position.round} lasts {position.round + 1}..{self.rules.rounds} rounds")
+                raise ValueError(
+                    f"a game of round {position.round} lasts {position.round + 1}..{self.rules.rounds} rounds"
+                )
             self.rules = replace(self.rules, rounds=position.rounds)
         if not 0 <= position.round < self.rules.rounds:
             raise ValueError(f"round {position.round} is outside 0..{self.rules.rounds - 1}")
@@ -412,7 +414,8 @@ class Game:
         self.active = list(position.active)
         self.owner = position.owner
         self._active_key = set_key([c[0] for c in self.active]) if self.active else None
-        self.captured = [list(c) for c in position.captured] if position.captured is not None else [[] for _ in range(n)]
+        captured = position.captured
+        self.captured = [list(c) for c in captured] if captured is not None else [[] for _ in range(n)]
         self.chips = list(position.chips) if position.chips is not None else [self.rules.start_chips] * n
         self.scout_show = (
             list(position.scout_show) if position.scout_show is not None else [self.rules.scout_and_show] * n
