@@ -1,6 +1,7 @@
 """Example bots; each is a runnable program (`python -m bots.greedy --help`) and a reference
-opponent for local play and the conformance kit. `strong` (bots/strong.py) is the strongest;
-`montecarlo` and `greedy` are the reference opponents it is measured against.
+opponent for local play and the conformance kit. `strong` (bots/strong.py) is the search bot
+meant to be the strongest; `montecarlo` and `greedy` are the reference opponents it is measured
+against (docs/benchmarks.md).
 
 `EXAMPLES` maps the short names the `scout-bot` CLI accepts to the bot classes. The classes are
 imported on first use, so that `python -m bots.greedy` executes its module once, as `__main__`.

@@ -1,4 +1,4 @@
-"""The strongest example bot: determinised search with sequential halving, for every decision.
+"""The search bot meant to be the strongest example: determinised search by sequential halving.
 
 A search bot written against the SDK's public API only (docs/bot-guide.md, "A search bot"):
 
