@@ -20,6 +20,7 @@ from sdk.engine import (
     Flip,
     Game,
     IllegalAction,
+    LegalActions,
     Phase,
     RoundStarted,
     Scout,
@@ -34,7 +35,6 @@ from sdk.engine import (
     table_rules,
 )
 from sdk.engine.cards import Card
-from sdk.engine.legal import LegalActions
 
 # -- writing cards -------------------------------------------------------------------------------
 
