@@ -60,7 +60,7 @@ def test_play_accepts_an_example_name_and_is_reproducible() -> None:
     [
         (["play", "absent_bot.py"], 1, "no such file: absent_bot.py"),
         (["play", "greedy", "--against", "greedy,nobody"], 1,
-         "unknown bot 'nobody': neither an example bot (greedy, montecarlo, random) nor a file or module"),
+         "unknown bot 'nobody': neither an example bot (greedy, montecarlo, random, strong) nor a file or module"),
         (["play", "greedy", "--players", "6"], 2, "Invalid value for '--players'"),
         (["play", "greedy", "--games", "many"], 2, "Invalid value for '--games'"),
         (["play"], 2, "Missing argument 'BOT'"),
