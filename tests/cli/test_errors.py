@@ -114,7 +114,7 @@ def test_scout_bot_run_mistakes(server: ArenaProcess, tmp_path: Path) -> None:
     assert_one_line_error(output, "--max-games and --tournament do not go together")
     code, output = bot_cli("run", "greedy", "--move-time", "0.1", "--token", "x", "--target", server.target)
     assert code == 1
-    assert_one_line_error(output, "--move-time is for example bots that search (montecarlo), not 'greedy'")
+    assert_one_line_error(output, "--move-time is for example bots that search (montecarlo, strong), not 'greedy'")
     (tmp_path / "broken.json").write_text("{not json")
     code, output = bot_cli("run", "random", "--target", server.target,
                            env={"SCOUT_ARENA_TOKENS": str(tmp_path / "broken.json")})

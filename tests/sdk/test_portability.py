@@ -167,7 +167,8 @@ def test_this_projects_examples_are_registered_as_entry_points() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = project["entry-points"][EXAMPLE_GROUP]
     assert example_bots() == declared == {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
-                                          "montecarlo": "bots.montecarlo:MonteCarloBot"}
+                                          "montecarlo": "bots.montecarlo:MonteCarloBot",
+                                          "strong": "bots.strong:StrongBot"}
 
 
 def test_an_install_without_the_entry_points_still_finds_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
