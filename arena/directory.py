@@ -12,7 +12,7 @@ import hashlib
 import secrets
 from typing import Protocol
 
-from .names import check_name, shown
+from arena.names import check_name, shown
 
 
 class NameTaken(ValueError):

@@ -2,7 +2,7 @@
 
 Every name a client chooses (a bot's, a tournament's, a Hello's program name) follows NAME_RULE,
 so a name fits a log line, a terminal table and a command line without quoting. Every other
-string a client sends has a cap (`arena.boundary` applies them to every request), and whatever
+string a client sends has a cap (`arena.api.boundary` applies them to every request), and whatever
 of it reaches a log line or an error message goes through `shown`: escaped and short, so a client
 can neither forge a log line, drive an operator's terminal, nor make the arena echo a 60 kB
 string back.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidName
+from arena.errors import InvalidName
 
 MAX_NAME = 40
 NAME_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME - 1}}}")

@@ -8,7 +8,7 @@ client mode), so "server CPU" is this process's CPU time over the measuring wind
 
 1. Baseline: a bare grpc.aio bidirectional stream service; the server writes a ~500-byte message,
    the client answers ~20 bytes, repeated, on `--games` streams at once.
-2. Arena: the real arena server (`arena.server.start_server`) keeps `--games` games of
+2. Arena: the real arena server (`arena.api.server.start_server`) keeps `--games` games of
    `--players` random bots running; the bots are `sdk.runner` sessions (`--bots` of them, spread
    over `--bot-processes` processes, each seated in games up to its capacity) with the SDK's
    defaults: they compute legal actions themselves unless `--legal-actions` has the arena list them.
@@ -162,9 +162,9 @@ async def baseline(streams: int, seconds: float) -> Figures:
 
 
 async def arena(games: int, players: int, bots: int, processes: int, seconds: float, legal: bool) -> Figures:
-    from arena.referee import Limits
-    from arena.server import ServerConfig, start_server
-    from arena.sessions import NotConnected
+    from arena.play.referee import Limits
+    from arena.api.server import ServerConfig, start_server
+    from arena.play.sessions import NotConnected
 
     window = Window()
     server = await start_server(ServerConfig(port=0), on_answer=window.record)
@@ -259,7 +259,7 @@ def main() -> None:
     logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
 
-    from arena.server import tune_gc
+    from arena.api.server import tune_gc
 
     tune_gc()  # as the arena process does: both phases run with it
     print("command: python", " ".join(sys.argv))

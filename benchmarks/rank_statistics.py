@@ -21,10 +21,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from arena.head_to_head import crosstable
-from arena.played_games import PlayedGame
-from arena.rank_confidence import BOOTSTRAP_WORK_LIMIT, bootstrap_superiority, rank_intervals, rank_samples
-from arena.ratings import Standing, apply_game, arena_env, rating_table
+from arena.ratings.head_to_head import crosstable
+from arena.ratings.played_games import PlayedGame
+from arena.ratings.rank_confidence import BOOTSTRAP_WORK_LIMIT, bootstrap_superiority, rank_intervals, rank_samples
+from arena.ratings.table import Standing, apply_game, arena_env, rating_table
 
 SEATS = 4
 NOISE = 25 / 6

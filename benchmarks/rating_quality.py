@@ -2,8 +2,8 @@
 
 A field of bots of known, separated strength (greedy bots that play a random legal move with
 probability p: the smaller p, the stronger; `field` spaces them evenly from 0.6 to 1) plays many simulated tournaments in this process, with the SDK's local play (the
-rules engine, no gRPC) and the project's own schedule (`arena.schedule`), TrueSkill ratings
-(`arena.ratings`) and stop rule (`arena.stop_rule`), each tournament from its own seed:
+rules engine, no gRPC) and the project's own schedule (`arena.tournaments.schedule`), TrueSkill ratings
+(`arena.ratings.table`) and stop rule (`arena.tournaments.stop_rule`), each tournament from its own seed:
 
 * **random tables**: every game seats `--seats` bots drawn at random;
 * **balanced tables**: the project's schedule (a full round robin), its tables played again and
@@ -34,9 +34,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings import Standing, apply_game, arena_env, rating_table
-from arena.schedule import game_seed, round_robin, round_seed, schedule_seed
-from arena.stop_rule import Evidence, Outcome, StopRule
+from arena.ratings.table import Standing, apply_game, arena_env, rating_table
+from arena.tournaments.schedule import game_seed, round_robin, round_seed, schedule_seed
+from arena.tournaments.stop_rule import Evidence, Outcome, StopRule
 from bots.greedy import prefer_flip, ranked_actions
 from sdk import Action, Bot, Observation
 from sdk.local import play_game_async

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/read_flood.py [--bots 6] [--table-size 4] [--seconds 20] [--callers 24]
                                               [--server-option=--read-rate=100000 ...]
 
-An arena server process on a fresh SQLite file (`python -m arena.server --db URL`) plays one
+An arena server process on a fresh SQLite file (`scout-arena serve --db URL`) plays one
 tournament of example bots, each a `scout-bot run ... --tournament` process over loopback (so
 each polls ShowTournament with its own token, as bot authors run them). Once the games flow, the
 finished-game count is sampled over three windows of `--seconds`: quiet, flooded, quiet. During the
@@ -41,7 +41,7 @@ async def flood(target: str, callers: int, seconds: float) -> None:
     'answered refused other' when `seconds` have passed."""
     import grpc
 
-    from arena import convert_tournaments as convert
+    from arena.api import convert_tournaments as convert
     from sdk.wire import arena_pb2_grpc
 
     counts = {"answered": 0, "refused": 0, "other": 0}
@@ -75,7 +75,7 @@ def main() -> None:
     parser.add_argument("--table-size", type=int, default=4, help="seats per table (default 4)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each window (default 20)")
     parser.add_argument("--callers", type=int, default=24, help="flooding callers (default 24)")
-    parser.add_argument("--server-option", action="append", default=[], help="an option for python -m arena.server")
+    parser.add_argument("--server-option", action="append", default=[], help="an option for scout-arena serve")
     parser.add_argument("--flood-client", nargs=3, metavar=("TARGET", "CALLERS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flood_client:
@@ -88,9 +88,9 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, logs: Path) -> None:
-    from arena.clients import RemoteArena
-    from arena.demo import arena_process
-    from arena.tournament_settings import TournamentSettings
+    from arena.cli.clients import RemoteArena
+    from arena.cli.demo import arena_process
+    from arena.tournaments.settings import TournamentSettings
 
     names = [f"random-{i}" for i in range(args.bots)]
     with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, args.server_option) as (target, admin_token):

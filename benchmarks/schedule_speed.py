@@ -3,8 +3,8 @@
 Run:  .venv/bin/python benchmarks/schedule_speed.py [--sizes 12,100,160,1000] [--rounds 3] [--seed 1] [--start]
 
 For each table size and field it makes the full round robin (when its games fit the arena's
-limit, `arena.entries.MAX_GAMES`, at one game a table) and the bounded format of `--rounds`
-rounds, and prints the seconds `arena.schedule.round_robin` took, the tables, each entrant's
+limit, `arena.tournaments.entries.MAX_GAMES`, at one game a table) and the bounded format of `--rounds`
+rounds, and prints the seconds `arena.tournaments.schedule.round_robin` took, the tables, each entrant's
 seat counts (exact balance shows one tuple), and the spread of pair counts: min and max tables a
 pair shares (within one is the target) and how many pairs never meet. The baseline is the
 schedule's own floor: a full round robin of 12 (the small-field search) in the same run.
@@ -29,12 +29,12 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena import store
-from arena.db import open_database
-from arena.entries import MAX_ENTRANTS, MAX_GAMES
-from arena.models import BotRow, EntryRow
-from arena.schedule import Schedule, round_robin, table_count
-from arena.tournament_settings import TournamentSettings
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.tournaments.entries import MAX_ENTRANTS, MAX_GAMES
+from arena.storage.tables import BotRow, EntryRow
+from arena.tournaments.schedule import Schedule, round_robin, table_count
+from arena.tournaments.settings import TournamentSettings
 
 
 def spread(schedule: Schedule) -> tuple[int, int, int]:

@@ -34,10 +34,10 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena import store
-from arena.db import open_database
-from arena.ratings import Rating, arena_env, rate_game
-from arena.results import GameResult, SeatResult, final_ranks
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.ratings.table import Rating, arena_env, rate_game
+from arena.play.results import GameResult, SeatResult, final_ranks
 from sdk.engine import Game, record_of
 
 BOTS = 8

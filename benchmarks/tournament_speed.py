@@ -1,6 +1,6 @@
 """Benchmark: a whole tournament of random bots, end to end, in games per second.
 
-Everything runs as it does for users: an arena server process (`python -m arena.server --db URL`,
+Everything runs as it does for users: an arena server process (`scout-arena serve --db URL`,
 logging at INFO as operators run it), and each random bot a process of its own connected over
 gRPC on loopback. The database is prepared first (bots registered and entered); the clock runs from
 the StartTournament call to the tournament reported finished, so it covers scheduling, playing
@@ -27,11 +27,11 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from arena import store
-from arena.clients import RemoteArena
-from arena.db import open_database
-from arena.demo import arena_process
-from arena.tournament_settings import TournamentSettings
+from arena.storage import store
+from arena.cli.clients import RemoteArena
+from arena.storage.database import open_database
+from arena.cli.demo import arena_process
+from arena.tournaments.settings import TournamentSettings
 from storage_commit import postgres_schema
 
 CONNECT_TIMEOUT_S = 60.0

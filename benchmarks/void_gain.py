@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.db import open_database  # noqa: E402
-from arena.results import PolicyDecision  # noqa: E402
-from arena.tournament_settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy  # noqa: E402
+from arena.storage.database import open_database  # noqa: E402
+from arena.play.results import PolicyDecision  # noqa: E402
+from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy  # noqa: E402
 from tests.security.void_play import CHEATER, HONEST, Outcome, play  # noqa: E402
 
 

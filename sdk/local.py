@@ -235,13 +235,13 @@ def unique_labels(names: Sequence[str]) -> tuple[str, ...]:
 def balanced_seatings(entrants: int, games: int, seed: int = 0) -> tuple[tuple[int, ...], ...]:
     """`games` seatings of `entrants` bots at one table, `seatings[g][i]` entrant i's seat in game g.
 
-    The arena's schedule for a field of one table (`arena.schedule.round_robin`: every entrant in
+    The arena's schedule for a field of one table (`arena.tournaments.schedule.round_robin`: every entrant in
     every seat equally often, "who plays right after whom" varied, so two copies of a bot do not
     always sit side by side), repeated with the entrants relabelled afresh for each repetition.
-    `arena.schedule` is pure Python on the standard library, so this needs none of the server's
+    `arena.tournaments.schedule` is pure Python on the standard library, so this needs none of the server's
     dependencies.
     """
-    from arena.schedule import round_robin
+    from arena.tournaments.schedule import round_robin
 
     n = table_rules(entrants).players
     tables = [tuple(int(e) for e in t.seats) for t in round_robin([str(i) for i in range(n)], n, seed).tables]

@@ -1,7 +1,7 @@
 """The SDK side of the wire: protobuf messages to and from engine and protocol values.
 
 This is the only SDK module that reads or builds `_pb2` messages. The arena's own conversion
-(`arena.convert`) reuses the card and action codecs below, so both sides agree on them by
+(`arena.api.convert`) reuses the card and action codecs below, so both sides agree on them by
 construction.
 """
 
@@ -145,7 +145,7 @@ def _legal_action(msg: game_pb.Action) -> Action:
 
 
 def _observation_from_pb(msg: game_pb.Observation, legal: tuple[Action, ...]) -> Observation:
-    """Positional arguments in field order (tests/protocol checks every field): this runs for every
+    """Positional arguments in field order (tests/api checks every field): this runs for every
     decision a bot makes."""
     t = msg.table
     seats = tuple([

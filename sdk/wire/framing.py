@@ -5,8 +5,8 @@ string or a nested message is its tag, its length as a varint, then its bytes, a
 field is its entries one after the other (https://protobuf.dev/programming-guides/encoding/).
 A tag is one byte for fields 1-15: field number << 3 | wire type (0 varint, 2 length-delimited),
 so b"\x22" is field 4 holding a string or a message.
-So a batch can be joined from pieces serialized once and cached. `arena.convert` and
-`sdk.wire.convert` write their batches this way; tests/protocol/test_convert.py checks every
+So a batch can be joined from pieces serialized once and cached. `arena.api.convert` and
+`sdk.wire.convert` write their batches this way; tests/api/test_convert.py checks every
 such piece against the protobuf library's own serialization.
 """
 

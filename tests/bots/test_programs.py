@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.conftest import Arena, arena, check_against_replay
+from tests.conftest import Arena, arena, check_against_replay
 
 __all__ = ["arena"]  # the real-server fixture, shared with the protocol tests
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app as scout_arena
+from arena.cli.app import app as scout_arena
 from sdk.cli import app as scout_bot
 
 runner = CliRunner()

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from sdk import cli as sdk_cli
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
-from .conftest import arena_cli, bot_cli, scout_bot_process
+from tests.cli.conftest import arena_cli, bot_cli, scout_bot_process
 
 WAIT_S = 60.0
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from arena.cli import app as scout_arena
+from arena.cli.app import app as scout_arena
 from sdk.engine import GameRecord, replay
 
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
-from .conftest import arena_cli, bot_cli, runner, scout_bot_process
+from tests.cli.conftest import arena_cli, bot_cli, runner, scout_bot_process
 
 JSON_COMMANDS = (
     ["tournament", "list"], ["tournament", "show", "cup"], ["bot", "list"], ["ratings"], ["ratings", "--tournament", "cup"],

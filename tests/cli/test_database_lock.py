@@ -1,4 +1,4 @@
-"""One arena per database (issue 12, arena/dblock.py): a second `serve` on a database an arena
+"""One arena per database (issue 12, arena/storage/lock.py): a second `serve` on a database an arena
 serves exits with one line naming the database and the holder's host and pid; commands that read
 keep working meanwhile; once the first stops, the database is free again. Real processes, on
 SQLite and PostgreSQL."""
@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from arena.db import open_database, parse_url
-from arena.dblock import lock_database
+from arena.storage.database import open_database, parse_url
+from arena.storage.lock import lock_database
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
-from .conftest import arena_cli, assert_one_line_error
+from tests.cli.conftest import arena_cli, assert_one_line_error
 
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from arena.db import open_database
+from arena.storage.database import open_database
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3, snapshot
 
-from .conftest import arena_cli, assert_one_line_error
+from tests.cli.conftest import arena_cli, assert_one_line_error
 
 READS = (
     ("ratings",), ("tournament", "list"), ("tournament", "show", "t"), ("bot", "list"), ("games", "list"),

@@ -16,12 +16,12 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena import store
-from arena.db import open_database
-from arena.store import TournamentStatus
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.storage.store import TournamentStatus
 from tests.storage.conftest import postgres_schema
 
-from .conftest import arena_cli, assert_one_line_error
+from tests.cli.conftest import arena_cli, assert_one_line_error
 
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 CI = {**os.environ, "CI": "true"}
@@ -74,7 +74,7 @@ def test_the_demo_gives_each_bot_its_token_in_its_environment_not_its_command_li
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A command line shows in `ps` to every user of the machine; a bot's token is its password."""
-    from arena import demo
+    from arena.cli import demo
     from sdk.cli import app as scout_bot
     from tests.docs.readme import option_envvars
 

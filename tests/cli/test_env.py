@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from typer.main import get_command
 
-from arena.cli import app as scout_arena
-from arena.server import ADMIN_TOKEN_VARIABLE
+from arena.cli.app import app as scout_arena
+from arena.api.server import ADMIN_TOKEN_VARIABLE
 from bots.greedy import GreedyBot
 from sdk import env
 from sdk.cli import app as scout_bot, bot_program
 from sdk.tokens import tokens_path
 
-from .conftest import assert_one_line_error, bot_cli
+from tests.cli.conftest import assert_one_line_error, bot_cli
 
 DOCS = Path(__file__).parents[2] / "docs"
 OPTION = {

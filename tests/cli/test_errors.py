@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
-from .conftest import arena_cli, assert_one_line_error, bot_cli
+from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ import pytest
 import typer
 from typer.main import get_command
 
-from arena.cli import app as scout_arena
+from arena.cli.app import app as scout_arena
 from bots.greedy import GreedyBot
 from sdk.cli import app as scout_bot, bot_program
 
-from .conftest import runner
+from tests.cli.conftest import runner
 
 PROGRAMS = {"scout-arena": scout_arena, "scout-bot": scout_bot, "python -m bots.greedy": bot_program(GreedyBot)}
 

@@ -1,4 +1,4 @@
-"""`arena.json_output`: the documents of `scout-arena ... --json` follow their read models."""
+"""`arena.cli.json_output`: the documents of `scout-arena ... --json` follow their read models."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from arena import json_output
-from arena.ratings import RatingRow
-from arena.store import GameStatus
+from arena.cli import json_output
+from arena.ratings.table import RatingRow
+from arena.storage.store import GameStatus
 
 
 def test_times_are_utc_to_the_millisecond_whatever_zone_they_come_in() -> None:

@@ -7,10 +7,10 @@ import io
 
 from rich.console import Console, RenderableType
 
-from arena.head_to_head import crosstable
-from arena.played_games import PlayedGame
-from arena.ratings import RatingRow
-from arena.views import crosstable_view, ratings_table
+from arena.ratings.head_to_head import crosstable
+from arena.ratings.played_games import PlayedGame
+from arena.ratings.table import RatingRow
+from arena.cli.views import crosstable_view, ratings_table
 
 
 def rendered(renderable: RenderableType) -> str:

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import typer
 
-from arena.cli import PAST_TOLERANCE, parse_start
+from arena.cli.app import PAST_TOLERANCE, parse_start
 
-from .conftest import arena_cli, assert_one_line_error
+from tests.cli.conftest import arena_cli, assert_one_line_error
 
 NOW = datetime(2030, 1, 4, 18, 0, 30, tzinfo=timezone.utc)
 

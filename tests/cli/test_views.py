@@ -1,12 +1,12 @@
-"""`arena.views`: how the rating table shows wins (a shared first place splits the win)."""
+"""`arena.cli.views`: how the rating table shows wins (a shared first place splits the win)."""
 
 from __future__ import annotations
 
 import pytest
 from rich.console import Console
 
-from arena.ratings import RatingRow
-from arena.views import SHARED_WINS, ratings_table, win_decimals
+from arena.ratings.table import RatingRow
+from arena.cli.views import SHARED_WINS, ratings_table, win_decimals
 
 
 def row(bot: str, wins: float) -> RatingRow:

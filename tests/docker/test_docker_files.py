@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.cli import app as arena_app
+from arena.cli.app import app as arena_app
 from sdk.cli import app as scout_bot
 from tests.docs.readme import parse
 from tests.docs.walk import free_port
@@ -411,11 +411,11 @@ def stop(proc: subprocess.Popen[str]) -> int:
 
 @pytest.fixture
 def arena_server(tmp_path: Path) -> Iterator[int]:
-    """`python -m arena.server` on a free loopback port (the process the image's CMD serves)."""
+    """`scout-arena serve --in-memory` on a free loopback port (the process the image's CMD serves)."""
     port = free_port()
     log = tmp_path / "server.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.server", "--port", str(port)],
+        [sys.executable, "-m", "arena", "serve", "--in-memory", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True, cwd=tmp_path,
     )
     try:
@@ -476,7 +476,7 @@ TARGET_OPTIONS = ("--target", "--server", "--arena")
 def pointed_at(argv: list[str], address: str) -> list[str]:
     """`argv` (a `scout-arena` command run with `exec arena`) told to use `address`: inside the
     container the arena is at the command's default address, here it is on a free port."""
-    from arena.cli import app
+    from arena.cli.app import app
 
     path, ctx = parse(app, argv[0], argv[1:])
     options = {opt for param in ctx.command.params for opt in getattr(param, "opts", ())}

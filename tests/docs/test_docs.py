@@ -12,7 +12,7 @@ import pytest
 
 from sdk.engine import Observation, PlayerView, PublicView
 
-from .readme import ROOT
+from tests.docs.readme import ROOT
 
 sys.path.insert(0, str(ROOT / "docs"))
 import protocol_reference  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import ForfeitCause
+from arena.play.results import ForfeitCause
 
 ROOT = Path(__file__).resolve().parents[2]
 REASON_STARTS = {
@@ -17,7 +17,7 @@ REASON_STARTS = {
     ForfeitCause.DISCONNECT: "disconnected",
     ForfeitCause.ABSENT: "absent",
 }
-"""The word each cause's reason starts with (arena/referee.py, arena/tournaments.py)."""
+"""The word each cause's reason starts with (arena/play/referee.py, arena/tournaments/runner.py)."""
 
 
 def _section(path: str, heading: str) -> str:

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import app as arena_app
-from arena.store import TournamentStatus
+from arena.cli.app import app as arena_app
+from arena.storage.store import TournamentStatus
 from sdk.cli import app as scout_bot
 from sdk.loading import load_bot
 from sdk.local import play_match
 
 from . import walk as walking
-from .readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
+from tests.docs.readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
 
 SETUP = [
     "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/scout-arena demo",

@@ -48,13 +48,13 @@ from typing import Any
 
 import typer
 
-from arena.cli import app as arena_app
-from arena.clients import LocalArena
-from arena.store import GameStatus
+from arena.cli.app import app as arena_app
+from arena.cli.clients import LocalArena
+from arena.storage.store import GameStatus
 from sdk.cli import app as bot_app
 from sdk.loading import load_bot
 
-from .readme import README, Command, blocks, commands_of, option_envvars, parse
+from tests.docs.readme import README, Command, blocks, commands_of, option_envvars, parse
 
 README_PORT = "50051"
 TOKEN_PLACEHOLDER = "the-token-serve-printed"

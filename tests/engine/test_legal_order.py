@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena import convert as arena_convert
-from arena.referee import fallback_action
+from arena.api import convert as arena_convert
+from arena.play.referee import fallback_action
 from sdk.engine import Action, Flip, Game, Scout, ScoutShow, Show, observe
 from sdk.protocol import DecisionKind, DecisionRequest
 from sdk.wire import bot_session_pb2 as session_pb

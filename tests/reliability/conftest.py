@@ -1,4 +1,4 @@
-"""Fixtures for the reliability tests: the protocol tests' arena server process, two healthy
+"""Fixtures for the reliability tests: the shared arena server process (tests/conftest.py), two healthy
 random bots kept for the whole package, and helpers to run zoo bots and wait on their logs."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.conftest import Arena, arena, check_against_replay
+from tests.conftest import Arena, check_against_replay
 
-__all__ = ["Arena", "Healthy", "arena", "healthy", "start_zoo", "wait_for_text"]
+__all__ = ["Arena", "Healthy", "healthy", "start_zoo", "wait_for_text"]
 
 HERE = Path(__file__).resolve().parent
 WAIT_S = 20.0

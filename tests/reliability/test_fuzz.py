@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from sdk.wire import arena_pb2
 from sdk.wire import bot_session_pb2 as pb
 from sdk.wire import game_pb2
-from tests.protocol.rawclient import READ_TIMEOUT_S
+from tests.api.rawclient import READ_TIMEOUT_S
 
-from .conftest import Arena, Healthy, check_against_replay
+from tests.reliability.conftest import Arena, Healthy, check_against_replay
 
 PLAY = "/scout.arena.v1.BotSession/Play"
 FUZZ = settings(

@@ -1,6 +1,6 @@
 """Hidden information over many games at every seat count, including the resync path.
 
-tests/protocol/test_hidden_information.py checks one game per seat count with its `leaks`
+tests/security/test_hidden_information.py checks one game per seat count with its `leaks`
 function; this reuses that function over many concurrent games per seat count, and in every game
 one seat drops its stream at one of its first three decisions and reconnects, so the messages a
 resumed session gets (GameStarted, every event again, the pending request) are checked too. The default run plays
@@ -16,10 +16,10 @@ import pytest
 
 from sdk.engine import GameRecord
 from sdk.wire import bot_session_pb2 as pb
-from tests.protocol.rawclient import RawBot
-from tests.protocol.test_hidden_information import leaks
+from tests.api.rawclient import RawBot
+from tests.security.test_hidden_information import leaks
 
-from .conftest import Arena, check_against_replay
+from tests.reliability.conftest import Arena, check_against_replay
 
 GAMES = 3
 SLOW_GAMES = 40

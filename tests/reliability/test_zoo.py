@@ -1,6 +1,6 @@
 """The broken-bot zoo: one test per way a bot can fail, each with its exact outcome; after each,
 the other seats' game has completed (its result is the engine's replay of its record) and the
-arena still serves healthy bots. Cases tests/protocol already pins exactly are listed in
+arena still serves healthy bots. Cases tests/api already pins exactly are listed in
 docs/reliability.md, not repeated here."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 
 from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
 from sdk.wire import bot_session_pb2 as pb
-from tests.protocol.rawclient import RawBot, flip, show
-from tests.protocol.test_misbehaviour import NOT_STARTED, assert_seat_played_first_legal_actions
+from tests.api.rawclient import RawBot, flip, show
+from tests.play.test_misbehaviour import NOT_STARTED, assert_seat_played_first_legal_actions
 
-from .conftest import WAIT_S, Arena, Healthy, check_against_replay, start_zoo, wait_for_text
-from .zoo_bot import EXIT_CODE
+from tests.reliability.conftest import WAIT_S, Arena, Healthy, check_against_replay, start_zoo, wait_for_text
+from tests.reliability.zoo_bot import EXIT_CODE
 
 SUPERSEDED_STATUS = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
 """How the arena ends a stream another one of the same bot took over (docs/protocol.md, "Reconnecting")."""

@@ -17,17 +17,17 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena import store
-from arena.db import open_database
-from arena.results import ForfeitCause, PolicyDecision
-from arena.tournament_settings import FailurePolicy, TournamentSettings
-from tests.tournament.arena_process import ArenaProcess
-from tests.tournament.conftest import BotProcesses, wait_until
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.play.results import ForfeitCause, PolicyDecision
+from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from tests.tournaments.arena_process import ArenaProcess
+from tests.tournaments.conftest import BotProcesses, wait_until
 
-from .conftest import HERE, WAIT_S
-from .zoo_bot import EXIT_CODE
+from tests.reliability.conftest import HERE, WAIT_S
+from tests.reliability.zoo_bot import EXIT_CODE
 
-BOT_PROCESS = str(HERE.parent / "protocol" / "bot_process.py")
+BOT_PROCESS = str(HERE.parent / "api" / "bot_process.py")
 POLICY = FailurePolicy(absent_wait_ms=500, grace_ms=300, time_bank_ms=0)
 MOVE_MS = 1000
 """Generous for the healthy bots: a busy machine once made one miss 250 ms."""

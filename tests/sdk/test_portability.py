@@ -68,8 +68,8 @@ def test_the_sdk_and_its_local_commands_need_neither_the_server_nor_codegen_pack
 
 def test_the_arena_runs_without_grpcio_tools() -> None:
     done = run_without(CODEGEN_ONLY, """
-        import arena.cli, arena.server
-        from arena.cli import app
+        import arena.cli.app, arena.api.server
+        from arena.cli.app import app
         try:
             app(["serve", "--help"])
         except SystemExit as exc:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.credentials import set_admin_token
-from arena.db import open_database
-from arena.server import ServerConfig, start_server
+from arena.storage.credentials import set_admin_token
+from arena.storage.database import open_database
+from arena.api.server import ServerConfig, start_server
 from bots import make_example
 from sdk.reach import arena_key_async
 from sdk.runner import ArenaUnreachable

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.server import ArenaServer, ServerConfig, start_server
+from arena.api.server import ArenaServer, ServerConfig, start_server
 
 SHORT = 200
 """The longest error message or log line a client string may cause here."""

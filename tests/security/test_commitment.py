@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from arena import fairness, store
-from arena.db import open_database
-from arena.results import ForfeitCause, PolicyDecision
-from arena.schedule import game_seed
+from arena.tournaments import fairness
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.play.results import ForfeitCause, PolicyDecision
+from arena.tournaments.schedule import game_seed
 from tests.cli.conftest import arena_cli
 from tests.storage.helpers import play_all, random_result, running_tournament
 

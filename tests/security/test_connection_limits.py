@@ -1,4 +1,4 @@
-"""Caps on what a caller can hold open (arena.resources): connections beyond the cap are closed while
+"""Caps on what a caller can hold open (arena.api.resources): connections beyond the cap are closed while
 bot sessions play on, calls beyond the server's and a connection's caps are refused or wait, and
 connections or streams that never speak are dropped by their deadlines. Each against an arena in
 this process on loopback, with small caps so a handful of sockets reach them."""
@@ -15,14 +15,14 @@ from typing import TypeVar
 import grpc
 import pytest
 
-from arena.referee import Limits
-from arena.resources import ResourceLimits
-from arena.server import ArenaServer, ServerConfig, start_server
+from arena.play.referee import Limits
+from arena.api.resources import ResourceLimits
+from arena.api.server import ArenaServer, ServerConfig, start_server
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
 from sdk.wire import bot_session_pb2_grpc
 
-from tests.protocol.rawclient import RawBot
+from tests.api.rawclient import RawBot
 
 T = TypeVar("T")
 BOUND_S = 5.0

@@ -29,18 +29,18 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from arena import convert_tournaments as convert
-from arena.fairness import attempt_seed, commitment
-from arena.schedule import game_seed
-from arena.tournament_settings import FailurePolicy, TournamentSettings
+from arena.api import convert_tournaments as convert
+from arena.tournaments.fairness import attempt_seed, commitment
+from arena.tournaments.schedule import game_seed
+from arena.tournaments.settings import FailurePolicy, TournamentSettings
 from sdk import Action, Bot, Observation
 from sdk import runner as sdk_runner
 from sdk.engine import GameRecord, deal_rounds
 from sdk.wire import arena_pb2 as pb
 from sdk.wire import arena_pb2_grpc
 from tests.cli.conftest import arena_cli
-from tests.tournament.arena_process import ArenaProcess
-from tests.tournament.conftest import wait_until
+from tests.tournaments.arena_process import ArenaProcess
+from tests.tournaments.conftest import wait_until
 
 BOTS = ("ann", "bob", "cy")
 NAME = "secret-cup"

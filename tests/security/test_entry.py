@@ -15,19 +15,19 @@ import grpc
 import pytest
 from sqlmodel import Session, select
 
-from arena import convert_tournaments as convert
-from arena import store
-from arena.db import open_database
-from arena.entries import MAX_GAMES
-from arena.models import TournamentRow
-from arena.server import ServerConfig, start_server
-from arena.tournament_settings import TournamentSettings
+from arena.api import convert_tournaments as convert
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.tournaments.entries import MAX_GAMES
+from arena.storage.tables import TournamentRow
+from arena.api.server import ServerConfig, start_server
+from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire.convert import register_request_to_pb
 
 from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
-from tests.tournament.arena_process import ArenaProcess
-from tests.tournament.test_service import Client
+from tests.tournaments.arena_process import ArenaProcess
+from tests.api.test_tournament_service import Client
 
 LATER = datetime.now(timezone.utc) + timedelta(days=30)
 CODE = "friday-secret-42"

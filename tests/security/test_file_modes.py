@@ -1,6 +1,6 @@
 """Files holding secrets are created readable by their owner only, whatever the umask: the SQLite
 database with its -wal and -shm companions (token hashes, seeds, every record), made through the
-real code paths (`python -m arena.server --db`, which `scout-arena demo` runs too, and
+real code paths (`scout-arena serve --db`, which `scout-arena demo` runs too, and
 `LocalArena`), and the SDK's saved-token file with its lock."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.clients import LocalArena
-from arena.db import open_database
+from arena.cli.clients import LocalArena
+from arena.storage.database import open_database
 from sdk.runner import register
 from sdk.tokens import save_token
 
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
 PERMISSIVE_UMASKS = [0o022, 0o000]
 

@@ -16,20 +16,21 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena import entries, store
-from arena.asyncstore import AsyncStore
-from arena.db import open_database
+from arena.tournaments import entries
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.database import open_database
 from arena.errors import TournamentFailed, TournamentFull
-from arena.isolation import start_or_fail
-from arena.models import BotRatingRow, BotRow, EntryRow
-from arena.ratings import arena_env
-from arena.referee import Limits
-from arena.results import GameResult
-from arena.tournament_settings import TournamentSettings
-from arena.tournaments import TournamentRunner
+from arena.tournaments.isolation import start_or_fail
+from arena.storage.tables import BotRatingRow, BotRow, EntryRow
+from arena.ratings.table import arena_env
+from arena.play.referee import Limits
+from arena.play.results import GameResult
+from arena.tournaments.settings import TournamentSettings
+from arena.tournaments.runner import TournamentRunner
 
 from tests.storage.conftest import database_url  # noqa: F401  (the fixture, on SQLite and PostgreSQL)
-from tests.tournament.test_failure_policy import EveryoneConnected, ScriptedReferee
+from tests.tournaments.test_failure_policy import EveryoneConnected, ScriptedReferee
 
 NOW = datetime.now(timezone.utc)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from arena import store
-from arena.db import open_database
-from arena.models import BotRow, TournamentRow
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.storage.tables import BotRow, TournamentRow
 from tests.cli.conftest import arena_cli, bot_cli
 
 MARKUP = "[/]"

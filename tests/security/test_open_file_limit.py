@@ -1,4 +1,4 @@
-"""The start-up check of the open-file limit against the connection cap (arena.resources): a server
+"""The start-up check of the open-file limit against the connection cap (arena.api.resources): a server
 process whose limit is too low refuses to start with one line naming what to change, and one whose
 soft limit is low but hard limit high enough raises its soft limit and starts."""
 
@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.resources import FD_RESERVE
+from arena.api.resources import FD_RESERVE
 
 START_TIMEOUT_S = 30.0
 
 
 def server(soft: int, hard: int, *args: str) -> subprocess.Popen[str]:
-    """`python -m arena.server --port 0 ARGS` with RLIMIT_NOFILE set to (soft, hard) before it runs."""
+    """`scout-arena serve --in-memory --port 0 ARGS` with RLIMIT_NOFILE set to (soft, hard) before it runs."""
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.server", "--port", "0", *args],
+        [sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)),
     )

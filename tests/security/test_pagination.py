@@ -16,16 +16,16 @@ import grpc
 import pytest
 from sqlmodel import Session
 
-from arena import clients
-from arena import convert_tournaments as convert
-from arena import store
-from arena.clients import LocalArena, RemoteArena
-from arena.db import open_database
-from arena.pages import MAX_PAGE_SIZE
+from arena.cli import clients
+from arena.api import convert_tournaments as convert
+from arena.storage import store
+from arena.cli.clients import LocalArena, RemoteArena
+from arena.storage.database import open_database
+from arena.api.pages import MAX_PAGE_SIZE
 from sdk.wire import arena_pb2_grpc
 
 from tests.storage.helpers import play_all, running_tournament
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
 UNLIMITED = ("--read-rate", "100000", "--read-burst", "100000")
 """These tests make many small calls from one host: the read limits are another test's subject."""
@@ -154,7 +154,7 @@ def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
         code, message = refusal(lambda: getattr(stub, listing.method)(listing.request(1, token), timeout=10))
         assert code is grpc.StatusCode.INVALID_ARGUMENT, token
         assert token not in message
-        if len(token) < 256:  # a longer one is refused for its length, at the boundary (arena.boundary)
+        if len(token) < 256:  # a longer one is refused for its length, at the boundary (arena.api.boundary)
             assert message.startswith("page_token was not issued by this arena for this list"), message
 
 

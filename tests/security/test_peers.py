@@ -1,8 +1,8 @@
-"""Per-peer token buckets (arena.peers): what a flooding caller is held to, and what it cannot grow."""
+"""Per-peer token buckets (arena.api.peers): what a flooding caller is held to, and what it cannot grow."""
 
 import pytest
 
-from arena.peers import RateLimiter, peer_host
+from arena.api.peers import RateLimiter, peer_host
 
 
 class Clock:

@@ -1,4 +1,4 @@
-"""Per-caller limits on the read calls (arena.read_limits) against real server processes: a loop of
+"""Per-caller limits on the read calls (arena.api.read_limits) against real server processes: a loop of
 calls without a token is refused RESOURCE_EXHAUSTED with how long to wait, while a caller with a bot's
 own token or the admin token from the same host is not; bots run with `scout-bot run` finish their
 tournament while their host's bucket is kept empty; and reads work on the database a few at a time."""
@@ -18,16 +18,16 @@ import grpc
 import pytest
 from sqlmodel import Session
 
-from arena import convert_tournaments as convert
-from arena import store
-from arena.credentials import FixedAdminToken
-from arena.db import open_database
+from arena.api import convert_tournaments as convert
+from arena.storage import store
+from arena.storage.credentials import FixedAdminToken
+from arena.storage.database import open_database
 from arena.directory import InMemoryBotDirectory
-from arena.read_limits import RETRY_AFTER_KEY, ReadGate
-from arena.resources import ResourceLimits
+from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
+from arena.api.resources import ResourceLimits
 from sdk.wire import arena_pb2_grpc
 
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
 LATER = datetime.now(timezone.utc) + timedelta(days=30)
 FINISH_TIMEOUT_S = 60.0

@@ -10,7 +10,7 @@ import grpc
 
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
-from tests.protocol.rawclient import RawBot, flip
+from tests.api.rawclient import RawBot, flip
 from tests.security.helpers import admin, running_arena, target
 
 

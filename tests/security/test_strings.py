@@ -14,17 +14,17 @@ import grpc
 import pytest
 from google.protobuf.message_factory import GetMessageClass
 
-from arena.boundary import ARENA, HELLO_TOURNAMENTS, STRING_CAPS, string_fields
+from arena.api.boundary import ARENA, HELLO_TOURNAMENTS, STRING_CAPS, string_fields
 from sdk import Bot
 from sdk.runner import ArenaRefused, run_async
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
-from tests.protocol.rawclient import RawBot, flip
+from tests.api.rawclient import RawBot, flip
 from tests.security.helpers import (
     admin, assert_log_is_clean, assert_short_and_plain, refusal, running_arena, target,
 )
 
-FORGED_LINE = "ok\n2026-01-01 12:00:00 INFO arena.service: registered bot 'admin'"
+FORGED_LINE = "ok\n2026-01-01 12:00:00 INFO arena.api.service: registered bot 'admin'"
 TERMINAL = "\x1b[2J\x1b[31mred\x1b]0;pwned\x07"
 HUGE = "x" * 60_000
 """Each a string a client may send; HUGE still fits the arena's 64 KiB receive limit."""

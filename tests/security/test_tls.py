@@ -1,5 +1,5 @@
 """TLS end to end, with certificates made here (`tests.security.certs`): real arena processes
-serving TLS (`python -m arena.server` and `scout-arena serve` with `--tls-cert`/`--tls-key`), bots
+serving TLS (`scout-arena serve` with `--tls-cert`/`--tls-key`), bots
 that play a tournament through them with `scout-bot run --tls-ca`, the `scout-arena` commands and
 the Docker health check over TLS, and every mismatch refused at once with one line: a plaintext
 client to a TLS arena, a CA that did not sign the arena's certificate, a certificate for another
@@ -21,16 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import app as arena_app
+from arena.cli.app import app as arena_app
 from sdk.cli import app as bot_app
 from sdk.runner import ArenaRefused, register
 from sdk.tls import ClientTls, TlsConfigError
 
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.docs.readme import ROOT, commands, parse
-from tests.tournament.arena_process import ArenaProcess
+from tests.tournaments.arena_process import ArenaProcess
 
-from .certs import Pki, make_pki
+from tests.security.certs import Pki, make_pki
 
 BIN = Path(sys.executable).parent
 HEALTHCHECK = ROOT / "docker" / "healthcheck.py"
@@ -277,8 +277,8 @@ def test_unusable_certificate_files_stop_serve_with_one_line(pki: Pki, tmp_path:
         assert_one_line_error(serve_error(tmp_path, *options), message)
 
 
-def test_python_m_arena_server_refuses_a_mismatched_key_with_one_line(pki: Pki, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "arena.server", "--port", "0", "--tls-cert", str(pki.cert),
+def test_serve_json_refuses_a_mismatched_key_with_one_line(pki: Pki, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--tls-cert", str(pki.cert),
                            "--tls-key", str(pki.other_key)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"error: the TLS key {pki.other_key} is not the key of the certificate {pki.cert}\n"
@@ -299,9 +299,9 @@ def test_scout_arena_serve_says_it_serves_tls(pki: Pki, tmp_path: Path) -> None:
     assert first.startswith("Scout Arena listening on 127.0.0.1:") and f" with TLS ({pki.cert}), database " in first
 
 
-def test_python_m_arena_server_reports_tls_and_takes_the_admin_token_from_the_environment(pki: Pki) -> None:
+def test_serve_json_reports_tls_and_takes_the_admin_token_from_the_environment(pki: Pki) -> None:
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "f" * 64}
-    proc = subprocess.Popen([sys.executable, "-m", "arena.server", "--port", "0", "--tls-cert", str(pki.cert),
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--tls-cert", str(pki.cert),
                              "--tls-key", str(pki.key)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env)
     try:

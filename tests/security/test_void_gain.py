@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from arena.db import open_database
-from arena.fairness import attempt_seed
-from arena.results import ForfeitCause, PolicyDecision
-from arena.tournament_settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
+from arena.storage.database import open_database
+from arena.tournaments.fairness import attempt_seed
+from arena.play.results import ForfeitCause, PolicyDecision
+from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
 
-from .void_play import CHEATER, HONEST, Outcome, play
+from tests.security.void_play import CHEATER, HONEST, Outcome, play
 
 GAMES_PER_TABLE = 8
 """4 entrants at 3-seat tables: 4 tables, 32 games, 24 of them the subject's."""
@@ -73,8 +73,7 @@ def test_the_cap_counts_per_bot_from_the_stored_voids(engine: Engine) -> None:
     """The count survives a restart: it is read from the stored voided attempts."""
     from sqlmodel import Session
 
-    from arena import store
-
+    from arena.storage import store
     cheat: Outcome = play(engine, "counted", CHEATER, 2, SEED, FailurePolicy(absent_wait_ms=0, max_voids_per_bot=1))
     with Session(engine) as session:
         assert store.voids_by_bot(session=session, tournament="counted") == {CHEATER: cheat.voids} == {CHEATER: 1}

@@ -20,13 +20,13 @@ from datetime import datetime, timezone
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena import store
-from arena.asyncstore import AsyncStore
-from arena.ratings import RatingRow
-from arena.referee import Limits, fallback_action
-from arena.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
-from arena.tournament_settings import FailurePolicy, TournamentSettings
-from arena.tournaments import TournamentRunner
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.ratings.table import RatingRow
+from arena.play.referee import Limits, fallback_action
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.runner import TournamentRunner
 from bots.greedy import GreedyBot, hand_value
 from sdk.engine import Card, Flip, Game, Phase, observe, record_of
 

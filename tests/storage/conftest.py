@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.db import open_database
+from arena.storage.database import open_database
 
 POSTGRES_URL_VARIABLE = "SCOUT_TEST_POSTGRES_URL"
 

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session
 
-from arena import store
-from arena.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.storage import store
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -11,11 +11,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena import store
+from arena.storage import store
 from arena.errors import GameAlreadyFinished, GameNotRunning, ResultMismatch, UnknownGame
-from arena.results import GameResult
+from arena.play.results import GameResult
 
-from .helpers import START, chosen_result, play_all, random_result, running_tournament
+from tests.storage.helpers import START, chosen_result, play_all, random_result, running_tournament
 
 
 def row_counts(session: Session) -> dict[str, int]:

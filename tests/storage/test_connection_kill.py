@@ -17,12 +17,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena import store
-from arena.db import open_database
+from arena.storage import store
+from arena.storage.database import open_database
 from arena.errors import GameAlreadyFinished
 
-from .helpers import random_result, running_tournament
-from .test_commit import row_counts
+from tests.storage.helpers import random_result, running_tournament
+from tests.storage.test_commit import row_counts
 
 GONE_TIMEOUT_S = 10.0
 """Bound on the wait for the terminated backend to disappear from pg_stat_activity."""

@@ -11,11 +11,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from arena.db import BUSY_TIMEOUT_MS, create_engine, open_database
+from arena.storage.database import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
-from arena.models import SCHEMA_VERSION, SchemaInfo
+from arena.storage.tables import SCHEMA_VERSION, SchemaInfo
 
-from .conftest import POSTGRES_URL_VARIABLE
+from tests.storage.conftest import POSTGRES_URL_VARIABLE
 
 
 def test_every_sqlite_connection_gets_wal_and_the_pragmas(tmp_path: Path) -> None:

@@ -15,17 +15,17 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import Session, SQLModel
 
-import arena.db
-from arena import store
-from arena.db import SchemaKind, database_state, open_database, upgrade_database
+import arena.storage.database
+from arena.storage import store
+from arena.storage.database import SchemaKind, database_state, open_database, upgrade_database
 from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
-from arena.fairness import commitment, verify
-from arena.migrations.__main__ import NOTHING, draft, main as migrations_main
-from arena.models import SCHEMA_VERSION
-from arena.store import GameStatus, TournamentStatus
+from arena.tournaments.fairness import commitment, verify
+from arena.storage.migrations.__main__ import NOTHING, draft, main as migrations_main
+from arena.storage.tables import SCHEMA_VERSION
+from arena.storage.store import GameStatus, TournamentStatus
 
-from .conftest import postgres_schema
-from .legacy import load_v3, rows, snapshot
+from tests.storage.conftest import postgres_schema
+from tests.storage.legacy import load_v3, rows, snapshot
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -108,14 +108,14 @@ def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> No
 
 def test_a_failed_upgrade_changes_nothing(v3_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The revisions run, then the database fails: everything they did is rolled back."""
-    real = arena.db.command.upgrade
+    real = arena.storage.database.command.upgrade
 
     def upgrade_then_fail(config: object, revision: str) -> None:
         real(config, revision)  # type: ignore[arg-type]
         raise sa.exc.OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
     before = snapshot(v3_url)
-    monkeypatch.setattr(arena.db.command, "upgrade", upgrade_then_fail)
+    monkeypatch.setattr(arena.storage.database.command, "upgrade", upgrade_then_fail)
     with pytest.raises(SchemaCreationFailed, match="^cannot upgrade .*: disk I/O error$"):
         upgrade_database(v3_url)
     assert snapshot(v3_url) == before

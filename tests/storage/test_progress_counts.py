@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from arena import store
-from arena.convert_tournaments import tournament_from_pb, tournament_to_pb
+from arena.storage import store
+from arena.api.convert_tournaments import tournament_from_pb, tournament_to_pb
 
-from .helpers import random_result, running_tournament
+from tests.storage.helpers import random_result, running_tournament
 
 
 def test_a_game_waiting_for_its_commit_is_played_not_running(session: Session) -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from arena import rank_confidence, store
+from arena.ratings import rank_confidence
+from arena.storage import store
 from arena.errors import InvalidBootstrap, UnknownTournament
-from arena.head_to_head import crosstable
-from arena.rank_confidence import bootstrap_superiority, superiority
+from arena.ratings.head_to_head import crosstable
+from arena.ratings.rank_confidence import bootstrap_superiority, superiority
 
-from .helpers import play_all, running_tournament
+from tests.storage.helpers import play_all, running_tournament
 
 
 def two_tournaments(session: Session) -> None:

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena import store
+from arena.storage import store
 from arena.errors import (
     AlreadyEntered,
     DuplicateName,
@@ -24,10 +24,10 @@ from arena.errors import (
     UnknownGame,
     UnknownTournament,
 )
-from arena.fairness import commitment
-from arena.schedule import game_seed, round_robin, schedule_seed
+from arena.tournaments.fairness import commitment
+from arena.tournaments.schedule import game_seed, round_robin, schedule_seed
 
-from .helpers import START, running_tournament
+from tests.storage.helpers import START, running_tournament
 
 
 def create(session: Session, name: str = "cup", **settings: object) -> store.Tournament:

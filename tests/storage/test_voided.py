@@ -10,11 +10,11 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena import store
+from arena.storage import store
 from arena.errors import GameNotRunning, ResultMismatch
-from arena.results import ForfeitCause, PolicyDecision
+from arena.play.results import ForfeitCause, PolicyDecision
 
-from .helpers import chosen_result, play_all, random_result, running_tournament
+from tests.storage.helpers import chosen_result, play_all, random_result, running_tournament
 
 VOID = PolicyDecision.VOID
 

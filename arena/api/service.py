@@ -1,0 +1,243 @@
+"""The gRPC servicers: the bots' `BotSession` stream and the operators' `Arena` calls.
+
+They authenticate, convert messages at the edge (`arena.api.convert`) and hand plain values to the
+session hub and the referee; no game logic lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import uuid
+
+import grpc
+
+from sdk.protocol import ArenaError, ErrorCode, Hello
+from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
+
+from arena.api import convert
+from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
+from arena.storage.credentials import AdminGate
+from arena.directory import BotDirectory, NameTaken
+from arena.errors import InvalidName
+from arena.names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
+from arena.api.peers import RateLimiter, peer_host
+from arena.play.referee import Limits, Referee
+from arena.play.sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, Received, SessionHub, Stream
+
+log = logging.getLogger(__name__)
+
+MAX_WATCHED = 16
+"""Most tournaments one Hello may name (`Hello.tournaments`): a bot enters a few at a time."""
+HELLO_TIMEOUT_S = 3.0
+"""A new stream must send its Hello within this time (the default of `ResourceLimits.hello_timeout_ms`):
+a bot sends it at once, and a stream that never does holds a call slot until then."""
+SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
+"""The status detail that ends a stream another stream of the same bot took over."""
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
+"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
+a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
+to one a second."""
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token of the `authorization: Bearer <token>` metadata entry, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer "):].strip()
+    return None
+
+
+UNDECODABLE_MESSAGE = "a message on this stream is not a serialized scout.arena.v1.BotBatch"
+
+
+def hello_problem(hello: Hello) -> str | None:
+    """Why a Hello is refused, or None: its program name and version go to the arena's logs, so
+    they follow the arena's name rules (both may be empty); it may name at most MAX_WATCHED
+    tournaments, each within its cap (`boundary.STRING_CAPS`)."""
+    if hello.bot_name and not NAME_PATTERN.fullmatch(hello.bot_name):
+        return f"Hello.bot_name {shown(hello.bot_name)} is not a name: use {NAME_RULE}, or leave it empty"
+    if not VERSION_PATTERN.fullmatch(hello.bot_version):
+        return f"Hello.bot_version {shown(hello.bot_version)} is not a version: use {VERSION_RULE}, or leave it empty"
+    if len(hello.tournaments) > MAX_WATCHED:
+        return f"Hello.tournaments may name at most {MAX_WATCHED} tournaments, not {len(hello.tournaments)}"
+    cap = STRING_CAPS[HELLO_TOURNAMENTS]
+    for name in hello.tournaments:
+        if len(name) > cap.limit:
+            return f"{cap.what} may have at most {cap.limit} characters, not {len(name)} (Hello.tournaments)"
+    return None
+
+
+class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
+    """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways."""
+
+    def __init__(self, directory: BotDirectory, hub: SessionHub, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
+        self._directory = directory
+        self._hub = hub
+        self._hello_timeout_s = hello_timeout_s
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        # The first batch is read before the token is checked: a client whose Hello is still
+        # being written when the call is refused sees a local INTERNAL error, not our status.
+        first = await self._read_first(context)
+        token = bearer_token(context)
+        if token is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "missing bot token: send the metadata 'authorization: Bearer <token>'"
+            )
+        name = await self._directory.authenticate(token)  # type: ignore[arg-type]
+        if name is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
+        hello = await self._check_hello(first[0] if first else None, context)
+        session_id = uuid.uuid4().hex[:12]
+        conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
+        log.info("session %s: bot %r connected (program %s, version %s, capacity %d)", session_id, name,
+                 shown(hello.bot_name), shown(hello.bot_version), hello.capacity)
+        self._receive(conn, stream, first[1:])
+        reader = asyncio.create_task(self._read(conn, stream, context))
+        stream.writer = writer = asyncio.create_task(self._write(stream, context))
+        try:
+            await asyncio.wait((writer,))
+        finally:
+            writer.cancel()
+            reader.cancel()
+            superseded = conn.stream is not stream
+            self._hub.close(conn, stream)
+            log.info("session %s: bot %r disconnected", session_id, name)
+        if superseded:
+            # Not OK: a client that reconnects whenever its stream ends would take the seats back
+            # from the newer session, and the two would displace each other forever.
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, SUPERSEDED_MESSAGE)
+        if reader.done() and not reader.cancelled() and (garbled := reader.result()):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, garbled)
+        if stream.overflowed:
+            log.warning("session %s: bot %r cut off: it left %d messages unread", session_id, name, MAX_QUEUED)
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_QUEUED} messages for this bot were left unread: read your stream"
+            )
+
+    @staticmethod
+    async def _write(stream: Stream, context: grpc.aio.ServicerContext) -> None:
+        while batch := await stream.next_batch():
+            await context.write(convert.arena_batch_bytes(batch, stream.want_legal_actions))
+
+    async def _read_first(self, context: grpc.aio.ServicerContext) -> list[Received | convert.WireError]:
+        try:
+            first = await asyncio.wait_for(context.read(), self._hello_timeout_s)
+        except asyncio.TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self._hello_timeout_s:g} s")
+        except convert.UNDECODABLE:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
+        if first is grpc.aio.EOF:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
+        return convert.bot_batch_from_pb(first)
+
+    async def _check_hello(self, first: Received | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
+        if isinstance(first, convert.WireError):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(first))
+        if not isinstance(first, Hello):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a Hello")
+        if not 1 <= first.capacity <= MAX_CAPACITY:  # type: ignore[union-attr]
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {first.capacity}",  # type: ignore[union-attr]
+            )
+        if problem := hello_problem(first):  # type: ignore[arg-type]
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+        return first  # type: ignore[return-value]
+
+    def _receive(self, conn: BotConnection, stream: Stream, messages: list[Received | convert.WireError]) -> None:
+        for msg in messages:
+            if isinstance(msg, convert.WireError):
+                stream.send(ArenaError(ErrorCode.MALFORMED, str(msg)))
+            else:
+                self._hub.receive(conn, msg)
+
+    async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> str | None:
+        """Feed the bot's messages to the hub until the bot half-closes or the call ends.
+
+        Returns why the call must end INVALID_ARGUMENT, if the bot sent bytes that are not a BotBatch:
+        nothing after them can be trusted to be framed right, so the session ends (seats get the
+        reconnection grace period like any other disconnect)."""
+        garbled = None
+        try:
+            while (batch := await context.read()) is not grpc.aio.EOF and conn.stream is stream:
+                self._receive(conn, stream, convert.bot_batch_from_pb(batch))
+        except convert.UNDECODABLE:
+            garbled = UNDECODABLE_MESSAGE
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+            pass
+        stream.close()
+        return garbled
+
+
+def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None:
+    """Serve `service.Play` on `server`. Unlike the generated registration, responses go out as the
+    bytes `Play` writes (`convert.arena_batch_bytes` serializes batches itself)."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            service.Play, request_deserializer=convert.bot_batch_from_bytes, response_serializer=None
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(convert.BOT_SESSION, handlers),))
+    server.add_registered_method_handlers(convert.BOT_SESSION, handlers)
+
+
+class ArenaService(arena_pb2_grpc.ArenaServicer):
+    """Serves the operator calls: open registration, and games on demand for the admin."""
+
+    def __init__(
+        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits,
+        registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
+    ) -> None:
+        self._directory = directory
+        self._referee = referee
+        self._admin = admin
+        self._limits = limits
+        self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
+
+    async def require_admin(self, call: str, context: grpc.aio.ServicerContext) -> None:
+        """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
+        token = bearer_token(context)
+        if token is None or not await self._admin.allows(token):
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, f"{call} needs the arena's admin token as 'authorization: Bearer <token>'"
+            )
+
+    async def RegisterBot(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        host = peer_host(context.peer())
+        if not self._registrations.allow(host):
+            wait = math.ceil(self._registrations.retry_after(host))
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
+            )
+        name = convert.register_request_name(request)  # type: ignore[arg-type]
+        try:
+            token = await self._directory.register(name)
+        except InvalidName as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except NameTaken as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        log.info("registered bot %s", shown(name))
+        return convert.register_response_to_pb(name, token)
+
+    async def DescribeArena(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        return convert.describe_response_to_pb(await self._admin.identity())
+
+    async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+        await self.require_admin("PlayGame", context)
+        try:
+            bots, seed, limits = convert.play_request_from_pb(request, self._limits)  # type: ignore[arg-type]
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        game_id = uuid.uuid4().hex[:16]
+        try:
+            result = await self._referee.play(game_id, bots, seed, limits)
+        except NotConnected as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except AtCapacity as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return convert.play_response_to_pb(game_id, result)

@@ -1,0 +1,252 @@
+"""The Arena service of an arena that keeps a database: tournaments, ratings and game records.
+
+`TournamentArenaService` answers every call of `ArenaService` (registration, games on demand)
+and the tournament, rating and game calls besides. Store errors become gRPC statuses
+(`STATUS_OF`) carrying their one-line message; database trouble is UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from sqlalchemy.exc import DBAPIError
+
+from sdk.wire import arena_pb2 as pb
+
+from arena.api import convert_tournaments as convert
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.credentials import AdminGate
+from arena.directory import BotDirectory
+from arena.errors import (
+    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidBootstrap,
+    InvalidName, InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
+)
+from arena.cli.export import EXPORT_BATCH, game_line
+from arena.tournaments.isolation import start_or_fail
+from arena.names import shown
+from arena.api.pages import InvalidPage, Page, PageTokens
+from arena.ratings.rank_confidence import MAX_RESAMPLES
+from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
+from arena.play.referee import Limits, Referee
+from arena.api.resources import ResourceLimits
+from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, bearer_token
+from arena.tournaments.runner import TournamentRunner
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
+    InvalidName: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidSetting: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidBootstrap: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidPage: grpc.StatusCode.INVALID_ARGUMENT,
+    DuplicateName: grpc.StatusCode.ALREADY_EXISTS,
+    AlreadyEntered: grpc.StatusCode.ALREADY_EXISTS,
+    UnknownBot: grpc.StatusCode.NOT_FOUND,
+    UnknownTournament: grpc.StatusCode.NOT_FOUND,
+    UnknownGame: grpc.StatusCode.NOT_FOUND,
+    EntryCodeRefused: grpc.StatusCode.PERMISSION_DENIED,
+    EntriesClosed: grpc.StatusCode.FAILED_PRECONDITION,
+    NotEnoughEntrants: grpc.StatusCode.FAILED_PRECONDITION,
+    TournamentAlreadyStarted: grpc.StatusCode.FAILED_PRECONDITION,
+    DatabaseUnreachable: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def status_of(error: ArenaError) -> grpc.StatusCode:
+    """The status a store error is reported with; FAILED_PRECONDITION for any other refusal."""
+    for cls in type(error).__mro__:
+        if cls in STATUS_OF:
+            return STATUS_OF[cls]
+    return grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def answer(context: grpc.aio.ServicerContext, work: Awaitable[T]) -> T:
+    """`await work`, ending the call with the matching status if it raises a store error."""
+    try:
+        return await work
+    except ArenaError as exc:
+        await context.abort(status_of(exc), str(exc))
+    except DBAPIError as exc:
+        text = str(exc.orig).strip().splitlines()
+        log.error("database error: %s", text[0] if text else type(exc.orig).__name__)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "the arena's database is unavailable; try again later")
+    raise AssertionError("context.abort raises")
+
+
+class TournamentArenaService(ArenaService):
+    """Registration and games on demand (ArenaService), plus tournaments, ratings and records."""
+
+    def __init__(
+        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits, db: AsyncStore,
+        runner: TournamentRunner, registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
+        resources: ResourceLimits | None = None,
+    ) -> None:
+        super().__init__(directory, referee, admin, limits, registrations_per_minute)
+        self._bots = directory
+        self._db = db
+        self._runner = runner
+        self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
+        self._pages = PageTokens()
+
+    async def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.aio.ServicerContext) -> pb.CreateTournamentResponse:  # noqa: N802,E501
+        await self.require_admin("CreateTournament", context)
+        try:
+            settings = convert.settings_from_pb(request)
+        except InvalidSetting as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        tournament = await answer(context, self._db(settings.create))
+        log.info("tournament %s created: starts %s", shown(tournament.name), tournament.starts_at.isoformat(timespec="seconds"))
+        self._runner.wake()
+        return convert.create_response_to_pb(tournament)
+
+    async def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.aio.ServicerContext) -> pb.StartTournamentResponse:  # noqa: N802,E501
+        await self.require_admin("StartTournament", context)
+        name = convert.name_request(request)
+        tournament = await answer(context, self._db(start_or_fail, tournament=name))
+        self._runner.wake()
+        return convert.start_response_to_pb(tournament)
+
+    async def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.aio.ServicerContext) -> pb.EnterTournamentResponse:  # noqa: N802,E501
+        token = bearer_token(context)
+        if token is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'"
+            )
+        bot = await answer(context, self._bots.authenticate(token))  # type: ignore[arg-type]
+        if bot is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
+        assert bot is not None
+        name, code = convert.enter_request_from_pb(request)
+        try:
+            await self._db(store.enter_tournament, tournament=name, bot=bot, entry_code=code)
+            log.info("bot %s entered tournament %s", shown(bot), shown(name))
+        except (AlreadyEntered, EntriesClosed) as exc:
+            entered = await answer(context, self._db(store.show_tournament, tournament=name))
+            if bot not in entered.entrants:
+                await context.abort(status_of(exc), str(exc))
+        except ArenaError as exc:
+            await context.abort(status_of(exc), str(exc))
+        tournament = await answer(context, self._db(store.show_tournament, tournament=name))
+        return convert.enter_response_to_pb(bot, tournament)
+
+    # The read calls: each is admitted by the read gate (per-caller limits), works on the database
+    # within its bound, and lists one page at a time (arena.api.pages).
+
+    async def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext) -> pb.ListTournamentsResponse:  # noqa: N802,E501
+        page = await self._admit_page("ListTournaments", context, "tournaments", request)
+        found = await self._read(context, store.list_tournaments, after=page.cursor, limit=page.size + 1)
+        return convert.tournaments_to_pb(*self._split("tournaments", found, page, lambda t: t.id))
+
+    async def ShowTournament(self, request: pb.ShowTournamentRequest, context: grpc.aio.ServicerContext) -> pb.ShowTournamentResponse:  # noqa: N802,E501
+        await self._reads.admit("ShowTournament", context, bearer_token(context))
+        name = convert.name_request(request)
+        return convert.show_response_to_pb(await self._read(context, store.show_tournament, tournament=name))
+
+    async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:  # noqa: N802
+        page = await self._admit_page("ListBots", context, "bots", request)
+        found = await self._read(context, store.list_bots, after=page.cursor, limit=page.size + 1)
+        return convert.bots_to_pb(*self._split("bots", found, page, lambda b: b.id))
+
+    async def Ratings(self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext) -> pb.RatingsResponse:  # noqa: N802
+        """A page of the table; a bootstrap costs a read unit more per BOOTSTRAP_RESAMPLES_PER_UNIT
+        resamples, asked for (the work limit bounds it per call; an unchanged table's is remembered)."""
+        scope = convert.scope_from_pb(request)
+        listing = repr(("ratings", scope))
+        bootstrap = request.bootstrap_resamples
+        if not 0 <= bootstrap <= MAX_RESAMPLES:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"bootstrap_resamples must be 0 to {MAX_RESAMPLES}, not {bootstrap}"
+            )
+        extra = bootstrap * ITEMS_PER_UNIT // BOOTSTRAP_RESAMPLES_PER_UNIT
+        page = await self._admit_page("Ratings", context, listing, request, extra)
+        offset = page.cursor or 0
+        rows = await self._read(
+            context, store.rating_table, tournament=scope, offset=offset, limit=page.size + 1, bootstrap=bootstrap
+        )
+        return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
+
+    async def HeadToHead(self, request: pb.HeadToHeadRequest, context: grpc.aio.ServicerContext) -> pb.HeadToHeadResponse:  # noqa: N802,E501
+        """A page of the pairs: offsets into the crosstable, as the rating table's pages are."""
+        scope = convert.scope_from_pb(request)
+        listing = repr(("head-to-head", scope))
+        page = await self._admit_page("HeadToHead", context, listing, request)
+        offset = page.cursor or 0
+        table = await self._read(context, store.head_to_head, tournament=scope)
+        pairs = table.pairs[offset : offset + page.size + 1]
+        return convert.pairs_to_pb(*self._split(listing, pairs, page, lambda _: offset + page.size))
+
+    async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:  # noqa: N802
+        tournament, status = convert.games_request_from_pb(request)
+        listing = repr(("games", tournament, status))
+        page = await self._admit_page("ListGames", context, listing, request)
+        games = await self._read(
+            context, store.list_games, tournament=tournament, status=status, after=page.cursor, limit=page.size + 1
+        )
+        return convert.games_to_pb(*self._split(listing, games, page, lambda g: g.id))
+
+    async def ShowGame(self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext) -> pb.ShowGameResponse:  # noqa: N802
+        await self._reads.admit("ShowGame", context, bearer_token(context))
+        game_id = convert.show_game_request_from_pb(request)
+        return convert.game_detail_to_pb(await self._read(context, store.show_game, game_id=game_id))
+
+    async def ExportGames(self, request: pb.ExportGamesRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ExportGamesResponse]:  # noqa: N802,E501
+        """Up to a page of games, listed EXPORT_BATCH at a time (never the whole list at once), each
+        game paid for as it is sent."""
+        tournament = convert.scope_from_pb(request)
+        listing = repr(("export", tournament))
+        page = await self._page(context, listing, request)
+        caller = await self._reads.admit("ExportGames", context, bearer_token(context))
+        sent, cursor = 0, page.cursor
+        while sent < page.size:
+            batch = min(EXPORT_BATCH, page.size - sent)
+            games = await self._read(
+                context, store.list_games, tournament=tournament, status=store.GameStatus.FINISHED, after=cursor,
+                limit=batch,
+            )
+            for info in games:
+                if sent:
+                    await self._reads.pace(caller, EXPORT_GAMES_PER_UNIT)
+                detail = await self._read(context, store.show_game, game_id=info.id)
+                yield convert.exported_to_pb(game_line(detail), self._pages.next_token(listing, info.id))
+                sent += 1
+            if len(games) < batch:
+                return
+            cursor = games[-1].id
+
+    async def _page(self, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest) -> Page:
+        try:
+            return self._pages.page(listing, *convert.page_request(request))
+        except InvalidPage as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        raise AssertionError("context.abort raises")
+
+    async def _admit_page(
+        self, call: str, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest, extra: int = 0
+    ) -> Page:
+        """The page a list call asks for, once the read gate admits a call of that size (and of
+        `extra` items of work besides)."""
+        page = await self._page(context, listing, request)
+        await self._reads.admit(call, context, bearer_token(context), page.size + extra)
+        return page
+
+    async def _read(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        return await answer(context, self._reads.run(self._db, fn, **kwargs))
+
+    def _split(self, listing: str, found: Sequence[T], page: Page, cursor: Callable[[T], int]) -> tuple[list[T], str]:
+        """A page of `found` (fetched one longer than the page) and the token of the next, if any."""
+        if len(found) <= page.size:
+            return list(found), ""
+        return list(found[: page.size]), self._pages.next_token(listing, cursor(found[page.size - 1]))
+
+    async def RevealSeeds(self, request: pb.RevealSeedsRequest, context: grpc.aio.ServicerContext) -> pb.RevealSeedsResponse:  # noqa: N802,E501
+        await self.require_admin("RevealSeeds", context)
+        name = convert.reveal_request_from_pb(request)
+        reveal = await answer(context, self._db(store.reveal_seeds, tournament=name))
+        log.info("the seeds of tournament %r were revealed to the organiser", name)
+        return convert.reveal_to_pb(reveal)

@@ -1,0 +1,354 @@
+"""What the `scout-arena` commands talk to: a running arena over gRPC, or its database directly.
+
+`ArenaClient` is every operation the command line offers. `RemoteArena` calls the Arena service
+of a server (`--server HOST:PORT`); `LocalArena` calls `arena.storage.store` on a database (`--db URL`),
+for when no server runs. Both return the store's own values, so each command is written once and
+shows the same thing either way. Every failure is an `arena.errors.ArenaError` with one line.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from sdk.tls import ClientTls, TlsConfigError as ClientTlsError, channel, tls_problem
+from sdk.wire import arena_pb2_grpc
+from sdk.wire.convert import register_request_to_pb, registered_token
+
+from arena.api import convert_tournaments as convert
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.database import open_database
+from arena.errors import ArenaError
+from arena.cli.export import export_games
+from arena.ratings.head_to_head import Crosstable
+from arena.tournaments.isolation import start_or_fail
+from arena.api.pages import MAX_PAGE_SIZE
+from arena.ratings.table import RatingRow
+from arena.api.read_limits import RETRY_AFTER_KEY
+from arena.api.tls import TlsConfigError
+from arena.tournaments.settings import TournamentSettings
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT_S = 5.0
+CALL_TIMEOUT_S = 30.0
+EXPORT_TIMEOUT_S = 600.0
+"""Bounds on waiting for the server: to connect, for one call, for one call of an export (a page of games)."""
+_ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
+
+
+class ServerUnreachable(ArenaError):
+    """No arena answers at the address."""
+
+
+class ServerRefused(ArenaError):
+    """The arena answered the call with an error; the message is its own."""
+
+
+class ArenaClient(Protocol):
+    """The operations of the `scout-arena` commands, against a server or a database."""
+
+    def register_bot(self, name: str) -> str:
+        """Register a bot and return its token (shown once)."""
+        ...
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        ...
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        ...
+
+    def tournaments(self) -> list[store.Tournament]:
+        ...
+
+    def tournament(self, name: str) -> store.Tournament:
+        ...
+
+    def bots(self) -> list[store.Bot]:
+        ...
+
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
+        """The rating table; with `bootstrap` resamples, each row's bootstrap confidence too."""
+        ...
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
+        ...
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        ...
+
+    def game(self, game_id: int) -> store.GameDetail:
+        ...
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        """Every finished game as a JSON line (`arena.cli.export`)."""
+        ...
+
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        """A tournament's secret seeds, before they are public (admin only)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def database_url(text: str) -> str:
+    """`text` as a database URL: a URL as it is, a plain path as a SQLite file."""
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().resolve()}"
+
+
+class LocalArena:
+    """The database of an arena, read and changed in this process (no server needed).
+
+    Starting a tournament here while a server runs on the same database is fine: the server's
+    tournament runner picks it up within a second.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        """The open database; `close` disposes of it."""
+        self._db = AsyncStore(engine)
+
+    @classmethod
+    def open(cls, text: str) -> LocalArena:
+        """Open the arena's database at `text` (URL or file). Nothing is created: a missing file
+        or an empty database is refused (a typo never makes an empty database to read), and so is
+        another program's database or one that needs `scout-arena db upgrade` (`arena.storage.database`)."""
+        return cls(open_database(database_url(text), create=False))
+
+    def register_bot(self, name: str) -> str:
+        return self._db.run(store.register_bot, name=name).token
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        return self._db.run(settings.create)
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        return self._db.run(start_or_fail, tournament=name)
+
+    def tournaments(self) -> list[store.Tournament]:
+        return self._db.run(store.list_tournaments)
+
+    def tournament(self, name: str) -> store.Tournament:
+        return self._db.run(store.show_tournament, tournament=name)
+
+    def bots(self) -> list[store.Bot]:
+        return self._db.run(store.list_bots)
+
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
+        return self._db.run(store.rating_table, tournament=tournament, bootstrap=bootstrap)
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
+        return self._db.run(store.head_to_head, tournament=tournament)
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        return self._db.run(store.list_games, tournament=tournament, status=status)
+
+    def game(self, game_id: int) -> store.GameDetail:
+        return self._db.run(store.show_game, game_id=game_id)
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        with Session(self.engine) as session:
+            yield from export_games(session=session, tournament=tournament)
+
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        return self._db.run(store.reveal_seeds, tournament=tournament)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class RemoteArena:
+    """A running arena's Arena service; `admin_token` is sent with the calls that need it, over TLS
+    as `tls` says (None: plaintext)."""
+
+    """Lists are read page after page (MAX_PAGE_SIZE each) and put together, so a command shows the
+    whole list as before. With an admin token every call carries it, so the organiser's own polling
+    (the demo's progress bar) is never counted against the host's read limit. A call the arena
+    refuses for the read limit is tried again after the wait it names, within CALL_TIMEOUT_S."""
+
+    def __init__(self, target: str, admin_token: str | None = None, tls: ClientTls | None = None) -> None:
+        if not _ADDRESS.fullmatch(target):
+            raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {target!r}")
+        self.target = target
+        self._admin_token = admin_token
+        self._tls = tls
+        try:
+            self._channel = channel(target, tls)
+        except ClientTlsError as exc:
+            raise TlsConfigError(str(exc)) from None
+        if not _connects(self._channel):
+            problem = tls_problem(target, _connect_error(self._channel), tls)
+            self._channel.close()
+            raise ServerUnreachable(problem or (
+                f"no arena answers at {target}: start one with `scout-arena serve`, "
+                "or read a database without a server with --db"
+            ))
+        self._stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
+
+    def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
+        """Call `method`, with the admin token if `admin` and this client has one (the organiser's
+        calls need it; the reads carry it so the organiser's polling is not counted as a stranger's)."""
+        metadata = self._metadata(admin)
+        deadline = time.monotonic() + CALL_TIMEOUT_S
+        while True:
+            try:
+                return getattr(self._stub, method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            except grpc.RpcError as exc:
+                self._wait_or_raise(exc, deadline)
+
+    def _metadata(self, admin: bool) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self._admin_token}"),) if admin and self._admin_token else ()
+
+    def _wait_or_raise(self, exc: grpc.RpcError, deadline: float) -> None:
+        """Sleep the wait a RESOURCE_EXHAUSTED refusal names, if that ends before `deadline`; else
+        raise the refusal as an ArenaError."""
+        wait = _retry_after(exc)
+        if wait is None or time.monotonic() + wait > deadline:
+            raise self._refusal(exc) from None
+        time.sleep(wait)
+
+    def _listed(self, method: str, request: Callable[[str], object], items: Callable[[Any], list[T]]) -> list[T]:
+        """Every item of a paginated list: `request(page_token)` builds each page's request."""
+        out: list[T] = []
+        token = ""
+        while True:
+            reply = self._call(method, request(token), admin=True)
+            out += items(reply)
+            token = convert.next_page_token(reply)
+            if not token:
+                return out
+
+    def _refusal(self, exc: grpc.RpcError) -> ArenaError:
+        code, details = exc.code(), exc.details()
+        if code is grpc.StatusCode.UNAUTHENTICATED:
+            return ServerRefused(
+                f"the arena at {self.target} refused the admin token: give the one it printed on its first "
+                "start with --admin-token or SCOUT_ARENA_ADMIN_TOKEN"
+            )
+        if code is grpc.StatusCode.UNIMPLEMENTED:
+            return ServerRefused(
+                f"the arena at {self.target} keeps no database, so it runs no tournaments: "
+                "start it with `scout-arena serve`"
+            )
+        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            return ServerUnreachable(f"the arena at {self.target} did not answer in time")
+        if code is grpc.StatusCode.UNAVAILABLE and not details.startswith("the arena"):
+            problem = tls_problem(self.target, details, self._tls)
+            return ServerUnreachable(problem or f"lost the arena at {self.target}: {details}")
+        return ServerRefused(details)
+
+    def register_bot(self, name: str) -> str:
+        return registered_token(self._call("RegisterBot", register_request_to_pb(name)))
+
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+        reply = self._call("CreateTournament", convert.settings_to_pb(settings), admin=True)
+        return convert.tournament_reply_from_pb(reply)
+
+    def start_tournament(self, name: str) -> store.Tournament:
+        reply = self._call("StartTournament", convert.start_request_to_pb(name), admin=True)
+        return convert.tournament_reply_from_pb(reply)
+
+    def tournaments(self) -> list[store.Tournament]:
+        return self._listed(
+            "ListTournaments", lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token), convert.tournaments_from_pb
+        )
+
+    def tournament(self, name: str) -> store.Tournament:
+        return convert.tournament_reply_from_pb(self._call("ShowTournament", convert.show_request_to_pb(name), admin=True))
+
+    def bots(self) -> list[store.Bot]:
+        return self._listed("ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb)
+
+    def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
+        return self._listed(
+            "Ratings", lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token, bootstrap),
+            convert.ratings_from_pb,
+        )
+
+    def head_to_head(self, tournament: str | None) -> Crosstable:
+        return Crosstable(tuple(self._listed(
+            "HeadToHead", lambda token: convert.head_to_head_request_to_pb(tournament, MAX_PAGE_SIZE, token),
+            convert.pairs_from_pb,
+        )))
+
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+        return self._listed(
+            "ListGames", lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
+            convert.games_from_pb,
+        )
+
+    def game(self, game_id: int) -> store.GameDetail:
+        return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id), admin=True))
+
+    def export(self, tournament: str | None) -> Iterator[str]:
+        """Call after call of MAX_PAGE_SIZE games, each continuing after the last game received."""
+        token = ""
+        deadline = time.monotonic() + CALL_TIMEOUT_S
+        while True:
+            sent = 0
+            request = convert.export_request_to_pb(tournament, MAX_PAGE_SIZE, token)
+            try:
+                for msg in self._stub.ExportGames(request, metadata=self._metadata(True), timeout=EXPORT_TIMEOUT_S):
+                    yield convert.exported_from_pb(msg)
+                    token, sent = convert.next_page_token(msg), sent + 1
+                    deadline = time.monotonic() + CALL_TIMEOUT_S
+            except grpc.RpcError as exc:
+                self._wait_or_raise(exc, deadline)
+                continue
+            if sent < MAX_PAGE_SIZE or not token:
+                return
+
+    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+        reply = self._call("RevealSeeds", convert.reveal_request_to_pb(tournament), admin=True)
+        return convert.reveal_from_pb(tournament, reply)
+
+    def close(self) -> None:
+        self._channel.close()
+
+
+def _retry_after(exc: grpc.RpcError) -> float | None:
+    """The seconds a RESOURCE_EXHAUSTED refusal asks the caller to wait, if it names them."""
+    if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    for key, value in exc.trailing_metadata() or ():
+        if key == RETRY_AFTER_KEY and str(value).isdigit():
+            return int(value) / 1000
+    return None
+
+
+def _connects(channel: grpc.Channel) -> bool:
+    """Whether `channel` connects within CONNECT_TIMEOUT_S; a refused connection answers at once."""
+    settled = threading.Event()
+    states: list[grpc.ChannelConnectivity] = []
+
+    def watch(state: grpc.ChannelConnectivity) -> None:
+        if state in (grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.TRANSIENT_FAILURE):
+            states.append(state)
+            settled.set()
+
+    channel.subscribe(watch, try_to_connect=True)
+    try:
+        settled.wait(CONNECT_TIMEOUT_S)
+    finally:
+        channel.unsubscribe(watch)
+    return bool(states) and states[0] is grpc.ChannelConnectivity.READY
+
+
+def _connect_error(channel: grpc.Channel) -> str | None:
+    """gRPC's reason a channel that just failed to connect did so (a refused connection, a failed
+    TLS handshake, ...), from one health check that fails at once; None if it connects after all."""
+    try:
+        health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=CONNECT_TIMEOUT_S)
+    except grpc.RpcError as exc:
+        return exc.details()  # type: ignore[no-any-return]
+    return None

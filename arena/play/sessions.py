@@ -1,0 +1,290 @@
+"""Connected bots: one `BotConnection` per registered bot, outliving the streams it comes through.
+
+A bot's seats belong to its name, not to a stream: when its stream breaks the seats wait (the
+referee runs the grace period), and a new stream authenticated with the same token takes them
+over. `SessionHub` is the one registry of connections; the gRPC servicer feeds it streams and
+messages, the referee asks it for seats. Nothing here knows protobuf.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
+
+from sdk.protocol import (
+    ActionAccepted, ArenaError, ArenaMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, TournamentEnd,
+    TournamentOver, Welcome,
+)
+
+from arena.names import shown
+
+MAX_CAPACITY = 64
+"""Most games one bot session may play at once."""
+MAX_BATCH = 256
+"""Most messages in one write to a bot."""
+MAX_QUEUED = 10_000
+"""Messages waiting for one stream beyond which its bot is cut off as not reading."""
+BATCH_WAIT_S = 0.001
+"""How long a due write waits for more messages to join it, while the bot's other games may send some."""
+CAN_WAIT = (PublicEvent, ActionAccepted, GameStarted)
+"""Messages a bot has no use for before its next request: they wait for one, up to NEWS_WAIT_S."""
+NEWS_WAIT_S = 0.05
+"""Longest a message of CAN_WAIT waits for something that needs writing at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedDecision:
+    """A Decision whose ids were read but whose action did not decode (`reason` says why).
+
+    It is routed by its ids like any Decision, so the bot gets an ActionRejected for that request
+    (counted like an illegal answer) that it can match and retry, not an Error it cannot route."""
+
+    game_id: str
+    request_id: int
+    reason: str
+
+
+Answer: TypeAlias = Decision | MalformedDecision
+"""A bot's answer to a request, as the arena read it."""
+Received: TypeAlias = Hello | Answer
+"""A message from a bot, as the arena read it."""
+
+
+class Table(Protocol):
+    """A running game as the hub sees it (implemented by the referee)."""
+
+    game_id: str
+
+    def waits_for(self, bot: str) -> bool:
+        """Whether the game cannot go on until one of `bot`'s seats decides."""
+
+    def resync(self, bot: str) -> None:
+        """`bot` has a new stream: send it its seats, the game's events and its pending requests."""
+
+    def connection_lost(self, bot: str) -> None:
+        """`bot`'s stream ended: stop its clocks; the grace period starts."""
+
+    def submit(self, bot: str, decision: Answer) -> ArenaMessage:
+        """Judge `bot`'s decision; return the reply (accepted, rejected or an error)."""
+        ...
+
+
+class Unavailable(Exception):
+    """A bot cannot take a seat now; the message says which and why."""
+
+
+class NotConnected(Unavailable):
+    pass
+
+
+class AtCapacity(Unavailable):
+    pass
+
+
+class Stream:
+    """One open Play call: the messages waiting to be written to it, in order.
+
+    A write is due when a message arrives that the bot must act on (a request, a rejection, an
+    error, ...), or NEWS_WAIT_S after the first waiting message of CAN_WAIT: the events and
+    acceptances of a bot's games ride along with its next request instead of costing a write of
+    their own, which is most of the cost of a message at both ends (docs/benchmarks.md).
+    """
+
+    __slots__ = (
+        "session_id", "want_legal_actions", "more_coming", "tournaments", "pending", "closed", "overflowed", "writer",
+        "_due", "_timer", "_ready",
+    )
+
+    def __init__(
+        self, session_id: str, want_legal_actions: bool, more_coming: Callable[[], bool], tournaments: Iterable[str] = ()
+    ) -> None:
+        self.session_id = session_id
+        self.want_legal_actions = want_legal_actions
+        self.more_coming = more_coming
+        """Whether messages for this stream may come any moment: a due write waits for them."""
+        self.tournaments = set(tournaments)
+        """The tournaments its Hello named whose end it has not been told yet."""
+        self.pending: list[ArenaMessage] = []
+        self.closed = False
+        self.overflowed = False
+        self.writer: asyncio.Task[object] | None = None
+        """The task writing this stream's messages; set by the servicer."""
+        self._due = False
+        self._timer: asyncio.TimerHandle | None = None
+        """Makes the write due NEWS_WAIT_S after the first message that can wait."""
+        self._ready: asyncio.Future[None] | None = None
+        """Set while the writer waits for a due write."""
+
+    def send(self, msg: ArenaMessage) -> None:
+        """Queue `msg` (dropped once the stream is closed). A bot that lets MAX_QUEUED messages
+        pile up unread is cut off: the task serving its call (`writer`) is cancelled and the bot
+        counts as disconnected, so a stalled reader cannot hold the arena's memory."""
+        if self.closed:
+            return
+        if len(self.pending) < MAX_QUEUED:
+            self.pending.append(msg)
+            if type(msg) not in CAN_WAIT:
+                self._make_due()
+            elif self._timer is None and not self._due:
+                self._timer = asyncio.get_running_loop().call_later(NEWS_WAIT_S, self._make_due)
+        elif self.writer is not None and not self.overflowed:
+            self.overflowed = True
+            self.writer.cancel()
+
+    def close(self) -> None:
+        """End the call once the messages queued so far are written."""
+        self.closed = True
+        self._make_due()
+
+    def _make_due(self) -> None:
+        self._due = True
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(None)
+
+    async def next_batch(self) -> list[ArenaMessage]:
+        """Wait for a due write, give other messages BATCH_WAIT_S to join it if `more_coming`, then
+        take up to MAX_BATCH (one write for all of them); an empty list once the stream is closed and
+        drained. A bot in one game, which the game is waiting for, is written to at once.
+
+        A plain list and one future per wait: an asyncio.Queue cost more per message than the
+        rest of the hand-off, with several messages per decision."""
+        if not self._due:
+            self._ready = asyncio.get_running_loop().create_future()
+            try:
+                await self._ready
+            finally:
+                self._ready = None
+        if not self.pending:
+            return []
+        if self.more_coming():
+            await asyncio.sleep(BATCH_WAIT_S)
+        batch = self.pending[:MAX_BATCH]
+        del self.pending[:MAX_BATCH]
+        if not self.pending and not self.closed:
+            self._due = False
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        return batch
+
+
+class BotConnection:
+    """A registered bot at the arena: its current stream (None while disconnected) and games."""
+
+    __slots__ = ("name", "stream", "capacity", "tables", "disconnected_at")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stream: Stream | None = None
+        self.capacity = 0
+        self.tables: dict[str, Table] = {}
+        self.disconnected_at = 0.0
+        """Event-loop time when the last stream ended; meaningful only while `stream` is None."""
+
+    @property
+    def connected(self) -> bool:
+        return self.stream is not None
+
+    def busy_elsewhere(self) -> bool:
+        """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
+        return any(not table.waits_for(self.name) for table in self.tables.values())
+
+    def send(self, msg: ArenaMessage) -> None:
+        """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
+        if self.stream is not None:
+            self.stream.send(msg)
+
+
+class SessionHub:
+    """Every bot connection, the streams they come through and the games they sit in."""
+
+    def __init__(self) -> None:
+        self._bots: dict[str, BotConnection] = {}
+
+    def get(self, name: str) -> BotConnection | None:
+        return self._bots.get(name)
+
+    def open(self, name: str, hello: Hello, session_id: str) -> tuple[BotConnection, Stream]:
+        """Attach a new stream for `name` after its Hello; a previous live stream is superseded."""
+        conn = self._bots.get(name)
+        if conn is None:
+            conn = self._bots[name] = BotConnection(name)
+        old = conn.stream
+        if old is not None:
+            old.send(ArenaError(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
+            old.close()
+        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments)
+        conn.stream = stream
+        conn.capacity = hello.capacity
+        stream.send(Welcome(session_id, name, hello.capacity))
+        for table in list(conn.tables.values()):
+            table.resync(name)
+        return conn, stream
+
+    def close(self, conn: BotConnection, stream: Stream) -> None:
+        """The call of `stream` ended; if it was the bot's current one, the bot is disconnected."""
+        if conn.stream is not stream:
+            return
+        conn.stream = None
+        conn.disconnected_at = asyncio.get_running_loop().time()
+        for table in list(conn.tables.values()):
+            table.connection_lost(conn.name)
+        if not conn.tables:
+            del self._bots[conn.name]
+
+    def receive(self, conn: BotConnection, msg: Received) -> None:
+        """Route a message from `conn`'s current stream; refusals go back to it as errors."""
+        if isinstance(msg, Hello):
+            conn.send(ArenaError(ErrorCode.PROTOCOL, "Hello may only be the first message of a stream"))
+            return
+        table = conn.tables.get(msg.game_id)
+        if table is None:
+            conn.send(
+                ArenaError(
+                    ErrorCode.UNKNOWN_GAME, f"bot {conn.name!r} is not playing a game {shown(msg.game_id)}",
+                    msg.game_id, msg.request_id,
+                )
+            )
+            return
+        conn.send(table.submit(conn.name, msg))
+
+    def seat(self, table: Table, bots: Sequence[str]) -> None:
+        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
+        for name in dict.fromkeys(bots):
+            conn = self._bots.get(name)
+            if conn is None or not conn.connected:
+                raise NotConnected(f"bot {name!r} is not connected")
+            if len(conn.tables) >= conn.capacity:
+                raise AtCapacity(f"bot {name!r} is already playing {len(conn.tables)} games, its capacity")
+            if table.game_id in conn.tables:
+                raise ValueError(f"game {table.game_id!r} is already running")
+        for name in dict.fromkeys(bots):
+            self._bots[name].tables[table.game_id] = table
+
+    def watching(self) -> bool:
+        """Whether some current stream waits to hear that a tournament is over."""
+        return any(conn.stream is not None and conn.stream.tournaments for conn in self._bots.values())
+
+    def tournaments_over(self, ended: Mapping[str, TournamentEnd]) -> None:
+        """Send TournamentOver to every current stream whose Hello named one of the `ended`
+        tournaments, once per stream and tournament (the tournament runner calls this every tick,
+        so a stream that names a tournament after it ended hears of it at the next)."""
+        for conn in self._bots.values():
+            stream = conn.stream
+            if stream is None or not stream.tournaments:
+                continue
+            for name in sorted(stream.tournaments & ended.keys()):
+                stream.send(TournamentOver(name, ended[name]))
+                stream.tournaments.discard(name)
+
+    def release(self, table: Table, bots: Sequence[str]) -> None:
+        """`table`'s game is over: free its seats, and forget bots that are gone and seat-less."""
+        for name in dict.fromkeys(bots):
+            conn = self._bots.get(name)
+            if conn is None:
+                continue
+            conn.tables.pop(table.game_id, None)
+            if not conn.tables and not conn.connected:
+                del self._bots[name]

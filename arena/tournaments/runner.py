@@ -1,0 +1,349 @@
+"""The tournament runner: inside the arena process, it starts tournaments and plays their games.
+
+* **Starting.** Every tick (`TICK_S`, or at once when woken after a StartTournament call) it
+  starts the scheduled tournaments whose start time has come: `store.start_tournament` closes the
+  entries and stores the schedule with every game's seed. One with fewer entrants than seats at a
+  table stays open for entries and is tried again.
+* **Playing.** Each running tournament has one task that plays its scheduled games with the
+  referee, at most the tournament's `concurrency` at once, and never more at once for a bot than
+  the capacity its session declared (its games in other tournaments and PlayGame calls count too).
+* **Committing in schedule order.** A finished game is committed with `store.commit_game` (record,
+  results and both rating scopes in one transaction) only after every game before it in the
+  schedule, and games start only among the first `concurrency * COMMIT_WINDOW` uncommitted ones;
+  one that waits for its commit is marked played (`store.mark_game_played`), so progress counts
+  tell it from the games being played.
+  TrueSkill updates depend on their order; committing in a fixed order makes a tournament's rating
+  table a function of its seeds and of the bots' play alone, not of which game finished first -
+  the same after a crash and resume as without one.
+* **Absent bots.** A bot that is not connected when its game is due is waited for up to the
+  tournament's `absent_wait_ms`; then the game is played with its seat forfeited from the start
+  (the reason is recorded), and so are its next games, at once, until it connects again.
+* **Failure policy.** A finished game with a forfeited seat is judged by the tournament's
+  `FailurePolicy`: each forfeit's cause either forfeits the seat, or voids the attempt. A voided
+  attempt is stored (`store.void_attempt`: record, seats, causes, seed; not rated) and the same
+  game is played again from a fresh deal (`arena.tournaments.fairness.attempt_seed`), in its place in the
+  schedule, so the commit order and with it the ratings stay a function of the seeds and the
+  play. After `max_replays` voids of one game its failures forfeit (`void-cap-reached`), so a
+  tournament always ends; after `max_voids_per_bot` voids caused by one bot, that bot's do
+  (`bot-void-cap-reached`), so failing on purpose cannot re-deal a bot's bad hands for free. The
+  count per bot is read from the stored voided attempts when the tournament's play (re)starts and
+  kept up to date as attempts are judged.
+* **Stop rule.** A stop-rule tournament (`arena.tournaments.stop_rule`) has one round scheduled at a time.
+  When its games are all committed, `store.advance_stop_rule` decides from the committed complete
+  rounds alone: it stores the next round, which is played the same way, or finishes the
+  tournament (settled, or its game cap reached). A crash between the last commit of a round and
+  that decision leaves a running tournament with nothing to play; resuming it decides again, the
+  same way.
+* **Isolation.** Each due tournament is started on its own, and each running one played by a
+  task of its own: a start or a play that fails for any reason but the database being unavailable
+  marks that tournament failed with a one-line reason (`arena.tournaments.isolation`), and the runner goes on
+  with the others.
+* **Telling bots.** Every tick, each bot stream whose Hello named a tournament that has ended
+  (finished or failed, whoever ended it) is sent a TournamentOver for it, once
+  (`SessionHub.tournaments_over`), so within TICK_S of the end.
+* **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
+  the runner then finds the running tournaments and plays their remaining games in the same order
+  from the same deals. A game counts once it is committed, and is committed once. If a
+  tournament's play fails while the arena runs (the database went away during a commit, say), its
+  games in play are abandoned and the next tick picks the tournament up again the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sdk.protocol import TournamentEnd
+
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
+from arena.tournaments.isolation import fail, is_transient, start_or_fail
+from arena.play.referee import Limits, Referee
+from arena.play.results import GameResult, PolicyDecision
+from arena.play.sessions import SessionHub, Unavailable
+from arena.tournaments.stop_rule import Outcome, Verdict
+from arena.tournaments.settings import FailurePolicy
+
+log = logging.getLogger(__name__)
+
+_ENDS = {
+    store.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
+    store.TournamentStatus.FAILED: TournamentEnd.FAILED,
+}
+"""The statuses of a tournament that is over, as TournamentOver tells them (`SessionHub.tournaments_over`)."""
+TICK_S = 1.0
+"""How often due tournaments are looked for when nothing wakes the runner."""
+POLL_S = 0.2
+"""How often a waiting game looks again for its absent bots (a connection has no notification)."""
+COMMIT_WINDOW = 4
+"""Games start only among the first `concurrency * COMMIT_WINDOW` not yet committed: a slow game
+holds up the commits behind it, never more than that many."""
+
+
+@dataclass
+class _Slot:
+    """A game of the window: not started (task None), playing, or finished and awaiting commit."""
+
+    game: store.GameToPlay
+    task: asyncio.Task[GameResult] | None = None
+
+
+async def wait_at_most(event: asyncio.Event, seconds: float) -> None:
+    """Until `event` is set or `seconds` have passed. Not `asyncio.wait_for`: on Python 3.11 it
+    swallows a cancellation that arrives as the event is set, and the runner would never stop."""
+    try:
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    except TimeoutError:
+        pass
+
+
+class TournamentRunner:
+    """Starts due tournaments and plays every running one; `run` until cancelled."""
+
+    def __init__(self, db: AsyncStore, referee: Referee, hub: SessionHub) -> None:
+        self._db = db
+        self._referee = referee
+        self._hub = hub
+        self._wake = asyncio.Event()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._reserved: Counter[str] = Counter()
+        """Games a bot was given that have not seated it yet: they count against its capacity."""
+        self._absent_since: dict[str, float] = {}
+        self._short_of_entrants: set[str] = set()
+
+    def wake(self) -> None:
+        """Look for tournaments to start and play now rather than at the next tick."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Start and play tournaments until cancelled; cancelling abandons the games in play
+        (still marked running: the next start voids and replays them)."""
+        try:
+            while True:
+                self._wake.clear()
+                try:
+                    await self._tick()
+                except Exception as exc:  # the database may be down for a while: try again next tick
+                    log.error("cannot look for tournaments to start (trying again in %g s): %s", TICK_S, exc)
+                await wait_at_most(self._wake, TICK_S)
+        finally:
+            tasks = list(self._tasks.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _tick(self) -> None:
+        now = datetime.now(timezone.utc)
+        for name in await self._db(store.due_tournaments, now=now):
+            try:
+                await self._db(start_or_fail, tournament=name, now=now)
+            except NotEnoughEntrants as exc:
+                if name not in self._short_of_entrants:
+                    self._short_of_entrants.add(name)
+                    log.warning("tournament %r is due but waits for entrants: %s", name, exc)
+            except TournamentAlreadyStarted:
+                pass  # started by a StartTournament call meanwhile, or failed (logged when it did)
+            except Exception as exc:  # the database is unavailable: try this one again next tick
+                log.error("cannot start tournament %r now (trying again in %g s): %s", name, TICK_S, exc)
+        listed = await self._db(store.list_tournaments)
+        if self._hub.watching():
+            self._hub.tournaments_over({t.name: _ENDS[t.status] for t in listed if t.status in _ENDS})
+        for t in listed:
+            if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
+                task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
+                task.add_done_callback(lambda _, name=t.name: self._tasks.pop(name, None))
+                task.add_done_callback(self._ended)
+                self._tasks[t.name] = task
+
+    @staticmethod
+    def _ended(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s stopped: %s; resuming it at the next tick", task.get_name(), task.exception(),
+                      exc_info=task.exception())
+
+    async def _isolated(self, t: store.Tournament) -> None:
+        """Play `t`; if that fails other than for want of the database, mark it failed (the
+        unavailable database ends the task, and the next tick resumes it)."""
+        try:
+            await self._play_tournament(t)
+        except Exception as exc:
+            if is_transient(exc):
+                raise
+            await self._db(fail, tournament=t.name, exc=exc, when="playing")
+
+    async def _play_tournament(self, t: store.Tournament) -> None:
+        """Play the scheduled games; a stop-rule tournament then asks its rule for the next round
+        (`store.advance_stop_rule`) and plays it, until the rule finishes the tournament."""
+        policy = FailurePolicy.from_json(t.failure_policy)
+        limits = policy.limits(t.move_limit_ms)
+        # Any game of this tournament still marked running was left by a task that is gone.
+        await self._db(store.void_interrupted_games, tournament=t.name)
+        bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
+        done = t.games.finished
+        log.info("tournament %r %s: %d of %d games played, %d at once, %d-seat tables, entrants %s", t.name,
+                 "resumed" if done else "started", done, t.games.total, t.concurrency, t.table_size,
+                 ", ".join(t.entrants))
+        while True:
+            queue = deque(await self._db(store.next_games, tournament=t.name))
+            done = await self._play_games(t, queue, policy, limits, bot_voids, done)
+            if t.stop_rule is None:
+                break
+            verdict = await self._db(store.advance_stop_rule, tournament=t.name)
+            if verdict.outcome is not Outcome.PLAYING:
+                _log_stop(t.name, verdict)
+                break
+            log.info("tournament %r: round %d played (%d games), not settled: playing round %d", t.name,
+                     verdict.rounds, verdict.games, verdict.rounds + 1)
+        log.info("tournament %r finished: %d games", t.name, done)
+
+    async def _play_games(
+        self, t: store.Tournament, queue: deque[store.GameToPlay], policy: FailurePolicy, limits: Limits,
+        bot_voids: Counter[str], done: int,
+    ) -> int:
+        """Play and commit the games of `queue` in order; returns how many of the tournament's
+        games are committed now (`done` before)."""
+        total = done + len(queue)
+        window: list[_Slot] = []
+        changed = asyncio.Event()
+        try:
+            while queue or window:
+                changed.clear()
+                while queue and len(window) < t.concurrency * COMMIT_WINDOW:
+                    window.append(_Slot(queue.popleft()))
+                while window and window[0].task is not None and window[0].task.done():
+                    slot = window.pop(0)
+                    assert slot.task is not None
+                    result = slot.task.result()
+                    await self._db(store.commit_game, game_id=slot.game.id, result=result)
+                    done += 1
+                    _log_game(t.name, slot.game, result, done, total)
+                playing = sum(1 for s in window if s.task is not None and not s.task.done())
+                for slot in window:
+                    if playing >= t.concurrency:
+                        break
+                    if slot.task is None and self._has_room(slot.game.seats):
+                        slot.task = self._start(slot.game, policy, limits, bot_voids)
+                        slot.task.add_done_callback(lambda _: changed.set())
+                        playing += 1
+                if window and not (window[0].task is not None and window[0].task.done()):
+                    await wait_at_most(changed, POLL_S)
+        finally:
+            started = [s.task for s in window if s.task is not None]
+            for task in started:
+                task.cancel()
+            await asyncio.gather(*started, return_exceptions=True)
+        return done
+
+    def _has_room(self, bots: Sequence[str]) -> bool:
+        """False if a connected bot has no capacity left; absent bots are waited for in the game."""
+        for bot in bots:
+            conn = self._hub.get(bot)
+            if conn is not None and conn.connected:
+                self._absent_since.pop(bot, None)
+                if len(conn.tables) + self._reserved[bot] >= conn.capacity:
+                    return False
+        return True
+
+    def _start(
+        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+    ) -> asyncio.Task[GameResult]:
+        self._reserved.update(game.seats)
+        return asyncio.create_task(self._play(game, policy, limits, bot_voids), name=f"game {game.id}")
+
+    async def _play(
+        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+    ) -> GameResult:
+        """Play the game until an attempt counts: the result to commit, with the policy's decision
+        on each forfeit. An attempt the policy voids is stored and the game played again (its
+        seats reserved again, as when it was first started). `bot_voids`, the tournament's voids
+        by bot, is counted up as soon as an attempt is judged void, so games judged at about the
+        same time cannot both let a bot past its cap."""
+        voided = game.voided
+        while True:
+            attempt = await self._attempt(game, limits, policy.absent_wait_ms / 1000)
+            result = policy.judge(attempt, voided, bot_voids)
+            if not result.voided:
+                await self._db(store.mark_game_played, game_id=game.id)
+                return result
+            bot_voids.update(s.bot for s in result.seats if s.policy is PolicyDecision.VOID)
+            voided = await self._db(store.void_attempt, game_id=game.id, result=result)
+            _log_void(game, result, voided, policy.max_replays)
+            self._reserved.update(game.seats)
+
+    async def _attempt(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
+        """Mark the game running, wait for its absent bots (bounded), then play it; the seats'
+        reservation ends when the referee seats them, or with the attempt."""
+        reserved = True
+        try:
+            playing = await self._db(store.mark_game_running, game_id=game.id)
+            # A fresh id for every attempt: a bot still holding the state of an interrupted
+            # attempt is not confused by the replay.
+            game_id = f"{game.id}-{secrets.token_hex(3)}"
+            while True:
+                absent = self._absent(game.seats, absent_wait_s)
+                if absent is not None:
+                    self._reserved.subtract(game.seats)
+                    reserved = False
+                    try:
+                        return await self._referee.play(game_id, game.seats, playing.seed, limits, absent)
+                    except Unavailable:
+                        self._reserved.update(game.seats)
+                        reserved = True
+                await asyncio.sleep(POLL_S)
+        finally:
+            if reserved:
+                self._reserved.subtract(game.seats)
+
+    def _absent(self, bots: Sequence[str], wait_s: float) -> dict[str, str] | None:
+        """The game's absent bots with the reason they forfeit, or None while one is still awaited."""
+        now = asyncio.get_running_loop().time()
+        missing = []
+        for bot in dict.fromkeys(bots):
+            conn = self._hub.get(bot)
+            if conn is not None and conn.connected:
+                self._absent_since.pop(bot, None)
+            else:
+                missing.append(bot)
+                self._absent_since.setdefault(bot, now)
+        if any(now - self._absent_since[bot] < wait_s for bot in missing):
+            return None
+        return {bot: f"absent: not connected within {wait_s:g} s of the game being due" for bot in missing}
+
+
+def _log_stop(tournament: str, verdict: Verdict) -> None:
+    if verdict.outcome is Outcome.SETTLED:
+        log.info("tournament %r settled after %d rounds (%d games)", tournament, verdict.rounds, verdict.games)
+        return
+    open_pairs = ", ".join(f"{p.upper} above {p.lower} ({p.above}-{p.below})" for p in verdict.unsettled)
+    log.warning("tournament %r reached its game cap after %d rounds (%d games), not settled: %s", tournament,
+                verdict.rounds, verdict.games, open_pairs)
+
+
+def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int) -> None:
+    failures = "; ".join(f"{s.bot} seat {s.seat}: {s.forfeit}" for s in result.seats if s.forfeit is not None)
+    log.warning("%s: game %d voided by the failure policy (%d of at most %d), playing it again: %s",
+                game.tournament, game.id, voided, cap, failures)
+
+
+_CAPPED = {
+    PolicyDecision.CAP_REACHED: " (the game was voided as often as allowed)",
+    PolicyDecision.BOT_VOID_CAP_REACHED: " (the bot caused as many voids as allowed)",
+}
+
+
+def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
+    seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
+    log.info("%s: game %d (table %d, game %d) done [%d/%d]: %s", tournament, game.id, game.table_index,
+             game.game_index, done, total, seats)
+    for s in result.seats:
+        if s.forfeit is not None:
+            capped = _CAPPED.get(s.policy, "") if s.policy is not None else ""
+            log.warning("%s: game %d: %s forfeited seat %d%s: %s", tournament, game.id, s.bot, s.seat, capped,
+                        s.forfeit)

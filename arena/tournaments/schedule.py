@@ -1,0 +1,528 @@
+"""Tournament schedules: who sits at which table, in which seat; pure, deterministic from a seed.
+
+Two formats. The full round robin (`rounds` None) lets every pair of entrants meet:
+
+* 2 seats: every ordered pair once, n(n-1) tables, so each pair plays both seat orders and every
+  entrant sits n-1 times in each seat. Tables come in circle-method rounds (everyone plays once
+  per round), the second half repeating the first with seats swapped.
+* 3-5 seats (k): m rounds' worth of n tables, T = n*m, with m = ceil((n-1) / (k(k-1))) the fewest
+  that let every pair meet at least once. Every entrant then plays k*m tables, exactly m times in
+  each seat, whatever n is (7 entrants at 4-seat tables: 7 tables, each entrant at 4 of them, once
+  per seat). Up to `SMALL_FIELD` (12) entrants, which entrants share a table is found by a seeded
+  local search over tables that always makes pair counts differ by at most one; seats are then
+  given out by k successive random perfect matchings of the entrant/table graph (it is regular, so
+  König's theorem guarantees they exist), which balances seats exactly, and an annealed search
+  over seat swaps that keep those counts makes "who plays right after whom" as varied as it can:
+  FACTS.md measured that keeping one cyclic order (the same neighbours every time) doubles the
+  spread of an entrant's points. Larger fields use cyclic rounds (below), m of them.
+
+The bounded format (`rounds` N, for fields too large for a full round robin) is N cyclic rounds:
+n*N tables, each entrant at k*N of them, exactly N times in each seat. A cyclic round is every
+translate t + B (mod n) of a base block B of k entrants, seat s of table t holding t + B[s]: each
+entrant sits once in every seat of every round, and a pair d apart meets once for each pair of B's
+elements d apart. The base blocks are searched (a fixed budget) so those differences are spread as
+evenly as possible: the pair counts are within one of each other whenever each pair meets at most
+once (N*k(k-1)/2 < n/2 or so: every bounded format of a large field), and in the densest full
+round robins all but a few difference classes (n, or n/2, pairs each) are (benchmarks/schedule_speed.py
+prints how many pairs never meet). Each block's seat order is chosen so the step from one seat to
+the next, hence who follows whom, repeats as little as possible across rounds.
+
+Tables are finally ordered so every prefix of the schedule keeps the entrants' table counts close
+(`_fair_order`, round by round for cyclic rounds), so a tournament played part way is as fair as
+it can be. Every step is iterative and at most a few seconds for 1,000 entrants; the arena's
+limits on fields and games are in `arena.tournaments.entries`.
+
+>>> schedule = round_robin(["ann", "bob", "cy", "dee"], table_size=3, seed=1)
+>>> len(schedule.tables), set(schedule.pair_counts().values())
+(4, {2})
+>>> set(schedule.seat_counts().values())
+{(1, 1, 1)}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from typing import Any
+
+from arena.errors import InvalidSetting, NotEnoughEntrants
+
+MIN_TABLE_SIZE = 2
+MAX_TABLE_SIZE = 5
+_SEARCH_STEPS = 20_000
+"""Local-search moves per attempt; a fixed budget (not a clock) keeps schedules reproducible."""
+_SEARCH_ATTEMPTS = 4
+_NEIGHBOUR_STEPS = 300
+_SEATING_ATTEMPTS = 20
+SMALL_FIELD = 12
+"""Full round robins of at most this many entrants (3-5 seats) use the local search over tables,
+which always balances them; larger ones and the bounded format use cyclic rounds."""
+_BLOCK_STEPS = 100_000
+"""Moves per attempt of the base-block search: a fixed budget (not a clock) keeps schedules
+reproducible; a search that gets there at all mostly does within it, so fresh attempts beat more moves."""
+_BLOCK_ATTEMPTS = 4
+_REORDERED_TWO_SEAT_TABLES = 10_000
+"""A 2-seat round robin up to this size is ordered by `_fair_order` as it always was; a larger one
+keeps the circle method's rounds (fair prefixes already: everyone plays once a round), since the
+greedy order's time grows faster than its tables (a second for 10,000, twenty for 50,000)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One scheduled table: `seats[s]` is the entrant in seat s (seat 0 starts round 0)."""
+
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """Every table of a tournament, in the order they should be played."""
+
+    table_size: int
+    entrants: tuple[str, ...]
+    tables: tuple[Table, ...]
+
+    def pair_counts(self) -> dict[tuple[str, str], int]:
+        """How many tables each pair of entrants (names in sorted order) shares; 0 included."""
+        counts = {pair: 0 for pair in combinations(self.entrants, 2)}
+        for table in self.tables:
+            for a, b in combinations(sorted(table.seats), 2):
+                counts[a, b] += 1
+        return counts
+
+    def seat_counts(self) -> dict[str, tuple[int, ...]]:
+        """For each entrant, how often it sits in seat 0, 1, ..."""
+        counts = {e: [0] * self.table_size for e in self.entrants}
+        for table in self.tables:
+            for seat, entrant in enumerate(table.seats):
+                counts[entrant][seat] += 1
+        return {e: tuple(c) for e, c in counts.items()}
+
+
+def round_robin(entrants: Sequence[str], table_size: int, seed: int, rounds: int | None = None) -> Schedule:
+    """The schedule for `entrants` at tables of `table_size`; the same inputs give the same schedule.
+
+    `rounds` None is the full round robin; N is N rounds of the bounded format. The order of
+    `entrants` does not matter. Raises InvalidSetting for a table size outside 2-5, rounds below 1
+    or repeated entrants, NotEnoughEntrants when there are fewer entrants than seats.
+    """
+    if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
+        raise InvalidSetting(
+            f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
+        )
+    if rounds is not None and rounds < 1:
+        raise InvalidSetting(f"rounds must be at least 1, not {rounds}")
+    names = sorted(entrants)
+    if len(set(names)) != len(names):
+        raise InvalidSetting("entrants must be distinct")
+    if len(names) < table_size:
+        raise NotEnoughEntrants(
+            f"{len(names)} entrants cannot fill a {table_size}-seat table; need at least {table_size}"
+        )
+    rng = random.Random(seed)
+    order = names[:]
+    rng.shuffle(order)
+    n = len(order)
+    if rounds is None and table_size == 2:
+        seatings = _two_seat_tables(n)
+        if len(seatings) <= _REORDERED_TWO_SEAT_TABLES:
+            seatings = _fair_order(seatings, [0] * n)
+    elif rounds is None and n <= SMALL_FIELD:
+        blocks = _balanced_blocks(n, table_size, rng)
+        seatings = _fair_order(_seated(blocks, n, table_size, rng), [0] * n)
+    else:
+        seatings = _cyclic_rounds(n, table_size, rounds or _full_rounds(n, table_size), rng)
+    tables = tuple(Table(tuple(order[i] for i in seats)) for seats in seatings)
+    return Schedule(table_size, tuple(names), tables)
+
+
+def table_count(entrants: int, table_size: int, rounds: int | None = None) -> int:
+    """How many tables `round_robin` schedules for a field of `entrants`, without making it."""
+    if rounds is not None:
+        return entrants * rounds
+    if table_size == 2:
+        return entrants * (entrants - 1)
+    return entrants * _full_rounds(entrants, table_size)
+
+
+def _full_rounds(n: int, k: int) -> int:
+    """The fewest rounds (n tables each) that let every pair of n entrants meet at k-seat tables."""
+    return -(-(n - 1) // (k * (k - 1)))
+
+
+def schedule_seed(tournament_seed: int) -> int:
+    """The seed a tournament's schedule is drawn with: a hash of the tournament's seed, never the
+    seed itself. The schedule is public from the start while the seed stays secret, and Python's
+    Mersenne Twister is not a one-way function: enough of its output can give back its state and,
+    through its seeding, the seed. Through the hash, the schedule tells nothing about the deals.
+    """
+    digest = hashlib.blake2b(f"schedule:{tournament_seed}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def round_seed(schedule_seed_: int, round_index: int) -> int:
+    """The seed round `round_index` of a stop-rule tournament (`arena.tournaments.stop_rule`) is drawn with:
+    round 0 keeps the schedule seed, so its first round is the schedule it would have without the
+    rule; later rounds hash the round number in. Derived from `schedule_seed` alone, so the
+    schedule still tells nothing about the deals.
+    """
+    if round_index == 0:
+        return schedule_seed_
+    digest = hashlib.blake2b(f"round:{schedule_seed_}:{round_index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
+    """The deal seed of one game: a hash of its position, so seeds are fresh yet reproducible.
+
+    63 bits, so it fits a signed 64-bit database column.
+    """
+    digest = hashlib.blake2b(
+        f"{tournament_seed}:{table_index}:{game_index}".encode(), digest_size=8
+    ).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def _two_seat_tables(n: int) -> list[tuple[int, ...]]:
+    """Circle-method rounds of all pairs, then the same rounds with the seats swapped."""
+    players: list[int | None] = list(range(n)) + ([None] if n % 2 else [])
+    size = len(players)
+    rounds: list[list[tuple[int, int]]] = []
+    for r in range(size - 1):
+        pairs = []
+        for i in range(size // 2):
+            a, b = players[i], players[size - 1 - i]
+            if a is not None and b is not None:
+                pairs.append((a, b) if (r + i) % 2 == 0 else (b, a))
+        rounds.append(pairs)
+        players = [players[0], players[-1], *players[1:-1]]
+    first = [pair for pairs in rounds for pair in pairs]
+    return first + [(b, a) for a, b in first]
+
+
+def _balanced_blocks(n: int, k: int, rng: random.Random) -> list[list[int]]:
+    """T = n*m blocks of k entrants, each entrant in k*m of them, pair counts as equal as found.
+
+    Local search over swaps of two entrants between two blocks (which keeps every entrant's
+    block count), minimising the sum of squared pair counts; that sum is smallest exactly when
+    all counts are within one of each other, so the search stops as soon as it reaches it.
+    """
+    m = -(-(n - 1) // (k * (k - 1)))
+    tables = n * m
+    pairs = n * (n - 1) // 2
+    total = tables * k * (k - 1) // 2
+    target = _least_square_sum(total, pairs)
+    best: list[list[int]] = []
+    best_cost = -1
+    for _ in range(_SEARCH_ATTEMPTS):
+        blocks = [[(t * k + j) % n for j in range(k)] for t in range(tables)]
+        count = [[0] * n for _ in range(n)]
+        for block in blocks:
+            for a, b in combinations(block, 2):
+                count[a][b] += 1
+                count[b][a] += 1
+        cost = sum(count[a][b] ** 2 for a in range(n) for b in range(a + 1, n))
+        for _step in range(_SEARCH_STEPS):
+            if cost == target:
+                break
+            x, y = rng.sample(range(tables), 2)
+            bx, by = blocks[x], blocks[y]
+            i, j = rng.randrange(k), rng.randrange(k)
+            a, b = bx[i], by[j]
+            if a in by or b in bx:
+                continue
+            change: Counter[tuple[int, int]] = Counter()
+            for c in bx:
+                if c != a:
+                    change[a, c] -= 1
+                    change[b, c] += 1
+            for d in by:
+                if d != b:
+                    change[b, d] -= 1
+                    change[a, d] += 1
+            delta = sum((count[p][q] + dv) ** 2 - count[p][q] ** 2 for (p, q), dv in change.items())
+            if delta <= 0:
+                for (p, q), dv in change.items():
+                    count[p][q] += dv
+                    count[q][p] += dv
+                bx[i], by[j] = b, a
+                cost += delta
+        if best_cost < 0 or cost < best_cost:
+            best, best_cost = [block[:] for block in blocks], cost
+        if cost == target:
+            break
+    return best
+
+
+def _seated(blocks: list[list[int]], n: int, k: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """Give out seats so every entrant sits in every seat equally often, in fresh cyclic orders.
+
+    Each entrant's tables are split into groups of k ("copies" of the entrant); copies and tables
+    then form a k-regular bipartite graph, and each of k random perfect matchings fills one seat.
+    Of a few such seatings, each improved by `_spread_neighbours`, the most varied one is kept.
+    """
+    best: list[list[int]] = []
+    best_cost = -1
+    sharing = {(a, b) for block in blocks for a in block for b in block if a != b}
+    floor = _least_square_sum(len(blocks) * k, len(sharing))
+    tables_of: list[list[int]] = [[] for _ in range(n)]
+    for t, block in enumerate(blocks):
+        for e in block:
+            tables_of[e].append(t)
+    for _ in range(_SEATING_ATTEMPTS):
+        copies: list[tuple[int, list[int]]] = []
+        for e, tables in enumerate(tables_of):
+            shuffled = rng.sample(tables, len(tables))
+            copies += [(e, shuffled[i : i + k]) for i in range(0, len(tables), k)]
+        seats: list[list[int]] = [[-1] * k for _ in blocks]
+        for seat in range(k):
+            match = _perfect_matching([c[1] for c in copies], len(blocks), rng)
+            for copy_index, table in enumerate(match):
+                entrant, tables = copies[copy_index]
+                seats[table][seat] = entrant
+                tables.remove(table)
+        cost = _spread_neighbours(seats, tables_of, floor, rng)
+        if best_cost < 0 or cost < best_cost:
+            best, best_cost = seats, cost
+        if cost == floor:
+            break
+    return [tuple(s) for s in best]
+
+
+def _spread_neighbours(
+    seats: list[list[int]], tables_of: list[list[int]], floor: int, rng: random.Random
+) -> int:
+    """Make "who plays right after whom" as varied as possible, keeping every seat count.
+
+    Matchings alone can repeat one cyclic order at every table. A move picks two seats i and j
+    and a cycle of tables t1..tr where the entrant in seat j of each is the one in seat i of the
+    next (and of t1 for tr); swapping seats i and j at all of them leaves every entrant's seat
+    counts unchanged. Moves are annealed on the sum of squared successor counts, and `seats` is
+    left at the best state seen (search stops early at `floor`, the least sum possible).
+    Returns that sum.
+    """
+    k = len(seats[0])
+    succ: Counter[tuple[int, int]] = Counter()
+    for row in seats:
+        for s in range(k):
+            succ[row[s], row[(s + 1) % k]] += 1
+    cost = sum(c * c for c in succ.values())
+    best, best_cost = [row[:] for row in seats], cost
+
+    def links(rows: list[int]) -> list[tuple[int, int]]:
+        return [(seats[t][s], seats[t][(s + 1) % k]) for t in rows for s in range(k)]
+
+    for step in range(_NEIGHBOUR_STEPS):
+        i, j = rng.sample(range(k), 2)
+        table = rng.randrange(len(seats))
+        path: list[int] = []
+        where = {seats[table][i]: 0}
+        while True:
+            path.append(table)
+            nxt = seats[table][j]
+            if nxt in where:
+                cycle = path[where[nxt] :]
+                break
+            where[nxt] = len(path)
+            table = rng.choice([t for t in tables_of[nxt] if seats[t][i] == nxt])
+        before = links(cycle)
+        for t in cycle:
+            seats[t][i], seats[t][j] = seats[t][j], seats[t][i]
+        change: Counter[tuple[int, int]] = Counter(links(cycle))
+        change.subtract(before)
+        delta = sum((succ[p] + dv) ** 2 - succ[p] ** 2 for p, dv in change.items())
+        heat = 2.0 * (1 - step / _NEIGHBOUR_STEPS)
+        if delta <= 0 or rng.random() < math.exp(-delta / heat):
+            succ.update(change)
+            cost += delta
+            if cost < best_cost:
+                best, best_cost = [row[:] for row in seats], cost
+                if cost == floor:
+                    break
+        else:
+            for t in cycle:
+                seats[t][i], seats[t][j] = seats[t][j], seats[t][i]
+    seats[:] = best
+    return best_cost
+
+
+def _least_square_sum(total: int, bins: int) -> int:
+    """The least sum of squares of `bins` non-negative integers adding up to `total`."""
+    low, extra = divmod(total, bins)
+    return extra * (low + 1) ** 2 + (bins - extra) * low**2
+
+
+def _perfect_matching(adjacency: list[list[int]], right: int, rng: random.Random) -> list[int]:
+    """A perfect matching of a regular bipartite graph (Kuhn's augmenting paths, random order).
+
+    Returns, for each left vertex, its matched right vertex. The depth-first search keeps its own
+    stack (a path can be as long as the graph is large) and visits, shuffles and matches in the
+    order a recursive search would, so schedules stay what they were.
+    """
+    owner = [-1] * right
+
+    def options(u: int) -> list[int]:
+        shuffled = adjacency[u][:]
+        rng.shuffle(shuffled)
+        return shuffled
+
+    def augment(root: int) -> None:
+        seen = [False] * right
+        # Each frame: a left vertex, its shuffled options, the next option to try, and the right
+        # vertex whose owner is being re-matched below it.
+        stack: list[list[Any]] = [[root, options(root), 0, -1]]
+        while stack:
+            frame = stack[-1]
+            u, tries = frame[0], frame[1]
+            while frame[2] < len(tries):
+                t = tries[frame[2]]
+                frame[2] += 1
+                if seen[t]:
+                    continue
+                seen[t] = True
+                if owner[t] < 0:
+                    owner[t] = u
+                    for below in stack[:-1]:
+                        owner[below[3]] = below[0]
+                    return
+                frame[3] = t
+                stack.append([owner[t], options(owner[t]), 0, -1])
+                break
+            else:
+                stack.pop()
+
+    lefts = list(range(len(adjacency)))
+    rng.shuffle(lefts)
+    for u in lefts:
+        augment(u)
+    match = [-1] * len(adjacency)
+    for t, u in enumerate(owner):
+        match[u] = t
+    return match
+
+
+def _fair_order(tables: list[tuple[int, ...]], played: list[int]) -> list[tuple[int, ...]]:
+    """Order tables greedily: next is the one whose entrants have played least so far (the most
+    they have played, then their total; the earlier table on a tie). `played` counts each
+    entrant's tables before these and is updated.
+
+    A heap with lazy updates: counts only grow, so a table's stored key is never above its true
+    one, and a popped table whose key is still current is the least of all.
+    """
+
+    def key(table: tuple[int, ...]) -> tuple[int, int]:
+        return max(played[e] for e in table), sum(played[e] for e in table)
+
+    heap = [(*key(table), index) for index, table in enumerate(tables)]
+    heapq.heapify(heap)
+    ordered: list[tuple[int, ...]] = []
+    while heap:
+        most, total, index = heap[0]
+        table = tables[index]
+        now = key(table)
+        if now != (most, total):
+            heapq.heapreplace(heap, (*now, index))
+            continue
+        heapq.heappop(heap)
+        ordered.append(table)
+        for e in table:
+            played[e] += 1
+    return ordered
+
+
+def _cyclic_rounds(n: int, k: int, rounds: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """`rounds` rounds of n tables: round r is every translate t + B_r (mod n) of a base block B_r,
+    seat s of table t holding entrant t + B_r[s]. So in every round each entrant sits once in each
+    seat, and a pair of entrants d apart meets once for each pair of B_r's elements d apart: the
+    blocks are searched so those differences are spread evenly (`_base_blocks`). Each round's tables
+    are ordered fairly, round after round."""
+    played = [0] * n
+    tables: list[tuple[int, ...]] = []
+    for block in _seat_orders(_base_blocks(n, k, rounds, rng), n):
+        tables += _fair_order([tuple((t + b) % n for b in block) for t in range(n)], played)
+    return tables
+
+
+def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[int]]:
+    """`rounds` blocks of k distinct residues mod n whose differences cover the difference classes
+    (d and n-d) as evenly as found. A class d < n/2 stands for n pairs, n/2 (n even) for n/2 pairs
+    met twice per difference, so the pairs' sum of squared counts is the cost, least exactly when
+    the counts are within one. A fixed budget of moves (one residue of one block), three in four aimed at a
+    class met too rarely, taken when the cost does not rise, in a few fresh attempts; sparse fields
+    reach the least cost at once, dense full round robins mostly, else come close
+    (benchmarks/schedule_speed.py)."""
+    half = n // 2
+    weight = [0] + [n // 2 if 2 * c == n else n for c in range(1, half + 1)]
+    hits = [0] + [2 if 2 * c == n else 1 for c in range(1, half + 1)]
+
+    def cls(d: int) -> int:
+        d %= n
+        return min(d, n - d)
+
+    pairs = n * (n - 1) // 2
+    low = n * rounds * k * (k - 1) // 2 // pairs
+    target = _least_square_sum(n * rounds * k * (k - 1) // 2, pairs)
+    best: list[list[int]] = []
+    best_cost = -1
+    for _ in range(_BLOCK_ATTEMPTS):
+        blocks = [rng.sample(range(n), k) for _ in range(rounds)]
+        met = [0] * (half + 1)
+        for block in blocks:
+            for a, b in combinations(block, 2):
+                met[cls(b - a)] += hits[cls(b - a)]
+        cost = sum(weight[c] * met[c] ** 2 for c in range(1, half + 1))
+        for _step in range(_BLOCK_STEPS):
+            if cost == target:
+                break
+            block = blocks[rng.randrange(rounds)]
+            s = rng.randrange(k)
+            if rng.random() < 0.75:
+                # Aim at a class met at most `low` times (one always is: the average is above it).
+                aim = rng.randrange(1, half + 1)
+                while met[aim] > low:
+                    aim = rng.randrange(1, half + 1)
+                j = rng.randrange(k - 1)
+                j += j >= s
+                new = (block[j] + (aim if rng.random() < 0.5 else -aim)) % n
+            else:
+                new = rng.randrange(n)
+            if new in block:
+                continue
+            change: Counter[int] = Counter()
+            for j, other in enumerate(block):
+                if j != s:
+                    change[cls(other - block[s])] -= hits[cls(other - block[s])]
+                    change[cls(other - new)] += hits[cls(other - new)]
+            delta = sum(weight[c] * ((met[c] + v) ** 2 - met[c] ** 2) for c, v in change.items())
+            if delta <= 0:
+                for c, v in change.items():
+                    met[c] += v
+                block[s] = new
+                cost += delta
+        if best_cost < 0 or cost < best_cost:
+            best, best_cost = blocks, cost
+        if cost == target:
+            break
+    return best
+
+
+def _seat_orders(blocks: list[list[int]], n: int) -> list[tuple[int, ...]]:
+    """Each block in the seat order whose steps (the difference from one seat to the next, which
+    decides who plays right after whom at every table of its round) were used least so far."""
+    used: Counter[int] = Counter()
+    ordered = []
+    for block in blocks:
+        first, *rest = block
+        best = min(
+            ((first, *p) for p in permutations(rest)),
+            key=lambda seats: sum(used[(seats[(s + 1) % len(seats)] - seats[s]) % n] for s in range(len(seats))),
+        )
+        used.update((best[(s + 1) % len(best)] - best[s]) % n for s in range(len(best)))
+        ordered.append(best)
+    return ordered

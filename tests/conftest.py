@@ -1,0 +1,115 @@
+"""Fixtures every test package may use: a real in-memory arena server process on a free loopback port
+(one per test session), and a check of reported results against the engine's replay."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+
+from sdk.engine import GameRecord, competition_ranks, replay
+from sdk.runner import register
+from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
+
+BOT_PROCESS = Path(__file__).resolve().parent / "api" / "bot_process.py"
+MOVE_MS = 400
+"""The server's default per-move limit in these tests: short, so timeouts come quickly."""
+GRACE_MS = 1500
+CONNECT_TIMEOUT_S = 20.0
+_names = itertools.count()
+
+
+@dataclass
+class Arena:
+    """A running `scout-arena serve --in-memory` process and helpers to drive it."""
+
+    proc: subprocess.Popen[str]
+    target: str
+    admin_token: str
+    logs: Path
+    bots: list[subprocess.Popen[str]] = field(default_factory=list)
+
+    def register(self, prefix: str = "bot") -> tuple[str, str]:
+        """A fresh bot name and its token."""
+        name = f"{prefix}-{os.getpid()}-{next(_names)}"
+        return name, register(name, target=self.target)
+
+    def start_bot(self, token: str, *args: str, log_name: str = "bot") -> tuple[subprocess.Popen[str], Path]:
+        """Start tests/api/bot_process.py; returns the process and its log file."""
+        log = self.logs / f"{log_name}-{next(_names)}.log"
+        proc = subprocess.Popen(
+            [sys.executable, str(BOT_PROCESS), f"--target={self.target}", f"--token={token}", *args],
+            stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
+        )
+        self.bots.append(proc)
+        return proc, log
+
+    def play(self, bots: list[str], seed: int, timeout: float = 60.0, **limits: int) -> arena_pb2.PlayGameResponse:
+        """PlayGame, retrying while a bot has not connected yet (bounded by CONNECT_TIMEOUT_S)."""
+        request = arena_pb2.PlayGameRequest(bots=bots, seed=seed, **limits)
+        deadline = time.monotonic() + CONNECT_TIMEOUT_S
+        with grpc.insecure_channel(self.target) as channel:
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            while True:
+                try:
+                    return stub.PlayGame(request, metadata=self.admin_metadata, timeout=timeout)
+                except grpc.RpcError as exc:
+                    if exc.code() != grpc.StatusCode.FAILED_PRECONDITION or time.monotonic() > deadline:
+                        raise
+                time.sleep(0.05)
+
+    @property
+    def admin_metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.admin_token}"),)
+
+
+@pytest.fixture(scope="session")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    logs = tmp_path_factory.mktemp("arena-logs")
+    proc = subprocess.Popen(
+        # Many tests (and the slow leak test's thousands of games) register bots on this one arena:
+        # its registration limit is tested on arenas of its own (tests/security).
+        [sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--move-ms", str(MOVE_MS), "--grace-ms", str(GRACE_MS),
+         "--registrations-per-minute", "1000000"],
+        stdout=subprocess.PIPE, stderr=(logs / "server.log").open("w"), text=True,
+    )
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], CONNECT_TIMEOUT_S)
+    assert ready, f"the server printed nothing in {CONNECT_TIMEOUT_S} s; see {logs / 'server.log'}"
+    first = json.loads(proc.stdout.readline())
+    arena = Arena(proc, f"127.0.0.1:{first['port']}", first["admin_token"], logs)
+    yield arena
+    for bot in arena.bots:
+        if bot.poll() is None:
+            bot.kill()
+        bot.wait(timeout=10)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=15) == 0, "the server did not shut down cleanly"
+
+
+def check_against_replay(response: arena_pb2.PlayGameResponse, forfeited: set[int] = set()) -> GameRecord:
+    """The reported result is the engine's replay of the reported record; forfeiters rank last."""
+    record = GameRecord.from_json(response.record_json)
+    game = replay(record)
+    assert game.is_over
+    assert [s.points for s in response.seats] == game.totals
+    assert [s.seat for s in response.seats] == list(range(record.players))
+    assert {s.seat for s in response.seats if s.HasField("forfeit")} == forfeited
+    playing = [s for s in response.seats if s.seat not in forfeited]
+    assert [s.rank for s in playing] == list(competition_ranks([s.points for s in playing]))
+    assert all(s.rank == len(playing) + 1 for s in response.seats if s.seat in forfeited)
+    assert [r.reason.name for r in record.results] == [
+        game_pb2.EndReason.Name(r).removeprefix("END_REASON_") for r in response.round_end_reasons
+    ]
+    return record

@@ -1,0 +1,48 @@
+"""A real arena server process on a database, for the tests that drive one from outside."""
+
+from __future__ import annotations
+
+import json
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+START_TIMEOUT_S = 30.0
+
+
+class ArenaProcess:
+    """`scout-arena serve --json --db URL --port PORT` (0: a free one): where it listens, its admin
+    token (when this start created or was given it) and its log."""
+
+    def __init__(self, url: str, log: Path, *args: str, port: int = 0) -> None:
+        self.log = log
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--json", "--db", url, "--port", str(port), *args],
+            stdout=subprocess.PIPE, stderr=log.open("a"), text=True,
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            self.proc.kill()
+            raise AssertionError(f"the arena did not start: {log.read_text()[-3000:]}")
+        first = json.loads(line)
+        self.port: int = first["port"]
+        self.admin_token: str | None = first["admin_token"]
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> int:
+        """SIGTERM, then wait (bounded) for a clean exit; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+    def kill(self) -> None:
+        """SIGKILL: the crash the resume logic must survive."""
+        self.proc.kill()
+        self.proc.wait(timeout=30)
