@@ -36,7 +36,7 @@ async def arena_key_async(target: str, tls: ClientTls | None = None) -> str:
 
     Raises ArenaUnreachable if nothing answers, ArenaRefused for a TLS mismatch and the like."""
     async with aio_channel(target, tls) as channel:
-        stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+        stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             reply = await stub.DescribeArena(describe_request_to_pb(), timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:

@@ -25,6 +25,7 @@ TLS; the default, None, is plaintext.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import itertools
 import logging
@@ -44,6 +45,7 @@ from .protocol import (
     ErrorCode, GameOver, GameStarted, Hello, PublicEvent, TournamentEnd, TournamentOver, Welcome,
 )
 from .wire import arena_pb2_grpc
+from .wire.bot_session_pb2 import ArenaBatch
 from .wire.convert import (
     PLAY_METHOD, arena_batch_from_bytes, arena_batch_from_pb, bot_batch_bytes, register_request_to_pb, registered_token,
 )
@@ -287,7 +289,9 @@ class _Session:
 
 async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str) -> None:
     """One stream: Hello, then read and dispatch until it ends or the session is done."""
-    play = channel.stream_stream(PLAY_METHOD, request_serializer=None, response_deserializer=arena_batch_from_bytes)
+    play: grpc.aio.StreamStreamMultiCallable[bytes, ArenaBatch] = channel.stream_stream(
+        PLAY_METHOD, request_serializer=None, response_deserializer=arena_batch_from_bytes
+    )
     call = play(metadata=(("authorization", f"Bearer {token}"),))
     try:
         await call.write(bot_batch_bytes([session.hello]))
@@ -307,8 +311,8 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
     writer = asyncio.create_task(write())
     try:
         while not session.done:
-            batch = await call.read()
-            if batch is grpc.aio.EOF:
+            batch = await _next_batch(call)
+            if batch is None:
                 break
             messages, skipped = arena_batch_from_pb(batch, lazy_events=True)
             for problem in skipped:
@@ -325,7 +329,15 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
         session.outbox = asyncio.Queue()
 
 
-async def _leave(call: grpc.aio.StreamStreamCall) -> None:
+async def _next_batch(call: grpc.aio.StreamStreamCall[bytes, ArenaBatch]) -> ArenaBatch | None:
+    """The arena's next batch, or None once the arena ended the stream.
+
+    grpc.aio answers `grpc.aio.EOF` then, which types-grpcio types as a plain object."""
+    batch = await call.read()
+    return batch if isinstance(batch, ArenaBatch) else None
+
+
+async def _leave(call: grpc.aio.StreamStreamCall[bytes, ArenaBatch]) -> None:
     """Leave the arena as the protocol says: half-close the stream, then read (and drop) what the
     arena still sends until it ends the call, which it does with OK; at most LEAVE_S."""
     try:
@@ -461,10 +473,10 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], object])
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(sig, stop)
-            undo.append(lambda sig=sig: loop.remove_signal_handler(sig))
+            undo.append(functools.partial(loop.remove_signal_handler, sig))
         except NotImplementedError:
             previous = signal.signal(sig, lambda _sig, _frame: loop.call_soon_threadsafe(stop))
-            undo.append(lambda sig=sig, previous=previous: signal.signal(sig, previous or signal.SIG_DFL))
+            undo.append(functools.partial(signal.signal, sig, previous or signal.SIG_DFL))
 
     def restore() -> None:
         for step in undo:
@@ -479,7 +491,7 @@ async def register_async(
     """Register `name` at the arena and return its token; ArenaRefused says why not."""
     async with aio_channel(target, tls) as channel:
         try:
-            stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+            stub = arena_pb2_grpc.ArenaStub(channel)
             reply = await stub.RegisterBot(register_request_to_pb(name), timeout=timeout)
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None

@@ -65,7 +65,7 @@ async def play_tournament_async(
     """
     auth = (("authorization", f"Bearer {token}"),)
     async with aio_channel(target, tls) as channel:
-        stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
+        stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             reply = await stub.EnterTournament(enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:

@@ -99,7 +99,7 @@ def too_long(request: Message) -> str | None:
             for text in value if field.is_repeated else (value,):
                 if len(text) > cap.limit:
                     return (f"{cap.what} may have at most {cap.limit} characters, not {len(text)} "
-                            f"({field.containing_type.name}.{field.name})")
+                            f"({request.DESCRIPTOR.name}.{field.name})")
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
             for part in value if field.is_repeated else (value,):
                 if problem := too_long(part):
@@ -107,10 +107,13 @@ def too_long(request: Message) -> str | None:
     return None
 
 
-Behaviour = Callable[[Any, grpc.aio.ServicerContext], Any]
+WireCall = grpc.aio.ServicerContext[bytes, Message]
+"""An Arena call as `add_arena` registers it: the request's bytes in, reply messages out."""
+Behaviour = Callable[[Message, WireCall], Any]
+"""A servicer method, found by name: its reply is awaited, or iterated for a streaming call."""
 
 
-async def _request(data: bytes, context: grpc.aio.ServicerContext, method: MethodDescriptor) -> Message:
+async def _request(data: bytes, context: WireCall, method: MethodDescriptor) -> Message:
     """The request of a call, decoded and checked; the call ends INVALID_ARGUMENT if it is neither."""
     kind = method.input_type.full_name
     try:
@@ -124,7 +127,7 @@ async def _request(data: bytes, context: grpc.aio.ServicerContext, method: Metho
     return request
 
 
-async def _unimplemented(method: MethodDescriptor, context: grpc.aio.ServicerContext) -> None:
+async def _unimplemented(method: MethodDescriptor, context: WireCall) -> None:
     await context.abort(
         grpc.StatusCode.UNIMPLEMENTED,
         f"this arena does not serve {method.name}: tournaments, ratings and games need an arena that keeps a "
@@ -132,13 +135,13 @@ async def _unimplemented(method: MethodDescriptor, context: grpc.aio.ServicerCon
     )
 
 
-def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -> grpc.RpcMethodHandler:
+def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -> grpc.RpcMethodHandler[bytes, Message]:
     serialize = GetMessageClass(method.output_type).SerializeToString
     implemented = getattr(type(servicer), method.name) is not getattr(arena_pb2_grpc.ArenaServicer, method.name)
     behaviour: Behaviour = getattr(servicer, method.name)
 
     if method.server_streaming:
-        async def stream(data: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+        async def stream(data: bytes, context: WireCall) -> AsyncIterator[Message]:
             request = await _request(data, context, method)
             if not implemented:
                 await _unimplemented(method, context)
@@ -148,7 +151,7 @@ def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -
 
         return grpc.unary_stream_rpc_method_handler(stream, request_deserializer=None, response_serializer=serialize)
 
-    async def unary(data: bytes, context: grpc.aio.ServicerContext) -> Message:
+    async def unary(data: bytes, context: WireCall) -> Message:
         request = await _request(data, context, method)
         if not implemented:
             await _unimplemented(method, context)

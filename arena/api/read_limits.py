@@ -38,6 +38,7 @@ from arena.storage.credentials import AdminGate
 from arena.directory import BotDirectory, token_hash
 from arena.api.peers import RateLimiter, peer_host
 from arena.api.resources import ResourceLimits
+from arena.api.service import Request, Response
 
 T = TypeVar("T")
 
@@ -80,7 +81,9 @@ class ReadGate:
         self._known: OrderedDict[str, tuple[Caller, float]] = OrderedDict()
         self._held = 0
 
-    async def admit(self, call: str, context: grpc.aio.ServicerContext, token: str | None, items: int = 1) -> Caller:
+    async def admit(
+        self, call: str, context: grpc.aio.ServicerContext[Request, Response], token: str | None, items: int = 1
+    ) -> Caller:
         """Spend the call's first unit (or end it RESOURCE_EXHAUSTED), then wait for the rest of
         its units; returns whose bucket it spends from. `items` is how many it asks for."""
         caller = self._remembered(token) if token else None
@@ -127,7 +130,9 @@ class ReadGate:
                 self._known.popitem(last=False)
         return caller
 
-    async def _refuse(self, call: str, caller: Caller, context: grpc.aio.ServicerContext) -> NoReturn:
+    async def _refuse(
+        self, call: str, caller: Caller, context: grpc.aio.ServicerContext[Request, Response]
+    ) -> NoReturn:
         limiter = caller.limiter
         assert limiter is not None
         if self._held < MAX_HELD:

@@ -143,10 +143,11 @@ async def start_server(
     referee = Referee(hub, on_answer)
     engine = runner = lock = None
     arena_service: ArenaService
+    admin_token: str | None
     if config.database_url is None:
         directory = directory if directory is not None else InMemoryBotDirectory()
-        admin_token: str | None = config.admin_token or new_token()
-        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits,  # type: ignore[arg-type]
+        admin_token = config.admin_token or new_token()
+        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits,
                                      config.registrations_per_minute)
     else:
         engine = await asyncio.to_thread(open_database, config.database_url)

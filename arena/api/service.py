@@ -10,11 +10,14 @@ import asyncio
 import logging
 import math
 import uuid
+from typing import TypeVar
 
 import grpc
 
 from sdk.protocol import ArenaError, ErrorCode, Hello
-from sdk.wire import arena_pb2_grpc, bot_session_pb2_grpc
+from sdk.wire import arena_pb2 as pb
+from sdk.wire import arena_pb2_grpc
+from sdk.wire.bot_session_pb2 import BotBatch
 
 from arena.api import convert
 from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
@@ -41,7 +44,14 @@ a demo or a test suite registering its bots, while a loop registering bots by th
 to one a second."""
 
 
-def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+
+BotSessionContext = grpc.aio.ServicerContext[BotBatch, bytes]
+"""A `Play` call as `add_bot_session` registers it: batches in, serialized batches out."""
+
+
+def bearer_token(context: grpc.aio.ServicerContext[Request, Response]) -> str | None:
     """The token of the `authorization: Bearer <token>` metadata entry, if any."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
@@ -69,15 +79,17 @@ def hello_problem(hello: Hello) -> str | None:
     return None
 
 
-class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
-    """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways."""
+class BotSessionService:
+    """Serves `Play`: authenticates, reads the Hello, then pumps messages both ways.
+
+    Not a generated `BotSessionServicer`: it writes batches it serialized itself (`add_bot_session`)."""
 
     def __init__(self, directory: BotDirectory, hub: SessionHub, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
         self._directory = directory
         self._hub = hub
         self._hello_timeout_s = hello_timeout_s
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+    async def Play(self, request_iterator: object, context: BotSessionContext) -> None:
         # The first batch is read before the token is checked: a client whose Hello is still
         # being written when the call is refused sees a local INTERNAL error, not our status.
         first = await self._read_first(context)
@@ -86,12 +98,12 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED, "missing bot token: send the metadata 'authorization: Bearer <token>'"
             )
-        name = await self._directory.authenticate(token)  # type: ignore[arg-type]
+        name = await self._directory.authenticate(token)
         if name is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         hello = await self._check_hello(first[0] if first else None, context)
         session_id = uuid.uuid4().hex[:12]
-        conn, stream = self._hub.open(name, hello, session_id)  # type: ignore[arg-type]
+        conn, stream = self._hub.open(name, hello, session_id)
         log.info("session %s: bot %r connected (program %s, version %s, capacity %d)", session_id, name,
                  shown(hello.bot_name), shown(hello.bot_version), hello.capacity)
         self._receive(conn, stream, first[1:])
@@ -118,34 +130,34 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             )
 
     @staticmethod
-    async def _write(stream: Stream, context: grpc.aio.ServicerContext) -> None:
+    async def _write(stream: Stream, context: BotSessionContext) -> None:
         while batch := await stream.next_batch():
             await context.write(convert.arena_batch_bytes(batch, stream.want_legal_actions))
 
-    async def _read_first(self, context: grpc.aio.ServicerContext) -> list[Received | convert.WireError]:
+    async def _read_first(self, context: BotSessionContext) -> list[Received | convert.WireError]:
         try:
-            first = await asyncio.wait_for(context.read(), self._hello_timeout_s)
+            first = await asyncio.wait_for(_read_batch(context), self._hello_timeout_s)
         except asyncio.TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self._hello_timeout_s:g} s")
         except convert.UNDECODABLE:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
-        if first is grpc.aio.EOF:
+        if first is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
         return convert.bot_batch_from_pb(first)
 
-    async def _check_hello(self, first: Received | convert.WireError | None, context: grpc.aio.ServicerContext) -> Hello:
+    async def _check_hello(self, first: Received | convert.WireError | None, context: BotSessionContext) -> Hello:
         if isinstance(first, convert.WireError):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(first))
         if not isinstance(first, Hello):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a Hello")
-        if not 1 <= first.capacity <= MAX_CAPACITY:  # type: ignore[union-attr]
+        if not 1 <= first.capacity <= MAX_CAPACITY:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {first.capacity}",  # type: ignore[union-attr]
+                f"Hello.capacity must be within 1..{MAX_CAPACITY}, not {first.capacity}",
             )
-        if problem := hello_problem(first):  # type: ignore[arg-type]
+        if problem := hello_problem(first):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
-        return first  # type: ignore[return-value]
+        return first
 
     def _receive(self, conn: BotConnection, stream: Stream, messages: list[Received | convert.WireError]) -> None:
         for msg in messages:
@@ -154,7 +166,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
             else:
                 self._hub.receive(conn, msg)
 
-    async def _read(self, conn: BotConnection, stream: Stream, context: grpc.aio.ServicerContext) -> str | None:
+    async def _read(self, conn: BotConnection, stream: Stream, context: BotSessionContext) -> str | None:
         """Feed the bot's messages to the hub until the bot half-closes or the call ends.
 
         Returns why the call must end INVALID_ARGUMENT, if the bot sent bytes that are not a BotBatch:
@@ -162,7 +174,7 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         reconnection grace period like any other disconnect)."""
         garbled = None
         try:
-            while (batch := await context.read()) is not grpc.aio.EOF and conn.stream is stream:
+            while (batch := await _read_batch(context)) is not None and conn.stream is stream:
                 self._receive(conn, stream, convert.bot_batch_from_pb(batch))
         except convert.UNDECODABLE:
             garbled = UNDECODABLE_MESSAGE
@@ -172,10 +184,18 @@ class BotSessionService(bot_session_pb2_grpc.BotSessionServicer):
         return garbled
 
 
+async def _read_batch(context: BotSessionContext) -> BotBatch | None:
+    """The bot's next batch, or None once it half-closed the stream.
+
+    grpc.aio answers `grpc.aio.EOF` then, which types-grpcio leaves out of the server-side `read()`."""
+    batch: object = await context.read()
+    return batch if isinstance(batch, BotBatch) else None
+
+
 def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None:
     """Serve `service.Play` on `server`. Unlike the generated registration, responses go out as the
     bytes `Play` writes (`convert.arena_batch_bytes` serializes batches itself)."""
-    handlers = {
+    handlers: dict[str, grpc.RpcMethodHandler[BotBatch, bytes]] = {
         "Play": grpc.stream_stream_rpc_method_handler(
             service.Play, request_deserializer=convert.bot_batch_from_bytes, response_serializer=None
         )
@@ -197,7 +217,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self._limits = limits
         self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
 
-    async def require_admin(self, call: str, context: grpc.aio.ServicerContext) -> None:
+    async def require_admin(self, call: str, context: grpc.aio.ServicerContext[Request, Response]) -> None:
         """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
         token = bearer_token(context)
         if token is None or not await self._admin.allows(token):
@@ -205,14 +225,18 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 grpc.StatusCode.UNAUTHENTICATED, f"{call} needs the arena's admin token as 'authorization: Bearer <token>'"
             )
 
-    async def RegisterBot(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+    async def RegisterBot(
+        self,
+        request: pb.RegisterBotRequest,
+        context: grpc.aio.ServicerContext[pb.RegisterBotRequest, pb.RegisterBotResponse],
+    ) -> pb.RegisterBotResponse:
         host = peer_host(context.peer())
         if not self._registrations.allow(host):
             wait = math.ceil(self._registrations.retry_after(host))
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
             )
-        name = convert.register_request_name(request)  # type: ignore[arg-type]
+        name = convert.register_request_name(request)
         try:
             token = await self._directory.register(name)
         except InvalidName as exc:
@@ -222,13 +246,19 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         log.info("registered bot %s", shown(name))
         return convert.register_response_to_pb(name, token)
 
-    async def DescribeArena(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+    async def DescribeArena(
+        self,
+        request: pb.DescribeArenaRequest,
+        context: grpc.aio.ServicerContext[pb.DescribeArenaRequest, pb.DescribeArenaResponse],
+    ) -> pb.DescribeArenaResponse:
         return convert.describe_response_to_pb(await self._admin.identity())
 
-    async def PlayGame(self, request: object, context: grpc.aio.ServicerContext) -> object:  # noqa: N802
+    async def PlayGame(
+        self, request: pb.PlayGameRequest, context: grpc.aio.ServicerContext[pb.PlayGameRequest, pb.PlayGameResponse]
+    ) -> pb.PlayGameResponse:
         await self.require_admin("PlayGame", context)
         try:
-            bots, seed, limits = convert.play_request_from_pb(request, self._limits)  # type: ignore[arg-type]
+            bots, seed, limits = convert.play_request_from_pb(request, self._limits)
         except ValueError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         game_id = uuid.uuid4().hex[:16]

@@ -33,7 +33,7 @@ from arena.ratings.rank_confidence import MAX_RESAMPLES
 from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
 from arena.play.referee import Limits, Referee
 from arena.api.resources import ResourceLimits
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, bearer_token
+from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, Request, Response, bearer_token
 from arena.tournaments.runner import TournamentRunner
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def status_of(error: ArenaError) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
-async def answer(context: grpc.aio.ServicerContext, work: Awaitable[T]) -> T:
+async def answer(context: grpc.aio.ServicerContext[Request, Response], work: Awaitable[T]) -> T:
     """`await work`, ending the call with the matching status if it raises a store error."""
     try:
         return await work
@@ -94,7 +94,11 @@ class TournamentArenaService(ArenaService):
         self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
         self._pages = PageTokens()
 
-    async def CreateTournament(self, request: pb.CreateTournamentRequest, context: grpc.aio.ServicerContext) -> pb.CreateTournamentResponse:  # noqa: N802,E501
+    async def CreateTournament(
+        self,
+        request: pb.CreateTournamentRequest,
+        context: grpc.aio.ServicerContext[pb.CreateTournamentRequest, pb.CreateTournamentResponse],
+    ) -> pb.CreateTournamentResponse:
         await self.require_admin("CreateTournament", context)
         try:
             settings = convert.settings_from_pb(request)
@@ -105,20 +109,28 @@ class TournamentArenaService(ArenaService):
         self._runner.wake()
         return convert.create_response_to_pb(tournament)
 
-    async def StartTournament(self, request: pb.StartTournamentRequest, context: grpc.aio.ServicerContext) -> pb.StartTournamentResponse:  # noqa: N802,E501
+    async def StartTournament(
+        self,
+        request: pb.StartTournamentRequest,
+        context: grpc.aio.ServicerContext[pb.StartTournamentRequest, pb.StartTournamentResponse],
+    ) -> pb.StartTournamentResponse:
         await self.require_admin("StartTournament", context)
         name = convert.name_request(request)
         tournament = await answer(context, self._db(start_or_fail, tournament=name))
         self._runner.wake()
         return convert.start_response_to_pb(tournament)
 
-    async def EnterTournament(self, request: pb.EnterTournamentRequest, context: grpc.aio.ServicerContext) -> pb.EnterTournamentResponse:  # noqa: N802,E501
+    async def EnterTournament(
+        self,
+        request: pb.EnterTournamentRequest,
+        context: grpc.aio.ServicerContext[pb.EnterTournamentRequest, pb.EnterTournamentResponse],
+    ) -> pb.EnterTournamentResponse:
         token = bearer_token(context)
         if token is None:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED, "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'"
             )
-        bot = await answer(context, self._bots.authenticate(token))  # type: ignore[arg-type]
+        bot = await answer(context, self._bots.authenticate(token))
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         assert bot is not None
@@ -138,22 +150,34 @@ class TournamentArenaService(ArenaService):
     # The read calls: each is admitted by the read gate (per-caller limits), works on the database
     # within its bound, and lists one page at a time (arena.api.pages).
 
-    async def ListTournaments(self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext) -> pb.ListTournamentsResponse:  # noqa: N802,E501
+    async def ListTournaments(
+        self,
+        request: pb.ListTournamentsRequest,
+        context: grpc.aio.ServicerContext[pb.ListTournamentsRequest, pb.ListTournamentsResponse],
+    ) -> pb.ListTournamentsResponse:
         page = await self._admit_page("ListTournaments", context, "tournaments", request)
         found = await self._read(context, store.list_tournaments, after=page.cursor, limit=page.size + 1)
         return convert.tournaments_to_pb(*self._split("tournaments", found, page, lambda t: t.id))
 
-    async def ShowTournament(self, request: pb.ShowTournamentRequest, context: grpc.aio.ServicerContext) -> pb.ShowTournamentResponse:  # noqa: N802,E501
+    async def ShowTournament(
+        self,
+        request: pb.ShowTournamentRequest,
+        context: grpc.aio.ServicerContext[pb.ShowTournamentRequest, pb.ShowTournamentResponse],
+    ) -> pb.ShowTournamentResponse:
         await self._reads.admit("ShowTournament", context, bearer_token(context))
         name = convert.name_request(request)
         return convert.show_response_to_pb(await self._read(context, store.show_tournament, tournament=name))
 
-    async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:  # noqa: N802
+    async def ListBots(
+        self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext[pb.ListBotsRequest, pb.ListBotsResponse]
+    ) -> pb.ListBotsResponse:
         page = await self._admit_page("ListBots", context, "bots", request)
         found = await self._read(context, store.list_bots, after=page.cursor, limit=page.size + 1)
         return convert.bots_to_pb(*self._split("bots", found, page, lambda b: b.id))
 
-    async def Ratings(self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext) -> pb.RatingsResponse:  # noqa: N802
+    async def Ratings(
+        self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext[pb.RatingsRequest, pb.RatingsResponse]
+    ) -> pb.RatingsResponse:
         """A page of the table; a bootstrap costs a read unit more per BOOTSTRAP_RESAMPLES_PER_UNIT
         resamples, asked for (the work limit bounds it per call; an unchanged table's is remembered)."""
         scope = convert.scope_from_pb(request)
@@ -171,7 +195,11 @@ class TournamentArenaService(ArenaService):
         )
         return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
 
-    async def HeadToHead(self, request: pb.HeadToHeadRequest, context: grpc.aio.ServicerContext) -> pb.HeadToHeadResponse:  # noqa: N802,E501
+    async def HeadToHead(
+        self,
+        request: pb.HeadToHeadRequest,
+        context: grpc.aio.ServicerContext[pb.HeadToHeadRequest, pb.HeadToHeadResponse],
+    ) -> pb.HeadToHeadResponse:
         """A page of the pairs: offsets into the crosstable, as the rating table's pages are."""
         scope = convert.scope_from_pb(request)
         listing = repr(("head-to-head", scope))
@@ -181,7 +209,9 @@ class TournamentArenaService(ArenaService):
         pairs = table.pairs[offset : offset + page.size + 1]
         return convert.pairs_to_pb(*self._split(listing, pairs, page, lambda _: offset + page.size))
 
-    async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:  # noqa: N802
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
+    ) -> pb.ListGamesResponse:
         tournament, status = convert.games_request_from_pb(request)
         listing = repr(("games", tournament, status))
         page = await self._admit_page("ListGames", context, listing, request)
@@ -190,12 +220,18 @@ class TournamentArenaService(ArenaService):
         )
         return convert.games_to_pb(*self._split(listing, games, page, lambda g: g.id))
 
-    async def ShowGame(self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext) -> pb.ShowGameResponse:  # noqa: N802
+    async def ShowGame(
+        self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext[pb.ShowGameRequest, pb.ShowGameResponse]
+    ) -> pb.ShowGameResponse:
         await self._reads.admit("ShowGame", context, bearer_token(context))
         game_id = convert.show_game_request_from_pb(request)
         return convert.game_detail_to_pb(await self._read(context, store.show_game, game_id=game_id))
 
-    async def ExportGames(self, request: pb.ExportGamesRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ExportGamesResponse]:  # noqa: N802,E501
+    async def ExportGames(
+        self,
+        request: pb.ExportGamesRequest,
+        context: grpc.aio.ServicerContext[pb.ExportGamesRequest, pb.ExportGamesResponse],
+    ) -> AsyncIterator[pb.ExportGamesResponse]:
         """Up to a page of games, listed EXPORT_BATCH at a time (never the whole list at once), each
         game paid for as it is sent."""
         tournament = convert.scope_from_pb(request)
@@ -219,7 +255,9 @@ class TournamentArenaService(ArenaService):
                 return
             cursor = games[-1].id
 
-    async def _page(self, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest) -> Page:
+    async def _page(
+        self, context: grpc.aio.ServicerContext[Request, Response], listing: str, request: convert.PagedRequest
+    ) -> Page:
         try:
             return self._pages.page(listing, *convert.page_request(request))
         except InvalidPage as exc:
@@ -227,7 +265,12 @@ class TournamentArenaService(ArenaService):
         raise AssertionError("context.abort raises")
 
     async def _admit_page(
-        self, call: str, context: grpc.aio.ServicerContext, listing: str, request: convert.PagedRequest, extra: int = 0
+        self,
+        call: str,
+        context: grpc.aio.ServicerContext[Request, Response],
+        listing: str,
+        request: convert.PagedRequest,
+        extra: int = 0,
     ) -> Page:
         """The page a list call asks for, once the read gate admits a call of that size (and of
         `extra` items of work besides)."""
@@ -235,7 +278,9 @@ class TournamentArenaService(ArenaService):
         await self._reads.admit(call, context, bearer_token(context), page.size + extra)
         return page
 
-    async def _read(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], /, **kwargs: Any) -> T:
+    async def _read(
+        self, context: grpc.aio.ServicerContext[Request, Response], fn: Callable[..., T], /, **kwargs: Any
+    ) -> T:
         return await answer(context, self._reads.run(self._db, fn, **kwargs))
 
     def _split(self, listing: str, found: Sequence[T], page: Page, cursor: Callable[[T], int]) -> tuple[list[T], str]:
@@ -244,7 +289,11 @@ class TournamentArenaService(ArenaService):
             return list(found), ""
         return list(found[: page.size]), self._pages.next_token(listing, cursor(found[page.size - 1]))
 
-    async def RevealSeeds(self, request: pb.RevealSeedsRequest, context: grpc.aio.ServicerContext) -> pb.RevealSeedsResponse:  # noqa: N802,E501
+    async def RevealSeeds(
+        self,
+        request: pb.RevealSeedsRequest,
+        context: grpc.aio.ServicerContext[pb.RevealSeedsRequest, pb.RevealSeedsResponse],
+    ) -> pb.RevealSeedsResponse:
         await self.require_admin("RevealSeeds", context)
         name = convert.reveal_request_from_pb(request)
         reveal = await answer(context, self._db(store.reveal_seeds, tournament=name))

@@ -411,8 +411,11 @@ def _stop_rule(until_settled: bool, confidence: float | None, top: int | None, m
             if value is not None:
                 fail(f"{option} belongs to the stop rule: add --until-settled")
         return None
-    settings = {"confidence": confidence, "top": top, "max_games": max_games}
-    return StopRule(**{k: v for k, v in settings.items() if v is not None})
+    return StopRule(
+        confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
+        top=top,
+        max_games=DEFAULT_MAX_GAMES if max_games is None else max_games,
+    )
 
 
 @tournament_app.command("list", help="List every tournament with its progress.")

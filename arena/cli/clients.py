@@ -193,7 +193,7 @@ class RemoteArena:
                 f"no arena answers at {target}: start one with `scout-arena serve`, "
                 "or read a database without a server with --db"
             ))
-        self._stub = arena_pb2_grpc.ArenaStub(self._channel)  # type: ignore[no-untyped-call]
+        self._stub = arena_pb2_grpc.ArenaStub(self._channel)
 
     def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
         """Call `method`, with the admin token if `admin` and this client has one (the organiser's
@@ -229,7 +229,7 @@ class RemoteArena:
                 return out
 
     def _refusal(self, exc: grpc.RpcError) -> ArenaError:
-        code, details = exc.code(), exc.details()
+        code, details = exc.code(), exc.details() or ""
         if code is grpc.StatusCode.UNAUTHENTICATED:
             return ServerRefused(
                 f"the arena at {self.target} refused the admin token: give the one it printed on its first "
@@ -320,9 +320,9 @@ def _retry_after(exc: grpc.RpcError) -> float | None:
     """The seconds a RESOURCE_EXHAUSTED refusal asks the caller to wait, if it names them."""
     if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
         return None
-    for key, value in exc.trailing_metadata() or ():
-        if key == RETRY_AFTER_KEY and str(value).isdigit():
-            return int(value) / 1000
+    for entry in exc.trailing_metadata() or ():
+        if entry.key == RETRY_AFTER_KEY and str(entry.value).isdigit():
+            return int(entry.value) / 1000
     return None
 
 
@@ -348,7 +348,9 @@ def _connect_error(channel: grpc.Channel) -> str | None:
     """gRPC's reason a channel that just failed to connect did so (a refused connection, a failed
     TLS handshake, ...), from one health check that fails at once; None if it connects after all."""
     try:
-        health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=CONNECT_TIMEOUT_S)
+        # types-grpcio-health-checking declares HealthStub without its methods.
+        stub = health_pb2_grpc.HealthStub(channel)
+        stub.Check(health_pb2.HealthCheckRequest(), timeout=CONNECT_TIMEOUT_S)  # type: ignore[attr-defined]
     except grpc.RpcError as exc:
-        return exc.details()  # type: ignore[no-any-return]
+        return exc.details()
     return None

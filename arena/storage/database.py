@@ -340,7 +340,8 @@ def _single_value(connection: Connection, table: str, column: str) -> object:
     """The value of `column` in `table`'s only row, or None (no such column, no row, several)."""
     if column not in {c["name"] for c in sa.inspect(connection).get_columns(table)}:
         return None
-    rows = connection.execute(sa.select(sa.column(column)).select_from(sa.table(table)).limit(2)).all()
+    value: sa.ColumnClause[object] = sa.column(column)
+    rows = connection.execute(sa.select(value).select_from(sa.table(table)).limit(2)).all()
     return rows[0][0] if len(rows) == 1 else None
 
 
@@ -415,6 +416,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException | None) -> str:
+    """The first line of an error's text; a DBAPI error's `orig` may be missing."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

@@ -144,6 +144,6 @@ def _postgres_holder(connection: Connection) -> str:
     if row is None:
         return "a session that just let go: try again"
     pid, application, client = row
-    if application and application.startswith("scout-arena serve: "):
+    if isinstance(application, str) and application.startswith("scout-arena serve: "):
         return application.removeprefix("scout-arena serve: ")
     return f"PostgreSQL backend pid {pid}" + (f" from {client}" if client else "")

@@ -51,6 +51,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 from collections import Counter, deque
@@ -158,9 +159,13 @@ class TournamentRunner:
         for t in listed:
             if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
                 task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
-                task.add_done_callback(lambda _, name=t.name: self._tasks.pop(name, None))
+                task.add_done_callback(functools.partial(self._forget, t.name))
                 task.add_done_callback(self._ended)
                 self._tasks[t.name] = task
+
+    def _forget(self, name: str, _: asyncio.Task[None]) -> None:
+        """Drop an ended tournament's task, so that a later tick may resume the tournament."""
+        self._tasks.pop(name, None)
 
     @staticmethod
     def _ended(task: asyncio.Task[None]) -> None:

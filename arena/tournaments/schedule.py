@@ -193,9 +193,9 @@ def _two_seat_tables(n: int) -> list[tuple[int, ...]]:
     """Circle-method rounds of all pairs, then the same rounds with the seats swapped."""
     players: list[int | None] = list(range(n)) + ([None] if n % 2 else [])
     size = len(players)
-    rounds: list[list[tuple[int, int]]] = []
+    rounds: list[list[tuple[int, ...]]] = []
     for r in range(size - 1):
-        pairs = []
+        pairs: list[tuple[int, ...]] = []
         for i in range(size // 2):
             a, b = players[i], players[size - 1 - i]
             if a is not None and b is not None:

@@ -8,6 +8,7 @@ defaults never changes a tournament already created.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -139,14 +140,15 @@ class FailurePolicy:
         numbers = {k: v for k, v in data.items() if k not in actions}
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers.values()):
             raise InvalidSetting(f"failure policy settings must be whole numbers: {numbers}")
-        return cls(**numbers, **{k: _action(k, v) for k, v in data.items() if k in actions})
+        values: dict[str, Any] = {k: _action(k, v) if k in actions else v for k, v in data.items()}
+        return cls(**values)
 
 
 def _action(setting: str, value: object) -> FailureAction:
-    try:
-        return FailureAction(value)
-    except ValueError:
-        raise InvalidSetting(f"{setting} must be 'forfeit' or 'void', not {value!r}") from None
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return FailureAction(value)
+    raise InvalidSetting(f"{setting} must be 'forfeit' or 'void', not {value!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ def test_generated_code_matches_proto(tmp_path: Path) -> None:
         check=True, capture_output=True, timeout=60,
     )
     generated = sorted(p.name for p in tmp_path.iterdir())
-    committed = sorted(p.name for p in WIRE.iterdir() if p.name.endswith(("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")))
+    committed = sorted(p.name for p in WIRE.iterdir() if p.name.endswith(("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")))
     assert generated == committed, "run `python proto/generate.py` and commit sdk/wire/"
     differ = [name for name in generated if not filecmp.cmp(tmp_path / name, WIRE / name, shallow=False)]
     assert not differ, f"stale generated code {differ}: run `python proto/generate.py` and commit sdk/wire/"

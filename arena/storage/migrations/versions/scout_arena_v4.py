@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -57,7 +58,7 @@ def upgrade() -> None:
     set_schema_version(schema_version)
 
 
-def _add_missing(table: str, columns: list[tuple[str, sa.types.TypeEngine[object]]]) -> None:
+def _add_missing(table: str, columns: list[tuple[str, sa.types.TypeEngine[Any]]]) -> None:
     """Add each column `table` lacks, nullable for now."""
     present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns(table)}
     for name, kind in columns:
@@ -73,7 +74,7 @@ def _fill_tournaments() -> None:
         sa.column("max_entrants", sa.Integer),
     )
     entries = sa.table("entries", sa.column("tournament_id", sa.Integer))
-    entrants = dict(connection.execute(
+    entrants: dict[int, int] = dict(connection.execute(
         sa.select(entries.c.tournament_id, sa.func.count()).group_by(entries.c.tournament_id)
     ).all())
     for id_, seed, nonce, commitment, max_entrants in connection.execute(sa.select(tournaments)).all():
