@@ -44,9 +44,15 @@ def generate(out: Path) -> list[Path]:
     include = str(files("grpc_tools") / "_proto")
     with tempfile.TemporaryDirectory() as tmp:
         args = [
-            "grpc_tools.protoc", f"-I{PROTO_ROOT}", f"-I{include}",
-            f"--python_out={tmp}", f"--pyi_out={tmp}", f"--grpc_python_out={tmp}",
-            f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}", f"--mypy_grpc_out=generate_concrete_servicer_stubs:{tmp}", *protos,
+            "grpc_tools.protoc",
+            f"-I{PROTO_ROOT}",
+            f"-I{include}",
+            f"--python_out={tmp}",
+            f"--pyi_out={tmp}",
+            f"--grpc_python_out={tmp}",
+            f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
+            f"--mypy_grpc_out=generate_concrete_servicer_stubs:{tmp}",
+            *protos,
         ]
         if protoc.main(args) != 0:
             raise SystemExit("protoc failed: see the messages above")

@@ -9,6 +9,7 @@ from google.protobuf.internal import api_implementation
 
 ROOT = Path(__file__).resolve().parents[2]
 WIRE = ROOT / "sdk" / "wire"
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
 
 
 def test_generated_code_matches_proto(tmp_path: Path) -> None:
@@ -17,7 +18,7 @@ def test_generated_code_matches_proto(tmp_path: Path) -> None:
         check=True, capture_output=True, timeout=60,
     )
     generated = sorted(p.name for p in tmp_path.iterdir())
-    committed = sorted(p.name for p in WIRE.iterdir() if p.name.endswith(("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")))
+    committed = sorted(p.name for p in WIRE.iterdir() if p.name.endswith(GENERATED_SUFFIXES))
     assert generated == committed, "run `python proto/generate.py` and commit sdk/wire/"
     differ = [name for name in generated if not filecmp.cmp(tmp_path / name, WIRE / name, shallow=False)]
     assert not differ, f"stale generated code {differ}: run `python proto/generate.py` and commit sdk/wire/"
