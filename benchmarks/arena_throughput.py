@@ -62,7 +62,9 @@ class Figures:
         return self.cpu_seconds / self.count * 1e6
 
     def percentile(self, q: float) -> float:
-        return statistics.quantiles(self.round_trips, n=100)[q - 1] * 1e6 if len(self.round_trips) > 100 else float("nan")
+        return (
+            statistics.quantiles(self.round_trips, n=100)[q - 1] * 1e6 if len(self.round_trips) > 100 else float("nan")
+        )
 
     def line(self, what: str) -> str:
         return (
@@ -105,7 +107,12 @@ class Window:
     async def measure(self, seconds: float) -> Figures:
         await asyncio.sleep(WARMUP_S)
         ours = [os.getpid(), *self.clients]
-        wall, cpu, clients, machine = time.perf_counter(), time.process_time(), cpu_seconds(self.clients), machine_cpu_seconds()
+        wall, cpu, clients, machine = (
+            time.perf_counter(),
+            time.process_time(),
+            cpu_seconds(self.clients),
+            machine_cpu_seconds(),
+        )
         others = machine - cpu_seconds(ours)
         self.open = True
         await asyncio.sleep(seconds)
@@ -162,8 +169,8 @@ async def baseline(streams: int, seconds: float) -> Figures:
 
 
 async def arena(games: int, players: int, bots: int, processes: int, seconds: float, legal: bool) -> Figures:
-    from arena.play.referee import Limits
     from arena.api.server import ServerConfig, start_server
+    from arena.play.referee import Limits
     from arena.play.sessions import NotConnected
 
     window = Window()
@@ -252,7 +259,8 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=16)
     parser.add_argument("--bot-processes", type=int, default=2)
     parser.add_argument(
-        "--legal-actions", action="store_true",
+        "--legal-actions",
+        action="store_true",
         help="bots ask the arena to list legal actions (the SDK's default computes them itself)",
     )
     args = parser.parse_args()

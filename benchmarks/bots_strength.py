@@ -102,8 +102,9 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
             side = 0 if s in mine else 1
             seconds[side] += spent[s]
             answers[side] += count[s]
-    return Deal(players, (a, b), index, share / 2, points / 2, placing / 2, (seconds[0], seconds[1]),
-                (answers[0], answers[1]))
+    return Deal(
+        players, (a, b), index, share / 2, points / 2, placing / 2, (seconds[0], seconds[1]), (answers[0], answers[1])
+    )
 
 
 def _mean(values: Sequence[int], seats: Sequence[int] | frozenset[int]) -> float:
@@ -146,10 +147,14 @@ def main(argv: list[str] | None = None) -> None:
         args.mc_move_time = None
 
     print(f"$ python benchmarks/bots_strength.py {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {args.jobs} jobs; "
-          f"load average at start {os.getloadavg()[0]:.1f}\n")
-    print("| players | a vs b | deals (games) | a's table-win share | a − b points | a − b placing "
-          "| a CPU ms/answer | b CPU ms/answer |")
+    print(
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, {args.jobs} jobs; "
+        f"load average at start {os.getloadavg()[0]:.1f}\n"
+    )
+    print(
+        "| players | a vs b | deals (games) | a's table-win share | a − b points | a − b placing "
+        "| a CPU ms/answer | b CPU ms/answer |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     tasks = [(n, pair, d, args) for pair in pairs for n in counts for d in range(args.deals)]
     start = time.perf_counter()
@@ -168,8 +173,11 @@ def _print_row(players: int, pair: tuple[str, str], deals: list[Deal]) -> None:
     points = interval([d.points for d in deals])
     placing = interval([d.placing for d in deals])
     ms = [1000 * sum(d.seconds[i] for d in deals) / max(1, sum(d.answers[i] for d in deals)) for i in (0, 1)]
-    print(f"| {players} | {pair[0]} vs {pair[1]} | {len(deals)} ({2 * len(deals)}) | {share} | {points} "
-          f"| {placing} | {ms[0]:.1f} | {ms[1]:.1f} |", flush=True)
+    print(
+        f"| {players} | {pair[0]} vs {pair[1]} | {len(deals)} ({2 * len(deals)}) | {share} | {points} "
+        f"| {placing} | {ms[0]:.1f} | {ms[1]:.1f} |",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
+import os
 import platform
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-
-import json
-import os
-import subprocess
 
 from sdk.engine import Action, Game
 
@@ -106,8 +105,16 @@ def copy_cost(players: int, samples: int = 2_000) -> tuple[float, float]:
 
 def other_engine_rate(directory: str, players: int, args: argparse.Namespace) -> float:
     """Random games/s of the engine in `directory`, measured by this script in a child process."""
-    argv = [sys.executable, __file__, "--rate-only", str(players), "--games", str(args.games),
-            "--seconds", str(args.seconds)]
+    argv = [
+        sys.executable,
+        __file__,
+        "--rate-only",
+        str(players),
+        "--games",
+        str(args.games),
+        "--seconds",
+        str(args.seconds),
+    ]
     env = {**os.environ, "PYTHONPATH": os.path.abspath(directory)}
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True, cwd=directory).stdout
     return float(json.loads(out)["games_per_second"])
@@ -129,8 +136,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     print(f"python {platform.python_version()} on {platform.machine()}, one process, CPU time")
     other = f" {'other engine':>12} {'this/other':>10}" if args.compare_with else ""
-    print(f"{'players':>7} {'games/s':>9} {'actions/s':>10} {'actions/game':>12} "
-          f"{'µs/enum':>8} {'µs/copy sample':>14} {'µs/copy game':>12} {'baseline games/s':>16} {'ratio':>6}{other}")
+    print(
+        f"{'players':>7} {'games/s':>9} {'actions/s':>10} {'actions/game':>12} "
+        f"{'µs/enum':>8} {'µs/copy sample':>14} {'µs/copy game':>12} {'baseline games/s':>16} {'ratio':>6}{other}"
+    )
     for players in (2, 3, 4, 5):
         other_rate = other_engine_rate(args.compare_with, players, args) if args.compare_with else 0.0
         games, actions, elapsed = run(players, pick_lazy, args.games, args.seconds)
@@ -138,9 +147,12 @@ def main(argv: list[str] | None = None) -> None:
         rate, base_rate = games / elapsed, base_games / base_elapsed
         sample_copy, game_copy = copy_cost(players)
         compared = f" {other_rate:>12.0f} {rate / other_rate:>9.2f}x" if args.compare_with else ""
-        print(f"{players:>7} {rate:>9.0f} {actions / elapsed:>10.0f} {actions / games:>12.0f} "
-              f"{enumeration_cost(players, 5_000):>8.2f} {sample_copy:>14.1f} {game_copy:>12.1f} "
-              f"{base_rate:>16.0f} {rate / base_rate:>5.1f}x{compared}", flush=True)
+        print(
+            f"{players:>7} {rate:>9.0f} {actions / elapsed:>10.0f} {actions / games:>12.0f} "
+            f"{enumeration_cost(players, 5_000):>8.2f} {sample_copy:>14.1f} {game_copy:>12.1f} "
+            f"{base_rate:>16.0f} {rate / base_rate:>5.1f}x{compared}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

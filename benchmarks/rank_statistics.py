@@ -48,9 +48,14 @@ def table_order(games: list[PlayedGame], bots: int) -> list[str]:
     env = arena_env()
     standings = {f"bot{i:04d}": Standing(f"bot{i:04d}", env.mu, env.sigma) for i in range(bots)}
     for g in games:
-        standings.update(apply_game(
-            env, {b: standings[b] for b in g.bots}, dict(zip(g.bots, g.points)), dict(zip(g.bots, g.ranks))
-        ))
+        standings.update(
+            apply_game(
+                env,
+                {b: standings[b] for b in g.bots},
+                dict(zip(g.bots, g.points, strict=True)),
+                dict(zip(g.bots, g.ranks, strict=True)),
+            )
+        )
     return [r.bot for r in rating_table(standings.values())]
 
 
@@ -74,25 +79,29 @@ def main() -> None:
     for n in (int(x) for x in args.bots.split(",")):
         skills = [(rng.uniform(15, 35), rng.uniform(0.8, 3.0)) for _ in range(n)]
         samples = rank_samples(n)
-        baseline = timed(lambda: sorted(range(n), key=lambda i: skills[i][0] - 3 * skills[i][1]))
-        first = timed(lambda: rank_intervals(skills, samples=samples))
-        again = timed(lambda: rank_intervals(skills, samples=samples))
-        print(f"  {n:5d} bots, {samples:4d} draws: {first:6.3f} s = {first / baseline:,.0f} × baseline "
-              f"(sorting the table once, {baseline * 1e6:.0f} µs); remembered: {again * 1e6:.0f} µs")
+        baseline = timed(lambda n=n, skills=skills: sorted(range(n), key=lambda i: skills[i][0] - 3 * skills[i][1]))
+        first = timed(lambda skills=skills, samples=samples: rank_intervals(skills, samples=samples))
+        again = timed(lambda skills=skills, samples=samples: rank_intervals(skills, samples=samples))
+        print(
+            f"  {n:5d} bots, {samples:4d} draws: {first:6.3f} s = {first / baseline:,.0f} × baseline "
+            f"(sorting the table once, {baseline * 1e6:.0f} µs); remembered: {again * 1e6:.0f} µs"
+        )
 
     bots = 8
     print(f"\nbootstrap ({args.resamples} resamples) and crosstable, {bots} bots at {SEATS}-seat tables")
     for games in (int(x) for x in args.games.split(",")):
         played = simulated(bots, games, args.seed)
         order = table_order(played, bots)
-        baseline = timed(lambda: table_order(played, bots))
-        boot = timed(lambda: bootstrap_superiority(played, order, resamples=args.resamples))
+        baseline = timed(lambda played=played: table_order(played, bots))
+        boot = timed(lambda played=played, order=order: bootstrap_superiority(played, order, resamples=args.resamples))
         per_rating = boot / (games * args.resamples)
-        cross = timed(lambda: crosstable(played))
-        print(f"  {games:6d} games: baseline (rating them once, as the store does) {baseline * 1e3:.0f} ms; "
-              f"bootstrap {boot:.2f} s = {boot / baseline:.0f} × baseline, {per_rating * 1e6:.0f} µs per game rating "
-              f"(the limit of {BOOTSTRAP_WORK_LIMIT:,} ratings: {BOOTSTRAP_WORK_LIMIT * per_rating:.1f} s); "
-              f"crosstable {cross * 1e3:.1f} ms")
+        cross = timed(lambda played=played: crosstable(played))
+        print(
+            f"  {games:6d} games: baseline (rating them once, as the store does) {baseline * 1e3:.0f} ms; "
+            f"bootstrap {boot:.2f} s = {boot / baseline:.0f} × baseline, {per_rating * 1e6:.0f} µs per game rating "
+            f"(the limit of {BOOTSTRAP_WORK_LIMIT:,} ratings: {BOOTSTRAP_WORK_LIMIT * per_rating:.1f} s); "
+            f"crosstable {cross * 1e3:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """How many games a rating table needs to be right, and whether the stop rule stops right.
 
 A field of bots of known, separated strength (greedy bots that play a random legal move with
-probability p: the smaller p, the stronger; `field` spaces them evenly from 0.6 to 1) plays many simulated tournaments in this process, with the SDK's local play (the
-rules engine, no gRPC) and the project's own schedule (`arena.tournaments.schedule`), TrueSkill ratings
-(`arena.ratings.table`) and stop rule (`arena.tournaments.stop_rule`), each tournament from its own seed:
+probability p: the smaller p, the stronger; `field` spaces them evenly from 0.6 to 1) plays many
+simulated tournaments in this process, with the SDK's local play (the rules engine, no gRPC)
+and the project's own schedule (`arena.tournaments.schedule`), TrueSkill ratings
+(`arena.ratings.table`) and stop rule (`arena.tournaments.stop_rule`), each tournament from its
+own seed:
 
 * **random tables**: every game seats `--seats` bots drawn at random;
 * **balanced tables**: the project's schedule (a full round robin), its tables played again and
@@ -28,7 +30,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -86,8 +87,12 @@ class Table:
         return [row.bot for row in rating_table(self.standings.values())]
 
     def add(self, seats: Sequence[str], totals: Sequence[int], ranks: Sequence[int]) -> None:
-        after = apply_game(arena_env(), {b: self.standings[b] for b in seats}, dict(zip(seats, totals)),
-                           dict(zip(seats, ranks)))
+        after = apply_game(
+            arena_env(),
+            {b: self.standings[b] for b in seats},
+            dict(zip(seats, totals, strict=True)),
+            dict(zip(seats, ranks, strict=True)),
+        )
         self.standings.update(after)
         self.right.append(self.order() == self.truth)
 
@@ -99,7 +104,9 @@ class Table:
         return wrong[-1] + 2 if wrong else 1
 
 
-async def play(bots: dict[str, NoisyGreedy], seats: Sequence[str], seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+async def play(
+    bots: dict[str, NoisyGreedy], seats: Sequence[str], seed: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     result = await play_game_async([bots[b] for b in seats], seed=seed)
     return result.totals, result.ranks
 
@@ -139,7 +146,7 @@ async def stop_rule(
         for index, t in enumerate(schedule.tables, start=first):
             totals, ranks = await play(bots, t.seats, game_seed(seed, index, 0))
             table.add(t.seats, totals, ranks)
-            games.append(dict(zip(t.seats, ranks)))
+            games.append(dict(zip(t.seats, ranks, strict=True)))
         first += len(schedule.tables)
         evidence.add_round(games)
         order = table.order()
@@ -180,13 +187,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("command:", " ".join([sys.executable, *sys.argv]))
     noise = field(args.bots)
     truth = [f"p{p:.2f}" for p in noise]
-    print(f"field: {args.bots} bots, greedy with a random move at p = {', '.join(f'{p:g}' for p in noise)} "
-          f"(strongest first); {args.seats}-seat tables; {args.tournaments} tournaments per format")
+    print(
+        f"field: {args.bots} bots, greedy with a random move at p = {', '.join(f'{p:g}' for p in noise)} "
+        f"(strongest first); {args.seats}-seat tables; {args.tournaments} tournaments per format"
+    )
     rule = StopRule(confidence=args.confidence, max_games=args.max_games)
     started = time.perf_counter()
 
     def bots_for(seed: int, ps: Sequence[float], names: Sequence[str]) -> dict[str, NoisyGreedy]:
-        return {name: NoisyGreedy(p, seed * 100 + i) for i, (name, p) in enumerate(zip(names, ps))}
+        return {name: NoisyGreedy(p, seed * 100 + i) for i, (name, p) in enumerate(zip(names, ps, strict=True))}
 
     fixed: dict[str, list[int | None]] = {"random tables": [], "balanced tables": []}
     right: dict[str, list[list[bool]]] = {"random tables": [], "balanced tables": []}
@@ -207,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ]
     seconds = time.perf_counter() - started
 
-    print(f"\n| format | games to a settled correct order, median [10-90%] | not settled |")
+    print("\n| format | games to a settled correct order, median [10-90%] | not settled |")
     print("|---|---|---|")
     for name, values in fixed.items():
         unsettled = sum(v is None for v in values)
@@ -215,19 +224,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     settled = [g for g, outcome, _ in stops if outcome is Outcome.SETTLED]
     capped = sum(outcome is Outcome.CAP_REACHED for _, outcome, _ in stops)
     wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right in stops)
-    print(f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _ in stops])} | "
-          f"{capped} of {len(stops)} reached the cap of {args.max_games} |")
+    print(
+        f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _ in stops])} | "
+        f"{capped} of {len(stops)} reached the cap of {args.max_games} |"
+    )
     checkpoints = [g for g in (10, 25, 50, 100, 200, 300) if g <= args.horizon]
     print(f"\n| format | order right after {' / '.join(map(str, checkpoints))} games (share of tournaments) |")
     print("|---|---|")
     for name, runs in right.items():
         shares = [sum(run[g - 1] for run in runs) / len(runs) for g in checkpoints]
         print(f"| {name} | {' / '.join(f'{share:.0%}' for share in shares)} |")
-    print(f"\nstop rule: settled {len(settled)} of {len(stops)}, {wrong} on a wrong order "
-          f"(promised at most {1 - args.confidence:.0%} of runs)")
+    print(
+        f"\nstop rule: settled {len(settled)} of {len(stops)}, {wrong} on a wrong order "
+        f"(promised at most {1 - args.confidence:.0%} of runs)"
+    )
     null_stops = sum(outcome is Outcome.SETTLED for _, outcome, _ in null)
-    print(f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): settled (wrongly) in {null_stops} of "
-          f"{len(null)} tournaments (promised at most {1 - args.confidence:.0%})")
+    print(
+        f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): settled (wrongly) in {null_stops} of "
+        f"{len(null)} tournaments (promised at most {1 - args.confidence:.0%})"
+    )
     print(f"\n{seconds:.0f} s")
 
 

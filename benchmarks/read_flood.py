@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 CONNECT_TIMEOUT_S = 60.0
@@ -98,16 +98,43 @@ def run(args: argparse.Namespace, logs: Path) -> None:
         bots: list[subprocess.Popen[bytes]] = []
         try:
             tokens = {name: client.register_bot(name) for name in names}
-            client.create_tournament(TournamentSettings(
-                "flood", args.table_size, 1000, datetime.now(timezone.utc) + timedelta(days=1), 2000, concurrency=8,
-                seed=1,
-            ))
+            client.create_tournament(
+                TournamentSettings(
+                    "flood",
+                    args.table_size,
+                    1000,
+                    datetime.now(UTC) + timedelta(days=1),
+                    2000,
+                    concurrency=8,
+                    seed=1,
+                )
+            )
             for i, name in enumerate(names):
-                bots.append(subprocess.Popen(
-                    [sys.executable, "-m", "sdk.cli", "run", "random", "--name", name, "--seed", str(i),
-                     "--token", tokens[name], "--tournament", "flood", "--target", target, "--capacity", "8"],
-                    stdout=subprocess.DEVNULL, stderr=(logs / f"{name}.log").open("wb"),
-                ))
+                bots.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "sdk.cli",
+                            "run",
+                            "random",
+                            "--name",
+                            name,
+                            "--seed",
+                            str(i),
+                            "--token",
+                            tokens[name],
+                            "--tournament",
+                            "flood",
+                            "--target",
+                            target,
+                            "--capacity",
+                            "8",
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=(logs / f"{name}.log").open("wb"),
+                    )
+                )
             deadline = time.monotonic() + CONNECT_TIMEOUT_S
             while len(client.tournament("flood").entrants) < len(names):
                 if time.monotonic() > deadline:
@@ -126,6 +153,7 @@ def run(args: argparse.Namespace, logs: Path) -> None:
 
 def measure(args: argparse.Namespace, client: object, target: str) -> None:
     """Three windows, quiet / flooded / quiet, each `args.seconds` long: games finished per second."""
+
     def finished() -> int:
         return client.tournament("flood").games.finished  # type: ignore[attr-defined]
 
@@ -136,8 +164,16 @@ def measure(args: argparse.Namespace, client: object, target: str) -> None:
         flooder = None
         if window == "flooded":
             flooder = subprocess.Popen(
-                [sys.executable, __file__, "--flood-client", target, str(args.callers), str(args.seconds + FLOOD_START_S)],
-                stdout=subprocess.PIPE, text=True,
+                [
+                    sys.executable,
+                    __file__,
+                    "--flood-client",
+                    target,
+                    str(args.callers),
+                    str(args.seconds + FLOOD_START_S),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
             )
             time.sleep(FLOOD_START_S)
         before, start = finished(), time.monotonic()
@@ -147,14 +183,18 @@ def measure(args: argparse.Namespace, client: object, target: str) -> None:
             flood_counts = flooder.communicate(timeout=60)[0].strip()
     quiet = (rates[0] + rates[2]) / 2
     answered, refused, other = flood_counts.split()
-    print(f"{os.cpu_count()} CPUs, load average {load:.1f} at the start; {args.bots} random bots at "
-          f"{args.table_size}-seat tables, 8 games at once; windows of {args.seconds:g} s")
+    print(
+        f"{os.cpu_count()} CPUs, load average {load:.1f} at the start; {args.bots} random bots at "
+        f"{args.table_size}-seat tables, 8 games at once; windows of {args.seconds:g} s"
+    )
     print("\n| window | games/s |\n|---|---|")
-    for window, rate in zip(("quiet", "flooded", "quiet"), rates):
+    for window, rate in zip(("quiet", "flooded", "quiet"), rates, strict=True):
         print(f"| {window} | {rate:.2f} |")
     print(f"\nflooded / quiet: {rates[1] / quiet:.2f} (target ≥ 0.80)")
-    print(f"flood: {args.callers} callers without a token; {answered} calls answered, {refused} refused "
-          f"RESOURCE_EXHAUSTED, {other} other errors; load average {os.getloadavg()[0]:.1f} at the end")
+    print(
+        f"flood: {args.callers} callers without a token; {answered} calls answered, {refused} refused "
+        f"RESOURCE_EXHAUSTED, {other} other errors; load average {os.getloadavg()[0]:.1f} at the end"
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import combinations
 from pathlib import Path
 
@@ -31,8 +31,8 @@ from sqlmodel import Session
 
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.entries import MAX_ENTRANTS, MAX_GAMES
 from arena.storage.tables import BotRow, EntryRow
+from arena.tournaments.entries import MAX_ENTRANTS, MAX_GAMES
 from arena.tournaments.schedule import Schedule, round_robin, table_count
 from arena.tournaments.settings import TournamentSettings
 
@@ -49,7 +49,7 @@ def spread(schedule: Schedule) -> tuple[int, int, int]:
 
 def time_start(seed: int) -> tuple[int, float]:
     """(games stored, seconds) of starting the largest tournament the limits allow on SQLite."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_database(f"sqlite:///{Path(tmp) / 'arena.db'}")
         with Session(engine) as session:
@@ -57,8 +57,10 @@ def time_start(seed: int) -> tuple[int, float]:
             names = [f"bot{i:04d}" for i in range(MAX_ENTRANTS)]
             session.exec(sa.insert(BotRow), params=[{"name": n, "token_hash": n, "created_at": now} for n in names])  # type: ignore[call-overload]
             ids = session.exec(sa.select(BotRow.id)).scalars().all()  # type: ignore[call-overload]
-            session.exec(sa.insert(EntryRow),  # type: ignore[call-overload]
-                         params=[{"tournament_id": made.id, "bot_id": i, "entered_at": now} for i in ids])
+            session.exec(
+                sa.insert(EntryRow),  # type: ignore[call-overload]
+                params=[{"tournament_id": made.id, "bot_id": i, "entered_at": now} for i in ids],
+            )
             session.commit()
             started = time.perf_counter()
             tournament = store.start_tournament(session=session, tournament="largest")
@@ -76,8 +78,10 @@ def main() -> None:
     args = parser.parse_args()
     print("command:", " ".join([sys.executable, *sys.argv]))
     print(f"python {platform.python_version()} on {platform.machine()}, one process; game limit {MAX_GAMES}")
-    print(f"{'seats':>5} {'entrants':>8} {'format':>12} {'tables':>7} {'seconds':>8} {'seat counts':>16} "
-          f"{'pair min':>8} {'pair max':>8} {'unmet':>6}")
+    print(
+        f"{'seats':>5} {'entrants':>8} {'format':>12} {'tables':>7} {'seconds':>8} {'seat counts':>16} "
+        f"{'pair min':>8} {'pair max':>8} {'unmet':>6}"
+    )
     for k in range(2, 6):
         for n in (int(s) for s in args.sizes.split(",")):
             for rounds in (None, args.rounds):
@@ -92,11 +96,16 @@ def main() -> None:
                 seats = set(schedule.seat_counts().values())
                 low, high, unmet = spread(schedule)
                 shown = str(next(iter(seats))) if len(seats) == 1 else f"{len(seats)} different"
-                print(f"{k:>5} {n:>8} {label:>12} {len(schedule.tables):>7} {seconds:>8.2f} {shown:>16} "
-                      f"{low:>8} {high:>8} {unmet:>6}", flush=True)
+                print(
+                    f"{k:>5} {n:>8} {label:>12} {len(schedule.tables):>7} {seconds:>8.2f} {shown:>16} "
+                    f"{low:>8} {high:>8} {unmet:>6}",
+                    flush=True,
+                )
     if args.start:
         games, seconds = time_start(args.seed)
-        print(f"start of {MAX_ENTRANTS} entrants at 5 seats, full round robin, SQLite: {games} games in {seconds:.2f} s")
+        print(
+            f"start of {MAX_ENTRANTS} entrants at 5 seats, full round robin, SQLite: {games} games in {seconds:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -11,12 +11,12 @@ mode), answering at once with a random legal action. The move limit is generous 
 that an overloaded arena shows up as latency, not as forfeits; forfeits are counted anyway.
 
 Reported every `--sample-seconds`: decisions/s over the interval, p50/p99 decision overhead (the
-referee's round trip per decision: request queued to answer applied, which for a bot that answers
-at once is all arena, gRPC and loopback cost), the arena's RSS, games finished and forfeits, and the most games seen stalled so far. A
-game is stuck when neither its public events nor its requests have moved for `--stall-seconds`
-(0 expected). At the end no new game starts and the games in flight are drained until they are
-done, all remaining ones are stuck, or `--drain-seconds` pass. Exit status 1 if a game stalled,
-failed or did not finish.
+referee's round trip per decision: request queued to answer applied, which for a bot that answers at
+once is all arena, gRPC and loopback cost), the arena's RSS, games finished and forfeits, and the
+most games seen stalled so far. A game is stuck when neither its public events nor its requests have
+moved for `--stall-seconds` (0 expected). At the end no new game starts and the games in flight are
+drained until they are done, all remaining ones are stuck, or `--drain-seconds` pass. Exit status 1
+if a game stalled, failed or did not finish.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-
 
 CONNECT_S = 120.0
 """Bound on the wait for every bot to connect before the first game starts."""
@@ -66,8 +65,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def soak(args: argparse.Namespace) -> int:
-    from arena.play.referee import Limits
     from arena.api.server import ServerConfig, start_server, tune_gc
+    from arena.play.referee import Limits
     from arena.play.sessions import Unavailable
 
     stats = Stats()
@@ -79,8 +78,10 @@ async def soak(args: argparse.Namespace) -> int:
     capacity = min(64, max(4, -(-args.games * 5 // args.bots)))
     per_process = -(-args.bots // args.bot_processes)
     clients = [
-        subprocess.Popen([sys.executable, __file__, "--bot-client", target, str(capacity), *tokens[i : i + per_process]],
-                         stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            [sys.executable, __file__, "--bot-client", target, str(capacity), *tokens[i : i + per_process]],
+            stderr=subprocess.DEVNULL,
+        )
         for i in range(0, args.bots, per_process)
     ]
     deadline = time.monotonic() + CONNECT_S
@@ -111,7 +112,7 @@ async def soak(args: argparse.Namespace) -> int:
             except Unavailable as exc:
                 stats.failed.append(f"table {index} game {game}: {exc}")  # every bot was connected
                 await asyncio.sleep(1.0)
-            except Exception as exc:  # noqa: BLE001 - a soak reports every failure and carries on
+            except Exception as exc:
                 stats.failed.append(f"table {index} game {game}: {exc!r}")
             finally:
                 stats.in_flight -= 1
@@ -134,8 +135,11 @@ async def soak(args: argparse.Namespace) -> int:
             del last_change[game_id]
         return sum(1 for _, since in last_change.values() if now - since > args.stall_seconds)
 
-    print(f"{'t (s)':>7} {'decisions/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'RSS MB':>8} {'finished':>9} "
-          f"{'forfeits':>9} {'in flight':>9} {'stalled':>8}", flush=True)
+    print(
+        f"{'t (s)':>7} {'decisions/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'RSS MB':>8} {'finished':>9} "
+        f"{'forfeits':>9} {'in flight':>9} {'stalled':>8}",
+        flush=True,
+    )
     tables = [asyncio.create_task(table(i)) for i in range(args.games)]
     start = last = next_sample = time.monotonic()
     rss: list[float] = []
@@ -154,9 +158,12 @@ async def soak(args: argparse.Namespace) -> int:
         total_decisions += len(answers)
         overheads += random.Random(len(overheads)).sample(answers, min(len(answers), 20_000))
         rss.append(rss_mb())
-        print(f"{now - start:7.0f} {len(answers) / (now - last):12.0f} {percentile(answers, 0.5) * 1000:8.2f} "
-              f"{percentile(answers, 0.99) * 1000:8.2f} {rss[-1]:8.1f} {stats.finished:9d} {stats.forfeits:9d} "
-              f"{stats.in_flight:9d} {most_stalled:8d}", flush=True)
+        print(
+            f"{now - start:7.0f} {len(answers) / (now - last):12.0f} {percentile(answers, 0.5) * 1000:8.2f} "
+            f"{percentile(answers, 0.99) * 1000:8.2f} {rss[-1]:8.1f} {stats.finished:9d} {stats.forfeits:9d} "
+            f"{stats.in_flight:9d} {most_stalled:8d}",
+            flush=True,
+        )
         last = now
     elapsed = time.monotonic() - start
     stop.set()
@@ -178,15 +185,23 @@ async def soak(args: argparse.Namespace) -> int:
         client.wait(timeout=10)
     await server.stop(0)
     print(f"\n{args.bots} bots, {args.games} games in flight, {elapsed / 60:.1f} min, {os.cpu_count()} cores")
-    print(f"decisions: {total_decisions} ({total_decisions / elapsed:.0f}/s); games finished: {stats.finished}; "
-          f"forfeits: {stats.forfeits}; failed games: {len(stats.failed)}")
-    print(f"decision overhead p50 {percentile(overheads, 0.5) * 1000:.2f} ms, p99 {percentile(overheads, 0.99) * 1000:.2f} ms")
+    print(
+        f"decisions: {total_decisions} ({total_decisions / elapsed:.0f}/s); games finished: {stats.finished}; "
+        f"forfeits: {stats.forfeits}; failed games: {len(stats.failed)}"
+    )
+    print(
+        f"decision overhead p50 {percentile(overheads, 0.5) * 1000:.2f} ms, "
+        f"p99 {percentile(overheads, 0.99) * 1000:.2f} ms"
+    )
     if rss:
-        print(f"arena RSS: first sample {rss[0]:.1f} MB, min {min(rss):.1f}, max {max(rss):.1f}, last {rss[-1]:.1f}, "
-              f"median {statistics.median(rss):.1f}")
+        print(
+            f"arena RSS: first sample {rss[0]:.1f} MB, min {min(rss):.1f}, max {max(rss):.1f}, last {rss[-1]:.1f}, "
+            f"median {statistics.median(rss):.1f}"
+        )
     print(f"drain: the last games took {drained:.0f} s to finish after the last start; unfinished: {len(unfinished)}")
-    print(f"stuck games (no progress for {args.stall_seconds:g} s): most at any sample {most_stalled}, "
-          f"at the end {stuck}")
+    print(
+        f"stuck games (no progress for {args.stall_seconds:g} s): most at any sample {most_stalled}, at the end {stuck}"
+    )
     for line in stats.failed[:10]:
         print("  failed:", line)
     return 1 if most_stalled or stuck or unfinished or stats.failed else 0

@@ -17,7 +17,6 @@ is created for the run and dropped afterwards.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sqlite3
@@ -28,16 +27,16 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from arena.play.results import GameResult, SeatResult, final_ranks
+from arena.ratings.table import Rating, arena_env, rate_game
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.ratings.table import Rating, arena_env, rate_game
-from arena.play.results import GameResult, SeatResult, final_ranks
 from sdk.engine import Game, record_of
 
 BOTS = 8
@@ -68,7 +67,7 @@ def new_tournament(session: Session, name: str, games_per_table: int) -> None:
         name=name,
         table_size=TABLE_SIZE,
         games_per_table=games_per_table,
-        starts_at=datetime.now(timezone.utc),
+        starts_at=datetime.now(UTC),
         move_limit_ms=1000,
         seed=1,
     )
@@ -164,8 +163,9 @@ def raw_commits(connect: Callable[[], object], placeholder: str, results: list[G
         start = time.perf_counter()
         seats = [bot_ids[s.bot] for s in result.seats]
         cur.execute(
-            f"UPDATE raw_games SET status='finished', record={q}, finished_at={q}, seq={q} WHERE id={q} AND status='running'",
-            (result.record.to_json(), datetime.now(timezone.utc).isoformat(), game_id, game_id),
+            f"UPDATE raw_games SET status='finished', record={q}, finished_at={q}, seq={q} "
+            f"WHERE id={q} AND status='running'",
+            (result.record.to_json(), datetime.now(UTC).isoformat(), game_id, game_id),
         )
         ids = seats + [b + BOTS for b in seats]
         cur.execute(f"SELECT id, mu, sigma FROM raw_ratings WHERE id IN ({','.join([q] * len(ids))})", ids)
@@ -173,7 +173,7 @@ def raw_commits(connect: Callable[[], object], placeholder: str, results: list[G
         cur.executemany(
             f"UPDATE raw_ratings SET mu={q}, sigma={q}, games=games+1, wins=wins+{q}, total_points=total_points+{q}, "
             f"total_placing=total_placing+{q} WHERE id={q}",
-            [(26.0, 8.0, 0.5, s.points, s.rank, i) for s, i in zip(result.seats * 2, ids)],
+            [(26.0, 8.0, 0.5, s.points, s.rank, i) for s, i in zip(result.seats * 2, ids, strict=True)],
         )
         cur.executemany(
             f"INSERT INTO raw_seat_results VALUES ({q},{q},{q},{q},{q},{q})",
@@ -198,8 +198,10 @@ def postgres_schema(base: str) -> Iterator[str]:
     with admin.begin() as connection:
         connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     try:
-        yield sa.make_url(base).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-            hide_password=False
+        yield (
+            sa.make_url(base)
+            .update_query_dict({"options": f"-csearch_path={schema}"})
+            .render_as_string(hide_password=False)
         )
     finally:
         with admin.begin() as connection:

@@ -22,17 +22,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import Session
-
-from arena.storage import store
-from arena.cli.clients import RemoteArena
-from arena.storage.database import open_database
-from arena.cli.demo import arena_process
-from arena.tournaments.settings import TournamentSettings
 from storage_commit import postgres_schema
+
+from arena.cli.clients import RemoteArena
+from arena.cli.demo import arena_process
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.tournaments.settings import TournamentSettings
 
 CONNECT_TIMEOUT_S = 60.0
 FINISH_TIMEOUT_S = 1800.0
@@ -43,8 +43,15 @@ def prepare(url: str, bots: int, table_size: int, games_per_table: int, concurre
     engine = open_database(url)
     try:
         with Session(engine) as session:
-            TournamentSettings("bench", table_size, games_per_table, datetime.now(timezone.utc) + timedelta(days=1),
-                               2000, concurrency, seed=1).create(session=session)
+            TournamentSettings(
+                "bench",
+                table_size,
+                games_per_table,
+                datetime.now(UTC) + timedelta(days=1),
+                2000,
+                concurrency,
+                seed=1,
+            ).create(session=session)
             tokens = {f"random-{i}": store.register_bot(session=session, name=f"random-{i}").token for i in range(bots)}
             for name in tokens:
                 store.enter_tournament(session=session, tournament="bench", bot=name)
@@ -58,9 +65,19 @@ def run(label: str, url: str, args: argparse.Namespace, logs: Path) -> None:
     with arena_process(url, 0, logs) as (target, admin_token):
         procs = [
             subprocess.Popen(
-                [sys.executable, "-m", "bots.random_bot", "--target", target, "--token", token,
-                 "--capacity", str(args.concurrency)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [
+                    sys.executable,
+                    "-m",
+                    "bots.random_bot",
+                    "--target",
+                    target,
+                    "--token",
+                    token,
+                    "--capacity",
+                    str(args.concurrency),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             for token in tokens.values()
         ]
@@ -103,8 +120,10 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("SCOUT_TEST_POSTGRES_URL"), help="PostgreSQL URL")
     args = parser.parse_args()
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
-    print(f"{os.cpu_count()} CPUs; {args.bots} random bots at {args.table_size}-seat tables, {args.games_per_table} games "
-          f"per table, {args.concurrency} at once")
+    print(
+        f"{os.cpu_count()} CPUs; {args.bots} random bots at {args.table_size}-seat tables, "
+        f"{args.games_per_table} games per table, {args.concurrency} at once"
+    )
     print("\n| database | games | seconds | games/s | load average at start |\n|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "sqlite").mkdir()

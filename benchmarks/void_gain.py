@@ -22,17 +22,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.storage.database import open_database  # noqa: E402
-from arena.play.results import PolicyDecision  # noqa: E402
-from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy  # noqa: E402
-from tests.security.void_play import CHEATER, HONEST, Outcome, play  # noqa: E402
+from arena.play.results import PolicyDecision
+from arena.storage.database import open_database
+from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
+from tests.security.void_play import CHEATER, HONEST, Outcome, play
 
 
 def line(label: str, o: Outcome) -> str:
     forfeits = o.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) + o.forfeits(PolicyDecision.CAP_REACHED)
-    return (f"  {label:<8} mu {o.rating.mu:6.2f}  mu-3sigma {o.rating.conservative:6.2f}  "
-            f"points/game {o.points / o.rating.games:6.2f}  games {o.rating.games}  weak hands dropped {o.drops:3d}  "
-            f"voids caused {o.voids:3d}  forfeited at a cap {forfeits:3d}")
+    return (
+        f"  {label:<8} mu {o.rating.mu:6.2f}  mu-3sigma {o.rating.conservative:6.2f}  "
+        f"points/game {o.points / o.rating.games:6.2f}  games {o.rating.games}  weak hands dropped {o.drops:3d}  "
+        f"voids caused {o.voids:3d}  forfeited at a cap {forfeits:3d}"
+    )
 
 
 def compare(label: str, policy: FailurePolicy, args: argparse.Namespace, folder: Path) -> None:
@@ -41,13 +43,17 @@ def compare(label: str, policy: FailurePolicy, args: argparse.Namespace, folder:
     cheat = play(engine, "cheat", CHEATER, args.games_per_table, args.seed, policy, timeout_s=3600)
     honest = play(engine, "honest", HONEST, args.games_per_table, args.seed, policy, timeout_s=3600)
     engine.dispose()
-    print(f"{label} (max_voids_per_bot {policy.max_voids_per_bot}, max_replays {policy.max_replays}), "
-          f"{time.perf_counter() - start:.0f} s:")
+    print(
+        f"{label} (max_voids_per_bot {policy.max_voids_per_bot}, max_replays {policy.max_replays}), "
+        f"{time.perf_counter() - start:.0f} s:"
+    )
     print(line("cheater", cheat))
     print(line("honest", honest))
-    print(f"  cheater - honest: mu {cheat.rating.mu - honest.rating.mu:+.2f}, "
-          f"mu-3sigma {cheat.rating.conservative - honest.rating.conservative:+.2f}, "
-          f"points/game {cheat.points / cheat.rating.games - honest.points / honest.rating.games:+.2f}")
+    print(
+        f"  cheater - honest: mu {cheat.rating.mu - honest.rating.mu:+.2f}, "
+        f"mu-3sigma {cheat.rating.conservative - honest.rating.conservative:+.2f}, "
+        f"points/game {cheat.points / cheat.rating.games - honest.points / honest.rating.games:+.2f}"
+    )
 
 
 def main() -> None:

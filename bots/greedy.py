@@ -71,10 +71,10 @@ def action_score(tops: tuple[int, ...], active: Sequence[Card], action: Action) 
         return gain + (EMPTY_BONUS if not after else hand_value(after))
     if isinstance(action, Scout):
         pos = action.position
-        return -1.0 + hand_value(tops[:pos] + (scouted_card(active, action),) + tops[pos:])
+        return -1.0 + hand_value((*tops[:pos], scouted_card(active, action), *tops[pos:]))
     if isinstance(action, ScoutShow):
         pos = action.scout.position
-        hand = tops[:pos] + (scouted_card(active, action.scout),) + tops[pos:]
+        hand = (*tops[:pos], scouted_card(active, action.scout), *tops[pos:])
         show = action.show
         after = hand[: show.start] + hand[show.start + show.length :]
         gain = len(active) - 1 - 1 - SCOUT_SHOW_COST

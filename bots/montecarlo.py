@@ -53,7 +53,7 @@ def rollout_action(game: Game) -> Action:
         for flip in (False, True):
             v = card[1] if flip else card[0]
             for pos in _joining_positions(tops, v):
-                hand = tops[:pos] + (v,) + tops[pos:]
+                hand = (*tops[:pos], v, *tops[pos:])
                 scout = _SCOUTS[end][flip][pos]
                 score = -1.0 + hand_value(hand)
                 if score > best_score:
@@ -98,8 +98,7 @@ def _joining_positions(tops: tuple[int, ...], v: int) -> list[int]:
 _MAX_HAND = 45
 """No hand holds more cards than the largest deck."""
 _SCOUTS = tuple(
-    tuple(tuple(Scout(end, flip, pos) for pos in range(_MAX_HAND + 1)) for flip in (False, True))
-    for end in End
+    tuple(tuple(Scout(end, flip, pos) for pos in range(_MAX_HAND + 1)) for flip in (False, True)) for end in End
 )
 """_SCOUTS[end][flip][position]: shared instances, so rollouts allocate no scouts."""
 

@@ -104,9 +104,7 @@ class StrongBot(Bot):
 
         return self.best(Determinizer(obs), [prefer_flip(obs.hand), not prefer_flip(obs.hand)], value, start)
 
-    def best(
-        self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float
-    ) -> T:
+    def best(self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
         `value(world, option)` plays one rollout from the sample `world`, adds the actions it

@@ -29,8 +29,9 @@ TIMEOUT_S = 3.0
 def environment_tls() -> ClientTls | None:
     """TLS as the SCOUT_ARENA_TLS* variables of `scout-arena` say (see the module docstring)."""
     enabled = os.environ.get("SCOUT_ARENA_TLS", "").strip().lower() in ("1", "true", "yes", "on")
-    return ClientTls.from_options(enabled, os.environ.get("SCOUT_ARENA_TLS_CA"),
-                                  os.environ.get("SCOUT_ARENA_TLS_SERVER_NAME"))
+    return ClientTls.from_options(
+        enabled, os.environ.get("SCOUT_ARENA_TLS_CA"), os.environ.get("SCOUT_ARENA_TLS_SERVER_NAME")
+    )
 
 
 def check(target: str, service: str = "", tls: ClientTls | None = None) -> str | None:

@@ -67,12 +67,20 @@ def descriptors() -> list[descriptor_pb2.FileDescriptorProto]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "set.pb"
         names = [str(p.relative_to(PROTO_ROOT)) for p in proto_files()]
-        args = ["protoc", f"-I{PROTO_ROOT}", f"-I{include}", "--include_source_info",
-                f"--descriptor_set_out={out}", *names]
+        args = [
+            "protoc",
+            f"-I{PROTO_ROOT}",
+            f"-I{include}",
+            "--include_source_info",
+            f"--descriptor_set_out={out}",
+            *names,
+        ]
         if protoc.main(args) != 0:
             raise SystemExit("protoc failed: see the messages above")
         fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
-    return sorted(fds.file, key=lambda f: (FILE_ORDER.index(f.name) if f.name in FILE_ORDER else len(FILE_ORDER), f.name))
+    return sorted(
+        fds.file, key=lambda f: (FILE_ORDER.index(f.name) if f.name in FILE_ORDER else len(FILE_ORDER), f.name)
+    )
 
 
 class _Comments:
@@ -119,7 +127,11 @@ def _cell(text: str) -> str:
 
 
 def _messages(
-    messages: list[descriptor_pb2.DescriptorProto], path: tuple[int, ...], prefix: str, comments: _Comments, package: str
+    messages: list[descriptor_pb2.DescriptorProto],
+    path: tuple[int, ...],
+    prefix: str,
+    comments: _Comments,
+    package: str,
 ) -> Iterator[str]:
     for i, msg in enumerate(messages):
         here = (*path, i)
@@ -198,7 +210,7 @@ def updated(text: str) -> str:
     start, end = text.find(BEGIN), text.find(END)
     if start == -1 or end == -1:
         return text.rstrip("\n") + "\n\n" + reference()
-    return text[:start] + reference() + text[end + len(END):].lstrip("\n")
+    return text[:start] + reference() + text[end + len(END) :].lstrip("\n")
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from typing import Awaitable
+from collections.abc import Awaitable
 
 from .engine import Action, Observation
 

@@ -41,7 +41,14 @@ from . import env, help_text
 from .bot import Bot
 from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
 from .loading import (
-    BotLoadError, BotMaker, bot_maker, example_bots, merge_args, parse_bot_arg, split_bot_list, split_bot_spec,
+    BotLoadError,
+    BotMaker,
+    bot_maker,
+    example_bots,
+    merge_args,
+    parse_bot_arg,
+    split_bot_list,
+    split_bot_spec,
 )
 from .local import BotError, GameResult, MatchInterrupted, MatchResult, play_match
 from .reach import wait_for_arena
@@ -51,6 +58,7 @@ from .tls import ClientTls, TlsConfigError
 from .tokens import TokenFileError, tokens_path
 
 help_text.fix_option_texts()
+
 
 class OneLineErrors:
     """Turns Typer's usage panel into one `error: ...` line on stderr, exit status kept."""
@@ -108,13 +116,22 @@ BotArgument = Annotated[
 ]
 TargetOption = Annotated[
     str,
-    typer.Option("--target", "--server", help="The arena's HOST:PORT.", envvar=env.names(env.SERVER),
-                 callback=env.warn_if_deprecated),
+    typer.Option(
+        "--target",
+        "--server",
+        help="The arena's HOST:PORT.",
+        envvar=env.names(env.SERVER),
+        callback=env.warn_if_deprecated,
+    ),
 ]
 TokenOption = Annotated[
     str,
-    typer.Option(help="The bot's token, from registering it.", envvar=env.names(env.BOT_TOKEN),
-                 callback=env.warn_if_deprecated, show_default=False),
+    typer.Option(
+        help="The bot's token, from registering it.",
+        envvar=env.names(env.BOT_TOKEN),
+        callback=env.warn_if_deprecated,
+        show_default=False,
+    ),
 ]
 CapacityOption = Annotated[int, typer.Option(min=1, help="How many games to play at once.")]
 MaxGamesOption = Annotated[
@@ -122,26 +139,42 @@ MaxGamesOption = Annotated[
 ]
 TlsOption = Annotated[
     bool,
-    typer.Option("--tls", help="Connect with TLS, trusting the system's CAs.", envvar=env.names(env.TLS),
-                 callback=env.warn_if_deprecated),
+    typer.Option(
+        "--tls",
+        help="Connect with TLS, trusting the system's CAs.",
+        envvar=env.names(env.TLS),
+        callback=env.warn_if_deprecated,
+    ),
 ]
 TlsCaOption = Annotated[
     str | None,
-    typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this PEM file.",
-                 envvar=env.names(env.TLS_CA), callback=env.warn_if_deprecated, show_default=False),
+    typer.Option(
+        "--tls-ca",
+        metavar="FILE",
+        help="Connect with TLS, trusting only the CA certificates in this PEM file.",
+        envvar=env.names(env.TLS_CA),
+        callback=env.warn_if_deprecated,
+        show_default=False,
+    ),
 ]
 TlsServerNameOption = Annotated[
     str | None,
-    typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
-                 "(default: the host of --target).", envvar=env.names(env.TLS_SERVER_NAME),
-                 callback=env.warn_if_deprecated, show_default=False),
+    typer.Option(
+        metavar="NAME",
+        help="Connect with TLS, expecting this name in the arena's certificate (default: the host of --target).",
+        envvar=env.names(env.TLS_SERVER_NAME),
+        callback=env.warn_if_deprecated,
+        show_default=False,
+    ),
 ]
 
 
 BotArgOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--bot-arg", metavar="KEY=VALUE", show_default=False,
+        "--bot-arg",
+        metavar="KEY=VALUE",
+        show_default=False,
         help="An option for BOT's constructor, e.g. depth=3; repeat for more. true/false, none and numbers "
         "are parsed, anything else is text ('3' in quotes stays text).",
     ),
@@ -203,18 +236,24 @@ def opponent_makers(against: str, seats: int) -> list[BotMaker]:
 
 AgainstOption = Annotated[
     str,
-    typer.Option(help="Comma-separated bots for the other seats, used in turn: examples, files or modules, "
-                 "each with options if wanted, e.g. 'my_bot.py(depth=2),greedy'."),
+    typer.Option(
+        help="Comma-separated bots for the other seats, used in turn: examples, files or modules, "
+        "each with options if wanted, e.g. 'my_bot.py(depth=2),greedy'."
+    ),
 ]
 
 
-@app.command(help="Play BOT against other bots in this process and show how it did; Ctrl-C stops with the games so far.")
+@app.command(
+    help="Play BOT against other bots in this process and show how it did; Ctrl-C stops with the games so far."
+)
 def play(
     bot: BotArgument,
     against: AgainstOption = "greedy",
     games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 20,
     players: Annotated[int, typer.Option(min=2, max=5, help="Seats at the table, 2 to 5.")] = 4,
-    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")
+    ] = 0,
     bot_arg: BotArgOption = None,
 ) -> None:
     entrant = make(bot_maker_for(bot, bot_arg or ()), seed)
@@ -222,8 +261,13 @@ def play(
     table = [entrant] + [make(makers[k % len(makers)], seed + 1 + k) for k in range(players - 1)]
     console = Console()
     with Progress(
-        TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True, disable=not console.is_terminal,
+        TextColumn("playing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not console.is_terminal,
     ) as bar:
         task = bar.add_task("games", total=games)
 
@@ -255,20 +299,28 @@ def match_table(match: MatchResult, title: str) -> Table:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in rows:
         table.add_row(
-            escape(row.name), str(row.games), f"{row.wins:.2f}" if shared else f"{row.wins:.0f}",
-            f"{100 * row.win_rate:.0f}", f"{row.mean_points:.1f}", f"{row.mean_placing:.2f}",
+            escape(row.name),
+            str(row.games),
+            f"{row.wins:.2f}" if shared else f"{row.wins:.0f}",
+            f"{100 * row.win_rate:.0f}",
+            f"{row.mean_points:.1f}",
+            f"{row.mean_placing:.2f}",
             f"{1000 * row.seconds_per_decision:.2f}",
         )
     return table
 
 
-@app.command(help="Run the conformance kit on BOT: legal, well-typed, on-time answers at every table size; "
-             "Ctrl-C stops with the findings so far.")
+@app.command(
+    help="Run the conformance kit on BOT: legal, well-typed, on-time answers at every table size; "
+    "Ctrl-C stops with the findings so far."
+)
 def check(
     bot: BotArgument,
     games: Annotated[int, typer.Option(min=1, help="Games per table size (2, 3, 4 and 5 players).")] = 8,
     move_time: Annotated[float, typer.Option(min=0.001, help="Per-move time limit in seconds.")] = 1.0,
-    seed: Annotated[int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Game g is dealt from seed SEED + g; bots taking a seed get one from it.")
+    ] = 0,
     against: AgainstOption = "random,greedy",
     bot_arg: BotArgOption = None,
 ) -> None:
@@ -277,19 +329,28 @@ def check(
     opponents = [lambda game_seed, maker=maker: make(maker, game_seed) for maker in makers]
     errors = Console(stderr=True)
     with Progress(
-        TextColumn("checking {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=errors, transient=True, disable=not errors.is_terminal,
+        TextColumn("checking {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
     ) as bar:
         task = bar.add_task("", total=4 * games)
 
         def advance(at: CheckProgress) -> None:
             bar.update(task, completed=at.done, description=f"{at.players} players")
             if not errors.is_terminal and at.game == at.games:
-                typer.echo(f"{at.players} players done: {at.done} of {at.total} games checked, "
-                           f"{at.findings} problems so far", err=True)
+                typer.echo(
+                    f"{at.players} players done: {at.done} of {at.total} games checked, {at.findings} problems so far",
+                    err=True,
+                )
 
         try:
-            report = check_bot(entrant, games=games, seed=seed, move_time=move_time, opponents=opponents, progress=advance)
+            report = check_bot(
+                entrant, games=games, seed=seed, move_time=move_time, opponents=opponents, progress=advance
+            )
         except CheckInterrupted as stop:
             report = stop.partial
         except BotError as exc:
@@ -339,8 +400,16 @@ def refused(bot: Bot, exc: ArenaRefused, hint: str) -> NoReturn:
     fail(f"the arena refused {bot.name}: {exc}{hint if str(exc).startswith('UNAUTHENTICATED') else ''}")
 
 
-def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | None,
-          tls: ClientTls | None = None, hint: str = "") -> None:
+def serve(
+    bot: Bot,
+    *,
+    target: str,
+    token: str,
+    capacity: int,
+    max_games: int | None,
+    tls: ClientTls | None = None,
+    hint: str = "",
+) -> None:
     """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
     try:
         finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games, tls=tls)
@@ -351,12 +420,22 @@ def serve(bot: Bot, *, target: str, token: str, capacity: int, max_games: int | 
     typer.echo(f"{bot.name}: games played: {finished}", err=True)
 
 
-def submit(bot: Bot, *, target: str, token: str, tournament: str, capacity: int,
-           tls: ClientTls | None = None, entry_code: str | None = None, hint: str = "") -> None:
+def submit(
+    bot: Bot,
+    *,
+    target: str,
+    token: str,
+    tournament: str,
+    capacity: int,
+    tls: ClientTls | None = None,
+    entry_code: str | None = None,
+    hint: str = "",
+) -> None:
     """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
     try:
-        status = play_tournament(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls,
-                                 entry_code=entry_code)
+        status = play_tournament(
+            bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls, entry_code=entry_code
+        )
     except ArenaRefused as exc:
         refused(bot, exc, hint)
     except TlsConfigError as exc:
@@ -375,23 +454,34 @@ def run_command(
     bot: BotArgument,
     token: Annotated[
         str | None,
-        typer.Option(help="The bot's token (default: saved, or register).", envvar=env.names(env.BOT_TOKEN),
-                     callback=env.warn_if_deprecated, show_default=False),
+        typer.Option(
+            help="The bot's token (default: saved, or register).",
+            envvar=env.names(env.BOT_TOKEN),
+            callback=env.warn_if_deprecated,
+            show_default=False,
+        ),
     ] = None,
     target: TargetOption = DEFAULT_TARGET,
     tournament: Annotated[str | None, typer.Option(help="Enter this tournament; stop once it has finished.")] = None,
     entry_code: Annotated[
         str | None,
-        typer.Option(help="The entry code of an invite-only --tournament.", envvar=env.names(env.ENTRY_CODE),
-                     callback=env.warn_if_deprecated, show_default=False),
+        typer.Option(
+            help="The entry code of an invite-only --tournament.",
+            envvar=env.names(env.ENTRY_CODE),
+            callback=env.warn_if_deprecated,
+            show_default=False,
+        ),
     ] = None,
     name: Annotated[
-        str | None, typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False)
+        str | None,
+        typer.Option(help="The name to register and play under (default: the bot's own).", show_default=False),
     ] = None,
     register: Annotated[
         bool, typer.Option("--register", help="Register the bot afresh and save its new token, replacing a saved one.")
     ] = False,
-    seed: Annotated[int, typer.Option(help="Seed for a bot whose constructor takes one (the example bots' randomness).")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed for a bot whose constructor takes one (the example bots' randomness).")
+    ] = 0,
     move_time: Annotated[
         float | None, typer.Option(min=0.001, help="Thinking seconds per move of an example bot that searches.")
     ] = None,
@@ -418,25 +508,46 @@ def run_command(
         key, registered = bot_token(entrant.name, target, token, secure, arena=arena, afresh=register)
     except ArenaRefused as exc:
         taken = str(exc).startswith("ALREADY_EXISTS")
-        fail(f"cannot register {entrant.name!r} at {target}: {exc}"
-             + (f"; if the name is yours, pass its --token (none is saved in {tokens_path()})" if taken else ""))
+        fail(
+            f"cannot register {entrant.name!r} at {target}: {exc}"
+            + (f"; if the name is yours, pass its --token (none is saved in {tokens_path()})" if taken else "")
+        )
     except (TokenFileError, TlsConfigError) as exc:
         fail(str(exc))
     if registered:
         typer.echo(f"registered {entrant.name!r} at {target}; its token is saved in {tokens_path()}", err=True)
     hint = ""
     if not token and not registered:
-        again = ["scout-bot", "run", bot, "--target", target, *(["--name", name] if name else []),
-                 *(["--tournament", tournament] if tournament else []), *(["--tls"] if tls else []),
-                 *(["--tls-ca", tls_ca] if tls_ca else []), *(["--tls-server-name", tls_server_name] if tls_server_name else []),
-                 "--register"]
-        hint = (f"; it is the token saved in {tokens_path()}: `{shlex.join(again)}` registers {entrant.name} afresh "
-                "and saves its new token")
+        again = [
+            "scout-bot",
+            "run",
+            bot,
+            "--target",
+            target,
+            *(["--name", name] if name else []),
+            *(["--tournament", tournament] if tournament else []),
+            *(["--tls"] if tls else []),
+            *(["--tls-ca", tls_ca] if tls_ca else []),
+            *(["--tls-server-name", tls_server_name] if tls_server_name else []),
+            "--register",
+        ]
+        hint = (
+            f"; it is the token saved in {tokens_path()}: `{shlex.join(again)}` registers {entrant.name} afresh "
+            "and saves its new token"
+        )
     if tournament is None:
         serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure, hint=hint)
     else:
-        submit(entrant, target=target, token=key, tournament=tournament, capacity=capacity, tls=secure,
-               entry_code=entry_code, hint=hint)
+        submit(
+            entrant,
+            target=target,
+            token=key,
+            tournament=tournament,
+            capacity=capacity,
+            tls=secure,
+            entry_code=entry_code,
+            hint=hint,
+        )
 
 
 def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
@@ -449,7 +560,9 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
     """
     program = typer.Typer(add_completion=False)
 
-    @program.command(cls=OneLineCommand, help=f"Connect {getattr(make_bot, '__name__', 'the bot')} to an arena and play.")
+    @program.command(
+        cls=OneLineCommand, help=f"Connect {getattr(make_bot, '__name__', 'the bot')} to an arena and play."
+    )
     def main(
         token: TokenOption,
         target: TargetOption = DEFAULT_TARGET,

@@ -286,8 +286,15 @@ def check_bot(
     def report(interrupted: bool = False, stopped: str = "") -> ConformanceReport:
         slowest, slowest_at = max(checked.times, default=(0.0, ""))
         return ConformanceReport(
-            bot=bot.name, players=counts, games=played, decisions=len(checked.times), move_time=move_time,
-            slowest=slowest, slowest_at=slowest_at, findings=tally.findings(), interrupted=interrupted,
+            bot=bot.name,
+            players=counts,
+            games=played,
+            decisions=len(checked.times),
+            move_time=move_time,
+            slowest=slowest,
+            slowest_at=slowest_at,
+            findings=tally.findings(),
+            interrupted=interrupted,
             stopped=stopped,
         )
 
@@ -309,8 +316,11 @@ def check_bot(
                         tally.add(problem, f"{checked.times[-1][1]}: {exc.detail}")
                     except _Late as exc:
                         late_games += 1
-                        tally.add(Problem.TOO_SLOW, f"{checked.times[-1][1]}: {exc}, over the "
-                                  f"{move_time * 1000:.0f} ms limit (the referee forfeits the seat)")
+                        tally.add(
+                            Problem.TOO_SLOW,
+                            f"{checked.times[-1][1]}: {exc}, over the "
+                            f"{move_time * 1000:.0f} ms limit (the referee forfeits the seat)",
+                        )
                     played += 1
                     if progress is not None:
                         progress(CheckProgress(n, g + 1, games, played, games * len(counts), tally.total()))

@@ -50,8 +50,12 @@ class BotLoadError(ValueError):
 EXAMPLE_GROUP = "scout_arena.bots"
 """The entry-point group of bots offered by a short name: this project's examples, and any a
 package installs (``[project.entry-points."scout_arena.bots"] mybot = "mypackage.bot:MyBot"``)."""
-_OWN_EXAMPLES = {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
-                 "montecarlo": "bots.montecarlo:MonteCarloBot", "strong": "bots.strong:StrongBot"}
+_OWN_EXAMPLES = {
+    "random": "bots.random_bot:RandomBot",
+    "greedy": "bots.greedy:GreedyBot",
+    "montecarlo": "bots.montecarlo:MonteCarloBot",
+    "strong": "bots.strong:StrongBot",
+}
 """This project's entries in `EXAMPLE_GROUP` (pyproject.toml), for an install made before they were."""
 
 
@@ -98,7 +102,9 @@ def check_args(found: object, args: BotArgs, label: str) -> None:
     if not args:
         return
     if isinstance(found, Bot):
-        raise BotLoadError(f"{label} is a ready Bot instance, which takes no options; name its class as {label}:ClassName")
+        raise BotLoadError(
+            f"{label} is a ready Bot instance, which takes no options; name its class as {label}:ClassName"
+        )
     assert inspect.isclass(found)
     params = _parameters(found)
     if params is None:

@@ -27,7 +27,17 @@ from types import FrameType
 
 from .bot import Bot, resolve
 from .engine import (
-    Flip, Game, GameRecord, IllegalAction, Outcome, Phase, Scout, ScoutShow, Show, observe, record_of,
+    Flip,
+    Game,
+    GameRecord,
+    IllegalAction,
+    Outcome,
+    Phase,
+    Scout,
+    ScoutShow,
+    Show,
+    observe,
+    record_of,
     table_rules,
 )
 
@@ -132,9 +142,7 @@ def _apply(game: Game, name: str, seat: int, answer: object, flipping: bool) -> 
         game.apply(seat, Flip(answer))
         return
     if not isinstance(answer, PLAY_ACTIONS):
-        raise WrongAnswerType(
-            name, seat, f"choose() returned {type(answer).__name__}, not Show, Scout or ScoutShow"
-        )
+        raise WrongAnswerType(name, seat, f"choose() returned {type(answer).__name__}, not Show, Scout or ScoutShow")
     try:
         game.apply(seat, answer)
     except IllegalAction as exc:

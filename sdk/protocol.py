@@ -160,6 +160,13 @@ class ArenaError:
 
 
 ArenaMessage: TypeAlias = (
-    Welcome | GameStarted | DecisionRequest | ActionAccepted | ActionRejected | PublicEvent | GameOver | ArenaError
+    Welcome
+    | GameStarted
+    | DecisionRequest
+    | ActionAccepted
+    | ActionRejected
+    | PublicEvent
+    | GameOver
+    | ArenaError
     | TournamentOver
 )

@@ -25,6 +25,7 @@ TLS; the default, None, is plaintext.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import itertools
@@ -39,15 +40,33 @@ import grpc
 
 from .bot import Bot
 from .engine import Action, Event, Flip, Observation, Scout, ScoutShow, Show, legal_actions_for
-from .tls import ClientTls, aio_channel, tls_problem
 from .protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
-    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, TournamentEnd, TournamentOver, Welcome,
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    GameOver,
+    GameStarted,
+    Hello,
+    PublicEvent,
+    TournamentEnd,
+    TournamentOver,
+    Welcome,
 )
+from .tls import ClientTls, aio_channel, tls_problem
 from .wire import arena_pb2_grpc
 from .wire.bot_session_pb2 import ArenaBatch
 from .wire.convert import (
-    PLAY_METHOD, arena_batch_from_bytes, arena_batch_from_pb, bot_batch_bytes, register_request_to_pb, registered_token,
+    PLAY_METHOD,
+    arena_batch_from_bytes,
+    arena_batch_from_pb,
+    bot_batch_bytes,
+    register_request_to_pb,
+    registered_token,
 )
 
 T = TypeVar("T")
@@ -67,7 +86,9 @@ MAX_BATCH = 256
 LEAVE_S = 2.0
 """How long a runner that is done waits, after half-closing its stream, for the arena to end the call."""
 _FATAL = (
-    grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION,
 )
 """Statuses that end a Play call for a reason reconnecting cannot fix. FAILED_PRECONDITION: a newer
@@ -212,10 +233,9 @@ class _Session:
             if msg.code is ErrorCode.SUPERSEDED:
                 raise ArenaRefused(msg.message)
             log.warning("arena: %s (%s)", msg.message, msg.code.value)
-        elif type(msg) is TournamentOver:
-            if msg.tournament == self.tournament:
-                log.info("tournament %r %s", msg.tournament, msg.end.value)
-                self.ended = msg.end
+        elif type(msg) is TournamentOver and msg.tournament == self.tournament:
+            log.info("tournament %r %s", msg.tournament, msg.end.value)
+            self.ended = msg.end
 
     def _answer(self, state: _GameState, req: DecisionRequest) -> None:
         """Send the answer again if there is one (a resent request), else ask the bot: a sync bot
@@ -268,8 +288,13 @@ class _Session:
 
     def _rejected(self, msg: ActionRejected) -> None:
         state = self.games.get(msg.game_id)
-        log.warning("game %s: request %d rejected (%d attempts left): %s", msg.game_id, msg.request_id,
-                    msg.attempts_left, msg.reason)
+        log.warning(
+            "game %s: request %d rejected (%d attempts left): %s",
+            msg.game_id,
+            msg.request_id,
+            msg.attempts_left,
+            msg.reason,
+        )
         if state is None:
             return
         state.answers.pop(msg.request_id, None)
@@ -293,10 +318,8 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
         PLAY_METHOD, request_serializer=None, response_deserializer=arena_batch_from_bytes
     )
     call = play(metadata=(("authorization", f"Bearer {token}"),))
-    try:
-        await call.write(bot_batch_bytes([session.hello]))
-    except grpc.aio.AioRpcError:
-        pass  # the call ended at once (e.g. a refused token): the first read raises its status
+    with contextlib.suppress(grpc.aio.AioRpcError):  # the call ended at once (e.g. a refused token):
+        await call.write(bot_batch_bytes([session.hello]))  # the first read raises its status
 
     async def write() -> None:
         """Send the decisions queued so far as one batch, again and again."""
@@ -441,8 +464,15 @@ def run(
 ) -> int:
     """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
     return run_until_signal(
-        run_async(bot, target=target, token=token, capacity=capacity, want_legal_actions=want_legal_actions,
-                  max_games=max_games, tls=tls),
+        run_async(
+            bot,
+            target=target,
+            token=token,
+            capacity=capacity,
+            want_legal_actions=want_legal_actions,
+            max_games=max_games,
+            tls=tls,
+        ),
         stopped=0,
     )
 

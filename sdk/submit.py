@@ -31,7 +31,12 @@ ENDED = ("finished", "failed")
 
 
 def bot_token(
-    name: str, target: str, token: str | None = None, tls: ClientTls | None = None, *, arena: str | None = None,
+    name: str,
+    target: str,
+    token: str | None = None,
+    tls: ClientTls | None = None,
+    *,
+    arena: str | None = None,
     afresh: bool = False,
 ) -> tuple[str, bool]:
     """(the bot's token, whether it was registered just now). `arena` is the key the arena's
@@ -54,7 +59,13 @@ def bot_token(
 
 
 async def play_tournament_async(
-    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None,
+    bot: Bot,
+    *,
+    target: str,
+    token: str,
+    tournament: str,
+    capacity: int = 4,
+    tls: ClientTls | None = None,
     entry_code: str | None = None,
 ) -> str:
     """Enter `tournament` (with its `entry_code`, if invite-only), then play until it ends; returns
@@ -67,24 +78,35 @@ async def play_tournament_async(
     async with aio_channel(target, tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
-            reply = await stub.EnterTournament(enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S)
+            reply = await stub.EnterTournament(
+                enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S
+            )
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None
     status, _, _ = tournament_progress(reply)
     log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
     if status in ENDED:
         return status
-    end = await play_until_over_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls)
+    end = await play_until_over_async(
+        bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls
+    )
     return end.value
 
 
 def play_tournament(
-    bot: Bot, *, target: str, token: str, tournament: str, capacity: int = 4, tls: ClientTls | None = None,
+    bot: Bot,
+    *,
+    target: str,
+    token: str,
+    tournament: str,
+    capacity: int = 4,
+    tls: ClientTls | None = None,
     entry_code: str | None = None,
 ) -> str:
     """The blocking form of `play_tournament_async`; SIGINT or SIGTERM stops it ('stopped')."""
     return run_until_signal(
-        play_tournament_async(bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls,
-                              entry_code=entry_code),
+        play_tournament_async(
+            bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls, entry_code=entry_code
+        ),
         stopped="stopped",
     )

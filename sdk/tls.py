@@ -106,9 +106,11 @@ def speaks_tls(target: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
     context.verify_mode = ssl.CERT_NONE
     context.set_alpn_protocols(["h2"])
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as raw:
-            with context.wrap_socket(raw, server_hostname=host.strip("[]")):
-                return True
+        with (
+            socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as raw,
+            context.wrap_socket(raw, server_hostname=host.strip("[]")),
+        ):
+            return True
     except (OSError, ValueError):
         return False
 
@@ -129,12 +131,15 @@ def tls_problem(target: str, details: str | None, tls: ClientTls | None) -> str 
         if "issuer" not in reason and "self" not in reason:
             return f"the arena at {target} presented a certificate that is not valid: {reason}"
         trusted = f"the CA in {tls.ca_file}" if tls.ca_file else "the system's CAs"
-        return (f"the arena at {target} presented a certificate that {trusted} did not sign: "
-                "give its CA with --tls-ca FILE")
+        return (
+            f"the arena at {target} presented a certificate that {trusted} did not sign: give its CA with --tls-ca FILE"
+        )
     if _WRONG_NAME in details:
         name = tls.server_name or target.rpartition(":")[0]
-        return (f"the arena at {target} presented a certificate that is not for {name!r}: connect by a name it "
-                "holds, or pass --tls-server-name NAME")
+        return (
+            f"the arena at {target} presented a certificate that is not for {name!r}: connect by a name it "
+            "holds, or pass --tls-server-name NAME"
+        )
     if any(marker in details for marker in _HANDSHAKE):
         return f"the TLS handshake with the arena at {target} failed: {details.split('last error: ', 1)[-1]}"
     return None

@@ -41,7 +41,7 @@ def _load(path: Path) -> dict[str, dict[str, str]]:
     if not isinstance(data, dict) or not all(
         isinstance(bots, dict) and all(isinstance(t, str) for t in bots.values()) for bots in data.values()
     ):
-        raise TokenFileError(f"the token file {path} is not a {{\"ARENA\": {{\"bot\": \"token\"}}}} object; fix or delete it")
+        raise TokenFileError(f'the token file {path} is not a {{"ARENA": {{"bot": "token"}}}} object; fix or delete it')
     return data
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +51,9 @@ class Arena:
         log = self.logs / f"{log_name}-{next(_names)}.log"
         proc = subprocess.Popen(
             [sys.executable, str(BOT_PROCESS), f"--target={self.target}", f"--token={token}", *args],
-            stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("w"),
+            text=True,
         )
         self.bots.append(proc)
         return proc, log
@@ -80,9 +83,25 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     proc = subprocess.Popen(
         # Many tests (and the slow leak test's thousands of games) register bots on this one arena:
         # its registration limit is tested on arenas of its own (tests/security).
-        [sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--move-ms", str(MOVE_MS), "--grace-ms", str(GRACE_MS),
-         "--registrations-per-minute", "1000000"],
-        stdout=subprocess.PIPE, stderr=(logs / "server.log").open("w"), text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--json",
+            "--in-memory",
+            "--port",
+            "0",
+            "--move-ms",
+            str(MOVE_MS),
+            "--grace-ms",
+            str(GRACE_MS),
+            "--registrations-per-minute",
+            "1000000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=(logs / "server.log").open("w"),
+        text=True,
     )
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], CONNECT_TIMEOUT_S)
@@ -98,7 +117,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     assert proc.wait(timeout=15) == 0, "the server did not shut down cleanly"
 
 
-def check_against_replay(response: arena_pb2.PlayGameResponse, forfeited: set[int] = set()) -> GameRecord:
+def check_against_replay(response: arena_pb2.PlayGameResponse, forfeited: AbstractSet[int] = frozenset()) -> GameRecord:
     """The reported result is the engine's replay of the reported record; forfeiters rank last."""
     record = GameRecord.from_json(response.record_json)
     game = replay(record)

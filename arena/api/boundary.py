@@ -23,9 +23,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
-from sdk.wire import arena_pb2, arena_pb2_grpc
-
 from arena.names import MAX_ENTRY_CODE, MAX_LOOKUP_NAME, MAX_NAME, MAX_PAGE_TOKEN
+from sdk.wire import arena_pb2, arena_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +97,10 @@ def too_long(request: Message) -> str | None:
             cap = STRING_CAPS[field.full_name]
             for text in value if field.is_repeated else (value,):
                 if len(text) > cap.limit:
-                    return (f"{cap.what} may have at most {cap.limit} characters, not {len(text)} "
-                            f"({request.DESCRIPTOR.name}.{field.name})")
+                    return (
+                        f"{cap.what} may have at most {cap.limit} characters, not {len(text)} "
+                        f"({request.DESCRIPTOR.name}.{field.name})"
+                    )
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
             for part in value if field.is_repeated else (value,):
                 if problem := too_long(part):
@@ -119,8 +120,9 @@ async def _request(data: bytes, context: WireCall, method: MethodDescriptor) -> 
     try:
         request = GetMessageClass(method.input_type).FromString(data)
     except DecodeError:
-        log.warning("%s from %s: %d bytes that are not a serialized %s; refused", method.name, context.peer(),
-                    len(data), kind)
+        log.warning(
+            "%s from %s: %d bytes that are not a serialized %s; refused", method.name, context.peer(), len(data), kind
+        )
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not a serialized {kind}")
     if problem := too_long(request):
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
@@ -141,6 +143,7 @@ def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -
     behaviour: Behaviour = getattr(servicer, method.name)
 
     if method.server_streaming:
+
         async def stream(data: bytes, context: WireCall) -> AsyncIterator[Message]:
             request = await _request(data, context, method)
             if not implemented:
@@ -164,9 +167,13 @@ def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -
 def add_arena(servicer: arena_pb2_grpc.ArenaServicer, server: grpc.aio.Server) -> None:
     """Serve `servicer`'s Arena methods on `server` (in place of the generated
     `add_ArenaServicer_to_server`). Refuses to if a request string field has no cap."""
-    uncapped = [f.full_name for m in ARENA.methods for f in string_fields(m.input_type) if f.full_name not in STRING_CAPS]
+    uncapped = [
+        f.full_name for m in ARENA.methods for f in string_fields(m.input_type) if f.full_name not in STRING_CAPS
+    ]
     if uncapped:
-        raise RuntimeError(f"no cap for the request string fields {', '.join(uncapped)} (arena.api.boundary.STRING_CAPS)")
+        raise RuntimeError(
+            f"no cap for the request string fields {', '.join(uncapped)} (arena.api.boundary.STRING_CAPS)"
+        )
     handlers = {method.name: _handler(servicer, method) for method in ARENA.methods}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(ARENA.full_name, handlers),))
     server.add_registered_method_handlers(ARENA.full_name, handlers)

@@ -12,37 +12,72 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sdk.engine import (
-    Action, Card, Event, FlipsRevealed, PlayerView, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown,
-)
-from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionRequest,
-    GameOver, GameStarted, Hello, PublicEvent, TournamentOver, Welcome,
-)
 from google.protobuf.message import DecodeError
-
-from sdk.wire import arena_pb2 as arena_pb
-from sdk.wire import bot_session_pb2 as session_pb
-from sdk.wire import game_pb2 as game_pb
-from sdk.wire.convert import (
-    END_REASON_TO_PB, END_TO_PB, ERROR_TO_PB, KIND_TO_PB, PHASE_TO_PB, TOURNAMENT_END_TO_PB, WireError,
-    action_from_pb, action_to_pb, fill_cards,
-)
-from sdk.wire.framing import int_field, length_delimited, string_field, varint
 
 from arena.api.convert_tournaments import seat_result_to_pb
 from arena.names import MAX_GAME_ID
 from arena.play.referee import Limits
 from arena.play.results import GameResult
 from arena.play.sessions import MalformedDecision, Received
+from sdk.engine import (
+    Action,
+    Card,
+    Event,
+    FlipsRevealed,
+    PlayerView,
+    RoundEnded,
+    RoundStarted,
+    Scouted,
+    ScoutedAndShown,
+    Shown,
+)
+from sdk.protocol import (
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    Decision,
+    DecisionRequest,
+    GameOver,
+    GameStarted,
+    Hello,
+    PublicEvent,
+    TournamentOver,
+    Welcome,
+)
+from sdk.wire import arena_pb2 as arena_pb
+from sdk.wire import bot_session_pb2 as session_pb
+from sdk.wire import game_pb2 as game_pb
+from sdk.wire.convert import (
+    END_REASON_TO_PB,
+    END_TO_PB,
+    ERROR_TO_PB,
+    KIND_TO_PB,
+    PHASE_TO_PB,
+    TOURNAMENT_END_TO_PB,
+    WireError,
+    action_from_pb,
+    action_to_pb,
+    fill_cards,
+)
+from sdk.wire.framing import int_field, length_delimited, string_field, varint
 
 UNDECODABLE = DecodeError
 """Raised by a stream read whose bytes are not a BotBatch; the servicer ends such calls."""
 
 __all__ = [
-    "BOT_SESSION", "SERVICE_NAMES", "WireError", "arena_batch_bytes", "bot_batch_from_bytes", "bot_batch_from_pb",
-    "bot_message_from_pb", "play_request_from_pb", "play_response_to_pb", "register_request_name",
-    "register_response_to_pb", "describe_response_to_pb",
+    "BOT_SESSION",
+    "SERVICE_NAMES",
+    "WireError",
+    "arena_batch_bytes",
+    "bot_batch_from_bytes",
+    "bot_batch_from_pb",
+    "bot_message_from_pb",
+    "describe_response_to_pb",
+    "play_request_from_pb",
+    "play_response_to_pb",
+    "register_request_name",
+    "register_response_to_pb",
 ]
 
 SERVICE_NAMES = (
@@ -76,8 +111,10 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> Received:
     if kind == "decision":
         d = msg.decision
         if len(d.game_id) > MAX_GAME_ID:
-            raise WireError(f"the Decision for request {d.request_id} names a game id of {len(d.game_id)} characters; "
-                            f"game ids have at most {MAX_GAME_ID}")
+            raise WireError(
+                f"the Decision for request {d.request_id} names a game id of {len(d.game_id)} characters; "
+                f"game ids have at most {MAX_GAME_ID}"
+            )
         if not d.HasField("action"):
             return MalformedDecision(d.game_id, d.request_id, f"the Decision for request {d.request_id} has no action")
         try:
@@ -103,8 +140,11 @@ def _request_entry(r: DecisionRequest, legal_actions: bool) -> bytes:
     with the protobuf library cost more. Field numbers: proto/scout/arena/v1/*.proto."""
     obs, t = r.observation, r.observation.table
     table = [
-        int_field(b"\x08", t.players), int_field(b"\x10", t.round), int_field(b"\x18", t.rounds),
-        int_field(b"\x20", t.first_player), _PHASE_FIELDS[t.phase],
+        int_field(b"\x08", t.players),
+        int_field(b"\x10", t.round),
+        int_field(b"\x18", t.rounds),
+        int_field(b"\x20", t.first_player),
+        _PHASE_FIELDS[t.phase],
     ]
     if t.to_move is not None:
         table.append(b"\x30" + varint(t.to_move))
@@ -116,8 +156,11 @@ def _request_entry(r: DecisionRequest, legal_actions: bool) -> bytes:
     observation = [int_field(b"\x08", obs.seat), *[_hand_entry(c) for c in obs.hand]]
     observation.append(length_delimited(b"\x1a", b"".join(table)))
     request = [
-        string_field(b"\x0a", r.game_id), int_field(b"\x10", r.request_id), _KIND_FIELDS[r.kind],
-        length_delimited(b"\x22", b"".join(observation)), int_field(b"\x28", r.time_left_ms),
+        string_field(b"\x0a", r.game_id),
+        int_field(b"\x10", r.request_id),
+        _KIND_FIELDS[r.kind],
+        length_delimited(b"\x22", b"".join(observation)),
+        int_field(b"\x28", r.time_left_ms),
         int_field(b"\x30", r.time_bank_ms),
     ]
     if legal_actions:
@@ -139,8 +182,14 @@ def _seat_entry(p: PlayerView) -> bytes:
         if len(_seat_entries) >= _SEAT_ENTRIES_LIMIT:
             _seat_entries.clear()
         view = game_pb.PlayerView(
-            seat=p.seat, hand_size=p.hand_size, captured=p.captured, scout_chips=p.scout_chips,
-            has_scout_show=p.has_scout_show, flipped=p.flipped, round_scores=p.round_scores, total=p.total,
+            seat=p.seat,
+            hand_size=p.hand_size,
+            captured=p.captured,
+            scout_chips=p.scout_chips,
+            has_scout_show=p.has_scout_show,
+            flipped=p.flipped,
+            round_scores=p.round_scores,
+            total=p.total,
         )
         entry = _seat_entries[key] = game_pb.TableView(seats=[view]).SerializeToString()
     return entry
@@ -160,7 +209,10 @@ def _active_set_entry(card: Card) -> bytes:
 
 def _scouted_to_pb(e: Scouted) -> game_pb.Scouted:
     return game_pb.Scouted(
-        seat=e.seat, end=END_TO_PB[e.end], flip=e.flip, card=game_pb.Card(top=e.card.top, bottom=e.card.bottom),
+        seat=e.seat,
+        end=END_TO_PB[e.end],
+        flip=e.flip,
+        card=game_pb.Card(top=e.card.top, bottom=e.card.bottom),
         position=e.position,
     )
 
@@ -181,14 +233,18 @@ def event_to_pb(event: Event) -> game_pb.Event:
         return game_pb.Event(scouted_and_shown=pair)
     if type(event) is RoundStarted:
         return game_pb.Event(
-            round_started=game_pb.RoundStarted(round=event.round, first_player=event.first_player, hand_size=event.hand_size)
+            round_started=game_pb.RoundStarted(
+                round=event.round, first_player=event.first_player, hand_size=event.hand_size
+            )
         )
     if type(event) is FlipsRevealed:
         return game_pb.Event(flips_revealed=game_pb.FlipsRevealed(round=event.round, flips=event.flips))
     if type(event) is RoundEnded:
         return game_pb.Event(
             round_ended=game_pb.RoundEnded(
-                round=event.round, reason=END_REASON_TO_PB[event.reason], scores=event.scores,
+                round=event.round,
+                reason=END_REASON_TO_PB[event.reason],
+                scores=event.scores,
                 hand_sizes=event.hand_sizes,
             )
         )
@@ -225,7 +281,10 @@ def _rejected(r: ActionRejected) -> session_pb.ArenaMessage:
 def _game_started(g: GameStarted) -> session_pb.ArenaMessage:
     return session_pb.ArenaMessage(
         game_started=session_pb.GameStarted(
-            game_id=g.game_id, seat=g.seat, players=g.players, move_limit_ms=g.move_limit_ms,
+            game_id=g.game_id,
+            seat=g.seat,
+            players=g.players,
+            move_limit_ms=g.move_limit_ms,
             time_bank_ms=g.time_bank_ms,
         )
     )
@@ -234,7 +293,9 @@ def _game_started(g: GameStarted) -> session_pb.ArenaMessage:
 def _game_over(g: GameOver) -> session_pb.ArenaMessage:
     return session_pb.ArenaMessage(
         game_over=session_pb.GameOver(
-            game_id=g.game_id, totals=g.totals, ranks=g.ranks,
+            game_id=g.game_id,
+            totals=g.totals,
+            ranks=g.ranks,
             forfeits=[session_pb.Forfeit(seat=seat, reason=reason) for seat, reason in g.forfeits],
             round_end_reasons=[END_REASON_TO_PB[r] for r in g.round_end_reasons],
         )
@@ -260,8 +321,12 @@ def _tournament_over(t: TournamentOver) -> session_pb.ArenaMessage:
 
 
 _ENCODERS: dict[type, Callable[[Any], session_pb.ArenaMessage]] = {
-    ActionRejected: _rejected, GameStarted: _game_started, GameOver: _game_over, Welcome: _welcome,
-    ArenaError: _error, TournamentOver: _tournament_over,
+    ActionRejected: _rejected,
+    GameStarted: _game_started,
+    GameOver: _game_over,
+    Welcome: _welcome,
+    ArenaError: _error,
+    TournamentOver: _tournament_over,
 }
 
 

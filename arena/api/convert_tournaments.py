@@ -8,24 +8,32 @@ command shows the same thing whether it reads a database or a server. Next to `a
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from arena.errors import InvalidSetting
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
+from arena.ratings.head_to_head import PairRecord
+from arena.ratings.table import RatingRow
+from arena.storage.store import (
+    Bot,
+    GameCounts,
+    GameDetail,
+    GameInfo,
+    GameSeed,
+    GameStatus,
+    SeedReveal,
+    Tournament,
+    TournamentStatus,
+    VoidedAttempt,
+)
+from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.stop_rule import Outcome, PairCheck, StopRule, Verdict
 from sdk.engine import EndReason, GameRecord
 from sdk.wire import arena_pb2 as pb
 from sdk.wire.convert import END_REASON_FROM_PB, END_REASON_TO_PB
-
-from arena.errors import InvalidSetting
-from arena.ratings.head_to_head import PairRecord
-from arena.ratings.table import RatingRow
-from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
-from arena.storage.store import (
-    Bot, GameCounts, GameDetail, GameInfo, GameSeed, GameStatus, SeedReveal, Tournament, TournamentStatus, VoidedAttempt,
-)
-from arena.tournaments.stop_rule import Outcome, PairCheck, StopRule, Verdict
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
 
 TOURNAMENT_STATUS_TO_PB = {
     TournamentStatus.SCHEDULED: pb.TOURNAMENT_STATUS_SCHEDULED,
@@ -76,7 +84,7 @@ def _timestamp(when: datetime) -> Timestamp:
 
 
 def _datetime(stamp: Timestamp) -> datetime:
-    when: datetime = stamp.ToDatetime(tzinfo=timezone.utc)
+    when: datetime = stamp.ToDatetime(tzinfo=UTC)
     return when
 
 
@@ -120,9 +128,13 @@ def _stop_rule_from_pb(msg: pb.StopRule) -> StopRule:
 
 def _verdict_to_pb(verdict: Verdict) -> pb.StopProgress:
     return pb.StopProgress(
-        rounds=verdict.rounds, games=verdict.games, outcome=OUTCOME_TO_PB[verdict.outcome],
-        pairs=[pb.RankPair(upper=p.upper, lower=p.lower, above=p.above, below=p.below, settled=p.settled)
-               for p in verdict.pairs],
+        rounds=verdict.rounds,
+        games=verdict.games,
+        outcome=OUTCOME_TO_PB[verdict.outcome],
+        pairs=[
+            pb.RankPair(upper=p.upper, lower=p.lower, above=p.above, below=p.below, settled=p.settled)
+            for p in verdict.pairs
+        ],
     )
 
 
@@ -185,8 +197,9 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         status=TOURNAMENT_STATUS_TO_PB[t.status],
         created_at=_timestamp(t.created_at),
         entrants=t.entrants,
-        games=pb.GameCounts(scheduled=t.games.scheduled, running=t.games.running, finished=t.games.finished,
-                            played=t.games.played),
+        games=pb.GameCounts(
+            scheduled=t.games.scheduled, running=t.games.running, finished=t.games.finished, played=t.games.played
+        ),
         seed_commitment=t.seed_commitment,
         seed_nonce=t.seed_nonce,
         max_entrants=t.max_entrants,
@@ -248,7 +261,12 @@ def bot_from_pb(msg: pb.Bot) -> Bot:
 
 def rating_row_to_pb(row: RatingRow) -> pb.RatingRow:
     msg = pb.RatingRow(
-        rank=row.rank, bot=row.bot, mu=row.mu, sigma=row.sigma, conservative=row.conservative, games=row.games,
+        rank=row.rank,
+        bot=row.bot,
+        mu=row.mu,
+        sigma=row.sigma,
+        conservative=row.conservative,
+        games=row.games,
         wins=row.wins,
     )
     if row.average_points is not None:
@@ -283,8 +301,14 @@ def rating_row_from_pb(msg: pb.RatingRow) -> RatingRow:
 
 def pair_to_pb(p: PairRecord) -> pb.HeadToHeadPair:
     return pb.HeadToHeadPair(
-        bot=p.bot, other=p.other, games=p.games, above=p.above, below=p.below, ties=p.ties,
-        point_difference=p.point_difference, p_value=p.p_value,
+        bot=p.bot,
+        other=p.other,
+        games=p.games,
+        above=p.above,
+        below=p.below,
+        ties=p.ties,
+        point_difference=p.point_difference,
+        p_value=p.p_value,
     )
 
 
@@ -426,7 +450,9 @@ def scope_to_pb(
     )
 
 
-def head_to_head_request_to_pb(tournament: str | None, page_size: int = 0, page_token: str = "") -> pb.HeadToHeadRequest:
+def head_to_head_request_to_pb(
+    tournament: str | None, page_size: int = 0, page_token: str = ""
+) -> pb.HeadToHeadRequest:
     return pb.HeadToHeadRequest(tournament=tournament, page_size=page_size, page_token=page_token)
 
 
@@ -456,12 +482,15 @@ def list_bots_request(page_size: int = 0, page_token: str = "") -> pb.ListBotsRe
 
 
 PagedRequest = (
-    pb.ListTournamentsRequest | pb.ListBotsRequest | pb.RatingsRequest | pb.ListGamesRequest | pb.ExportGamesRequest
+    pb.ListTournamentsRequest
+    | pb.ListBotsRequest
+    | pb.RatingsRequest
+    | pb.ListGamesRequest
+    | pb.ExportGamesRequest
     | pb.HeadToHeadRequest
 )
 PagedResponse = (
-    pb.ListTournamentsResponse | pb.ListBotsResponse | pb.RatingsResponse | pb.ListGamesResponse
-    | pb.HeadToHeadResponse
+    pb.ListTournamentsResponse | pb.ListBotsResponse | pb.RatingsResponse | pb.ListGamesResponse | pb.HeadToHeadResponse
 )
 
 
@@ -559,8 +588,9 @@ def reveal_to_pb(reveal: SeedReveal) -> pb.RevealSeedsResponse:
         seed_nonce=reveal.seed_nonce,
         seed_commitment=reveal.seed_commitment,
         games=[
-            pb.GameSeed(game_id=g.game_id, table_index=g.table_index, game_index=g.game_index, attempt=g.attempt,
-                        seed=g.seed)
+            pb.GameSeed(
+                game_id=g.game_id, table_index=g.table_index, game_index=g.game_index, attempt=g.attempt, seed=g.seed
+            )
             for g in reveal.games
         ],
     )

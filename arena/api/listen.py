@@ -29,7 +29,10 @@ def listen_problem(host: str, port: int) -> str | None:
                 probe.listen()
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    return f"cannot listen on {host}:{port}: port {port} is in use (another arena or program listens there)"
+                    return (
+                        f"cannot listen on {host}:{port}: port {port} is in use "
+                        "(another arena or program listens there)"
+                    )
                 failures.append(exc)
     if failures and len(failures) == len(addresses):
         reason = failures[0].strerror or str(failures[0])

@@ -33,12 +33,12 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.storage.async_store import AsyncStore
-from arena.storage.credentials import AdminGate
-from arena.directory import BotDirectory, token_hash
 from arena.api.peers import RateLimiter, peer_host
 from arena.api.resources import ResourceLimits
 from arena.api.service import Request, Response
+from arena.directory import BotDirectory, token_hash
+from arena.storage.async_store import AsyncStore
+from arena.storage.credentials import AdminGate
 
 T = TypeVar("T")
 
@@ -70,7 +70,11 @@ class ReadGate:
     """Admits read calls (per-caller buckets, refusals held) and bounds their database work."""
 
     def __init__(
-        self, limits: ResourceLimits, directory: BotDirectory, admin: AdminGate, clock: Callable[[], float] = time.monotonic
+        self,
+        limits: ResourceLimits,
+        directory: BotDirectory,
+        admin: AdminGate,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._hosts = RateLimiter(limits.read_rate, limits.read_burst, clock=clock)
         self._bots = RateLimiter(limits.token_read_rate, limits.token_read_burst, clock=clock)
@@ -121,8 +125,10 @@ class ReadGate:
         """The caller a token proves (a bot or the admin), looked up under the database bound."""
         async with self._slots:
             bot = await self._directory.authenticate(token)
-            caller = Caller(f"bot {bot}", self._bots) if bot is not None else (
-                Caller("admin", None) if await self._admin.allows(token) else None
+            caller = (
+                Caller(f"bot {bot}", self._bots)
+                if bot is not None
+                else (Caller("admin", None) if await self._admin.allows(token) else None)
             )
         if caller is not None:
             self._known[token_hash(token)] = (caller, self._clock() + TOKEN_TTL_S)

@@ -95,7 +95,9 @@ OPTION_HELP = {
     "handshake_timeout_ms": "Close a connection that has not finished its HTTP/2 handshake by then.",
     "idle_connection_ms": "Close a connection that has had no call for this long.",
     "hello_timeout_ms": "End a bot stream that has not sent its Hello by then.",
-    "read_rate": "Read units per second of one host without a token (a unit: a ShowGame, 25 games listed, a game exported).",
+    "read_rate": (
+        "Read units per second of one host without a token (a unit: a ShowGame, 25 games listed, a game exported)."
+    ),
     "read_burst": "Read units one host without a token may spend at once.",
     "token_read_rate": "Read units per second of one bot calling with its own token.",
     "token_read_burst": "Read units one bot with its own token may spend at once.",

@@ -5,8 +5,9 @@ port>, "admin_token": "<token>", "tls": <bool>}`, so a parent process can read w
 listens, how to call admin RPCs and whether to connect with TLS. `--admin-token` defaults to
 $SCOUT_ARENA_ADMIN_TOKEN, so a token need not be on a command line (where `ps` shows it);
 `--tls-cert` and `--tls-key` serve TLS (`arena.api.tls`), and without them the server speaks
-plaintext and says so in its log. Logs go to stderr. SIGTERM or SIGINT stops it gracefully: health turns NOT_SERVING, calls in flight get
-`SHUTDOWN_GRACE_S` to finish, then the rest are cancelled.
+plaintext and says so in its log. Logs go to stderr. SIGTERM or SIGINT stops it gracefully:
+health turns NOT_SERVING, calls in flight get `SHUTDOWN_GRACE_S` to finish, then the rest are
+cancelled.
 
 With `--db URL` (`arena.storage.database`: a SQLite file or PostgreSQL) bots, tournaments, games and ratings
 are kept there and the tournament runner (`arena.tournaments.runner`) plays due tournaments; at start the
@@ -29,7 +30,6 @@ import asyncio
 import gc
 import json
 import logging
-import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,23 +38,28 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 
-from arena.storage import store
-from arena.storage.async_store import AsyncStore
 from arena.api.boundary import add_arena
 from arena.api.convert import SERVICE_NAMES
-from arena.storage.credentials import FixedAdminToken, StoredAdminToken, StoredBotDirectory, ensure_admin_token, set_admin_token
+from arena.api.listen import listen_problem
+from arena.api.reflection import enable_reflection
+from arena.api.resources import ResourceLimits, fit_open_file_limit
+from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
+from arena.api.tls import ServerTls
+from arena.api.tournament_service import TournamentArenaService
+from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
+from arena.play.referee import Limits, Referee
+from arena.play.sessions import SessionHub
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.credentials import (
+    FixedAdminToken,
+    StoredAdminToken,
+    StoredBotDirectory,
+    ensure_admin_token,
+    set_admin_token,
+)
 from arena.storage.database import open_database, shown_database
 from arena.storage.lock import DatabaseLock, lock_database
-from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
-from arena.errors import ArenaError
-from arena.api.listen import listen_problem
-from arena.play.referee import Limits, Referee
-from arena.api.reflection import enable_reflection
-from arena.api.resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
-from arena.play.sessions import SessionHub
-from arena.api.tls import ServerTls, server_tls
-from arena.api.tournament_service import TournamentArenaService
 from arena.tournaments.runner import TournamentRunner
 
 log = logging.getLogger(__name__)
@@ -147,8 +152,9 @@ async def start_server(
     if config.database_url is None:
         directory = directory if directory is not None else InMemoryBotDirectory()
         admin_token = config.admin_token or new_token()
-        arena_service = ArenaService(directory, referee, FixedAdminToken(admin_token), config.limits,
-                                     config.registrations_per_minute)
+        arena_service = ArenaService(
+            directory, referee, FixedAdminToken(admin_token), config.limits, config.registrations_per_minute
+        )
     else:
         engine = await asyncio.to_thread(open_database, config.database_url)
         try:
@@ -160,12 +166,24 @@ async def start_server(
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None
         runner = TournamentRunner(db, referee, hub)
-        arena_service = TournamentArenaService(directory, referee, StoredAdminToken(engine), config.limits, db, runner,
-                                               config.registrations_per_minute, resources)
+        arena_service = TournamentArenaService(
+            directory,
+            referee,
+            StoredAdminToken(engine),
+            config.limits,
+            db,
+            runner,
+            config.registrations_per_minute,
+            resources,
+        )
     # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
     server = grpc.aio.server(
-        options=[("grpc.max_receive_message_length", MAX_RECEIVE_BYTES), ("grpc.so_reuseport", 0), *KEEPALIVE_OPTIONS,
-                 *resources.grpc_options()],
+        options=[
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+            ("grpc.so_reuseport", 0),
+            *KEEPALIVE_OPTIONS,
+            *resources.grpc_options(),
+        ],
         maximum_concurrent_rpcs=resources.max_calls,
     )
     add_bot_session(BotSessionService(directory, hub, resources.hello_timeout_ms / 1000), server)
@@ -177,7 +195,11 @@ async def start_server(
     if problem is None:
         address = f"{config.host}:{config.port}"
         try:
-            port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
+            port = (
+                server.add_insecure_port(address)
+                if credentials is None
+                else server.add_secure_port(address, credentials)
+            )
         except RuntimeError:
             port = 0
         if port == 0:
@@ -196,8 +218,19 @@ async def start_server(
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
-    return ArenaServer(server, port, admin_token, hub, referee, directory, health_servicer, engine, task,
-                       tls=credentials is not None, lock=lock)
+    return ArenaServer(
+        server,
+        port,
+        admin_token,
+        hub,
+        referee,
+        directory,
+        health_servicer,
+        engine,
+        task,
+        tls=credentials is not None,
+        lock=lock,
+    )
 
 
 async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:
@@ -242,8 +275,12 @@ async def serve(config: ServerConfig, announce: Callable[[ArenaServer], None] = 
     arena = await start_server(config)
     tune_gc()
     announce(arena)
-    log.info("arena listening on %s:%d %s", config.host, arena.port,
-             "with TLS" if arena.tls else "without TLS: tokens cross the network in plaintext")
+    log.info(
+        "arena listening on %s:%d %s",
+        config.host,
+        arena.port,
+        "with TLS" if arena.tls else "without TLS: tokens cross the network in plaintext",
+    )
     await stop.wait()
     log.info("shutting down")
     await arena.stop()

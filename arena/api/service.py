@@ -14,20 +14,28 @@ from typing import TypeVar
 
 import grpc
 
+from arena.api import convert
+from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
+from arena.api.peers import RateLimiter, peer_host
+from arena.directory import BotDirectory, NameTaken
+from arena.errors import InvalidName
+from arena.names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
+from arena.play.referee import Limits, Referee
+from arena.play.sessions import (
+    MAX_CAPACITY,
+    MAX_QUEUED,
+    AtCapacity,
+    BotConnection,
+    NotConnected,
+    Received,
+    SessionHub,
+    Stream,
+)
+from arena.storage.credentials import AdminGate
 from sdk.protocol import ArenaError, ErrorCode, Hello
 from sdk.wire import arena_pb2 as pb
 from sdk.wire import arena_pb2_grpc
 from sdk.wire.bot_session_pb2 import BotBatch
-
-from arena.api import convert
-from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
-from arena.storage.credentials import AdminGate
-from arena.directory import BotDirectory, NameTaken
-from arena.errors import InvalidName
-from arena.names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
-from arena.api.peers import RateLimiter, peer_host
-from arena.play.referee import Limits, Referee
-from arena.play.sessions import MAX_CAPACITY, MAX_QUEUED, AtCapacity, BotConnection, NotConnected, Received, SessionHub, Stream
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +63,7 @@ def bearer_token(context: grpc.aio.ServicerContext[Request, Response]) -> str | 
     """The token of the `authorization: Bearer <token>` metadata entry, if any."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer "):].strip()
+            return value[len("Bearer ") :].strip()
     return None
 
 
@@ -104,8 +112,14 @@ class BotSessionService:
         hello = await self._check_hello(first[0] if first else None, context)
         session_id = uuid.uuid4().hex[:12]
         conn, stream = self._hub.open(name, hello, session_id)
-        log.info("session %s: bot %r connected (program %s, version %s, capacity %d)", session_id, name,
-                 shown(hello.bot_name), shown(hello.bot_version), hello.capacity)
+        log.info(
+            "session %s: bot %r connected (program %s, version %s, capacity %d)",
+            session_id,
+            name,
+            shown(hello.bot_name),
+            shown(hello.bot_version),
+            hello.capacity,
+        )
         self._receive(conn, stream, first[1:])
         reader = asyncio.create_task(self._read(conn, stream, context))
         stream.writer = writer = asyncio.create_task(self._write(stream, context))
@@ -126,7 +140,8 @@ class BotSessionService:
         if stream.overflowed:
             log.warning("session %s: bot %r cut off: it left %d messages unread", session_id, name, MAX_QUEUED)
             await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_QUEUED} messages for this bot were left unread: read your stream"
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_QUEUED} messages for this bot were left unread: read your stream",
             )
 
     @staticmethod
@@ -137,7 +152,7 @@ class BotSessionService:
     async def _read_first(self, context: BotSessionContext) -> list[Received | convert.WireError]:
         try:
             first = await asyncio.wait_for(_read_batch(context), self._hello_timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self._hello_timeout_s:g} s")
         except convert.UNDECODABLE:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
@@ -208,7 +223,11 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     """Serves the operator calls: open registration, and games on demand for the admin."""
 
     def __init__(
-        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits,
+        self,
+        directory: BotDirectory,
+        referee: Referee,
+        admin: AdminGate,
+        limits: Limits,
         registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
     ) -> None:
         self._directory = directory
@@ -222,7 +241,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         token = bearer_token(context)
         if token is None or not await self._admin.allows(token):
             await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED, f"{call} needs the arena's admin token as 'authorization: Bearer <token>'"
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"{call} needs the arena's admin token as 'authorization: Bearer <token>'",
             )
 
     async def RegisterBot(

@@ -48,16 +48,20 @@ class ServerTls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(self.cert_file, self.key_file, password=_no_password)
         except _Encrypted:
-            raise TlsConfigError(f"the TLS key {self.key_file} is encrypted: give it unencrypted "
-                                 "(openssl pkey -in KEY -out PLAIN.key), readable by the arena's user only") from None
+            raise TlsConfigError(
+                f"the TLS key {self.key_file} is encrypted: give it unencrypted "
+                "(openssl pkey -in KEY -out PLAIN.key), readable by the arena's user only"
+            ) from None
         except ssl.SSLError as exc:
             if exc.reason == "KEY_VALUES_MISMATCH":
-                raise TlsConfigError(f"the TLS key {self.key_file} is not the key of the certificate "
-                                     f"{self.cert_file}") from None
+                raise TlsConfigError(
+                    f"the TLS key {self.key_file} is not the key of the certificate {self.cert_file}"
+                ) from None
             raise TlsConfigError(f"the TLS key file {self.key_file} holds no PEM private key") from None
         except OSError as exc:
-            raise TlsConfigError(f"cannot read the TLS files {self.cert_file}, {self.key_file}: "
-                                 f"{exc.strerror or exc}") from None
+            raise TlsConfigError(
+                f"cannot read the TLS files {self.cert_file}, {self.key_file}: {exc.strerror or exc}"
+            ) from None
         return grpc.ssl_server_credentials([(key, cert)])
 
 

@@ -14,27 +14,38 @@ from typing import Any, TypeVar
 import grpc
 from sqlalchemy.exc import DBAPIError
 
-from sdk.wire import arena_pb2 as pb
-
 from arena.api import convert_tournaments as convert
+from arena.api.pages import InvalidPage, Page, PageTokens
+from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
+from arena.api.resources import ResourceLimits
+from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, Request, Response, bearer_token
+from arena.cli.export import EXPORT_BATCH, game_line
+from arena.directory import BotDirectory
+from arena.errors import (
+    AlreadyEntered,
+    ArenaError,
+    DatabaseUnreachable,
+    DuplicateName,
+    EntriesClosed,
+    EntryCodeRefused,
+    InvalidBootstrap,
+    InvalidName,
+    InvalidSetting,
+    NotEnoughEntrants,
+    TournamentAlreadyStarted,
+    UnknownBot,
+    UnknownGame,
+    UnknownTournament,
+)
+from arena.names import shown
+from arena.play.referee import Limits, Referee
+from arena.ratings.rank_confidence import MAX_RESAMPLES
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate
-from arena.directory import BotDirectory
-from arena.errors import (
-    AlreadyEntered, ArenaError, DatabaseUnreachable, DuplicateName, EntriesClosed, EntryCodeRefused, InvalidBootstrap,
-    InvalidName, InvalidSetting, NotEnoughEntrants, TournamentAlreadyStarted, UnknownBot, UnknownGame, UnknownTournament,
-)
-from arena.cli.export import EXPORT_BATCH, game_line
 from arena.tournaments.isolation import start_or_fail
-from arena.names import shown
-from arena.api.pages import InvalidPage, Page, PageTokens
-from arena.ratings.rank_confidence import MAX_RESAMPLES
-from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
-from arena.play.referee import Limits, Referee
-from arena.api.resources import ResourceLimits
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, Request, Response, bearer_token
 from arena.tournaments.runner import TournamentRunner
+from sdk.wire import arena_pb2 as pb
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +94,14 @@ class TournamentArenaService(ArenaService):
     """Registration and games on demand (ArenaService), plus tournaments, ratings and records."""
 
     def __init__(
-        self, directory: BotDirectory, referee: Referee, admin: AdminGate, limits: Limits, db: AsyncStore,
-        runner: TournamentRunner, registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
+        self,
+        directory: BotDirectory,
+        referee: Referee,
+        admin: AdminGate,
+        limits: Limits,
+        db: AsyncStore,
+        runner: TournamentRunner,
+        registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
         resources: ResourceLimits | None = None,
     ) -> None:
         super().__init__(directory, referee, admin, limits, registrations_per_minute)
@@ -105,7 +122,11 @@ class TournamentArenaService(ArenaService):
         except InvalidSetting as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         tournament = await answer(context, self._db(settings.create))
-        log.info("tournament %s created: starts %s", shown(tournament.name), tournament.starts_at.isoformat(timespec="seconds"))
+        log.info(
+            "tournament %s created: starts %s",
+            shown(tournament.name),
+            tournament.starts_at.isoformat(timespec="seconds"),
+        )
         self._runner.wake()
         return convert.create_response_to_pb(tournament)
 
@@ -128,7 +149,8 @@ class TournamentArenaService(ArenaService):
         token = bearer_token(context)
         if token is None:
             await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED, "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'"
+                grpc.StatusCode.UNAUTHENTICATED,
+                "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'",
             )
         bot = await answer(context, self._bots.authenticate(token))
         if bot is None:
@@ -242,7 +264,11 @@ class TournamentArenaService(ArenaService):
         while sent < page.size:
             batch = min(EXPORT_BATCH, page.size - sent)
             games = await self._read(
-                context, store.list_games, tournament=tournament, status=store.GameStatus.FINISHED, after=cursor,
+                context,
+                store.list_games,
+                tournament=tournament,
+                status=store.GameStatus.FINISHED,
+                after=cursor,
                 limit=batch,
             )
             for info in games:

@@ -31,40 +31,48 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console, RenderableType
 
+from arena.api.resources import OPTION_HELP, ResourceLimits, option
+from arena.api.server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, announce_json
+from arena.api.server import serve as serve_arena
+from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE
+from arena.api.tls import server_tls
+from arena.cli import demo as demo_module
+from arena.cli import json_output
+from arena.cli.clients import ArenaClient, LocalArena, RemoteArena, database_url
+from arena.cli.replay import replay_lines
+from arena.cli.views import (
+    bots_table,
+    crosstable_view,
+    game_header,
+    games_table,
+    ratings_table,
+    seeds_view,
+    tournament_view,
+    tournaments_table,
+    voided_lines,
+    when,
+)
+from arena.errors import ArenaError
+from arena.play.referee import Limits
+from arena.ratings.rank_confidence import MAX_RESAMPLES
+from arena.storage import upgrade as schema_upgrade
+from arena.storage.credentials import set_admin_token
+from arena.storage.database import DEFAULT_DATABASE_URL
+from arena.storage.store import GameStatus
+from arena.tournaments.entries import MAX_ENTRANTS
+from arena.tournaments.fairness import verify
+from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from sdk import env
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
-
-from arena.cli import demo as demo_module
-from arena.cli import json_output
-from arena.storage import upgrade as schema_upgrade
-from arena.cli.clients import ArenaClient, LocalArena, RemoteArena, database_url
-from arena.storage.credentials import set_admin_token
-from arena.storage.database import DEFAULT_DATABASE_URL
-from arena.tournaments.entries import MAX_ENTRANTS
-from arena.errors import ArenaError
-from arena.tournaments.fairness import verify
-from arena.ratings.rank_confidence import MAX_RESAMPLES
-from arena.play.referee import Limits
-from arena.cli.replay import replay_lines
-from arena.api.resources import OPTION_HELP, ResourceLimits, option
-from arena.api.server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, announce_json, serve as serve_arena
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE
-from arena.storage.store import GameStatus
-from arena.api.tls import server_tls
-from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
-from arena.cli.views import (
-    bots_table, crosstable_view, game_header, games_table, ratings_table, seeds_view, tournament_view, tournaments_table,
-    voided_lines, when,
-)
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
@@ -113,9 +121,7 @@ app.add_typer(games_app, name="games")
 app.add_typer(admin_app, name="admin")
 app.add_typer(db_app, name="db")
 
-ServerOption = Annotated[
-    str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar=env.SERVER)
-]
+ServerOption = Annotated[str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar=env.SERVER)]
 DbOption = Annotated[
     str | None,
     typer.Option(help="Work on this database (URL, or a SQLite file's path) instead of a server.", show_default=False),
@@ -127,8 +133,11 @@ AdminTokenOption = Annotated[
 TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
 JsonOption = Annotated[
     bool,
-    typer.Option("--json", help="Print one JSON document instead of the table, for scripts "
-                 "(fields: docs/operator-guide.md, \"Output for scripts\")."),
+    typer.Option(
+        "--json",
+        help="Print one JSON document instead of the table, for scripts "
+        '(fields: docs/operator-guide.md, "Output for scripts").',
+    ),
 ]
 
 
@@ -138,17 +147,27 @@ _CLIENT_TLS: ContextVar[ClientTls | None] = ContextVar("client_tls", default=Non
 
 @app.callback()
 def connection(
-    tls: Annotated[bool, typer.Option("--tls", help="Connect to the arena with TLS, trusting the system's CAs.",
-                                      envvar=env.TLS)] = False,
+    tls: Annotated[
+        bool, typer.Option("--tls", help="Connect to the arena with TLS, trusting the system's CAs.", envvar=env.TLS)
+    ] = False,
     tls_ca: Annotated[
         str | None,
-        typer.Option("--tls-ca", metavar="FILE", help="Connect with TLS, trusting only the CA certificates in this "
-                     "PEM file.", envvar=env.TLS_CA, show_default=False),
+        typer.Option(
+            "--tls-ca",
+            metavar="FILE",
+            help="Connect with TLS, trusting only the CA certificates in this PEM file.",
+            envvar=env.TLS_CA,
+            show_default=False,
+        ),
     ] = None,
     tls_server_name: Annotated[
         str | None,
-        typer.Option(metavar="NAME", help="Connect with TLS, expecting this name in the arena's certificate "
-                     "(default: the host of --server).", envvar=env.TLS_SERVER_NAME, show_default=False),
+        typer.Option(
+            metavar="NAME",
+            help="Connect with TLS, expecting this name in the arena's certificate (default: the host of --server).",
+            envvar=env.TLS_SERVER_NAME,
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """How every command that talks to a running arena connects to it."""
@@ -179,8 +198,10 @@ def arena(server: str, db: str | None, admin_token: str | None = None, *, admin:
         client = LocalArena.open(db)
     else:
         if admin and not admin_token:
-            fail("this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN "
-                 "(or work on the database with --db)")
+            fail(
+                "this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN "
+                "(or work on the database with --db)"
+            )
         client = RemoteArena(server, admin_token, tls=_CLIENT_TLS.get())
     try:
         yield client
@@ -194,7 +215,7 @@ def parse_start(text: str, now: datetime | None = None) -> datetime:
     A time more than PAST_TOLERANCE ago is refused: it is a typo (a wrong year, day or zone), and
     taken as given it would start the tournament at once, before any bot entered. Within the
     tolerance it is now, so a time typed to the minute still works."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if text == "now":
         return now
     if match := _DURATION.fullmatch(text):
@@ -226,14 +247,23 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on; 0 picks a free one.")] = 50051,
     admin_token: Annotated[
         str | None,
-        typer.Option(help="Make this the admin token (default: the stored one; a new one on the first start).",
-                     envvar=ADMIN_TOKEN_VARIABLE, show_default=False),
+        typer.Option(
+            help="Make this the admin token (default: the stored one; a new one on the first start).",
+            envvar=ADMIN_TOKEN_VARIABLE,
+            show_default=False,
+        ),
     ] = None,
     in_memory: Annotated[
-        bool, typer.Option("--in-memory", help="Keep nothing: bots registered for this run only, no tournaments "
-                           "(tests and benchmarks); --db is ignored.")
+        bool,
+        typer.Option(
+            "--in-memory",
+            help="Keep nothing: bots registered for this run only, no tournaments "
+            "(tests and benchmarks); --db is ignored.",
+        ),
     ] = False,
-    move_ms: Annotated[int, typer.Option(help="Per-move limit of games played on demand (PlayGame).")] = _LIMITS.move_ms,
+    move_ms: Annotated[
+        int, typer.Option(help="Per-move limit of games played on demand (PlayGame).")
+    ] = _LIMITS.move_ms,
     time_bank_ms: Annotated[
         int, typer.Option(help="Per-game time bank of games played on demand (PlayGame).")
     ] = _LIMITS.time_bank_ms,
@@ -244,19 +274,31 @@ def serve(
         int, typer.Option(help="Invalid answers that forfeit a seat of a game played on demand.")
     ] = _LIMITS.max_invalid,
     json_announce: Annotated[
-        bool, typer.Option("--json", help='Print one JSON line, {"port": ..., "admin_token": ..., "tls": ...}, '
-                           "once listening, for a parent process.")
+        bool,
+        typer.Option(
+            "--json",
+            help='Print one JSON line, {"port": ..., "admin_token": ..., "tls": ...}, '
+            "once listening, for a parent process.",
+        ),
     ] = False,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
     tls_cert: Annotated[
         str | None,
-        typer.Option(metavar="FILE", help="Serve TLS with this PEM certificate (then any intermediates); "
-                     "without it the arena speaks plaintext.", envvar=env.TLS_CERT, show_default=False),
+        typer.Option(
+            metavar="FILE",
+            help="Serve TLS with this PEM certificate (then any intermediates); without it the arena speaks plaintext.",
+            envvar=env.TLS_CERT,
+            show_default=False,
+        ),
     ] = None,
     tls_key: Annotated[
         str | None,
-        typer.Option(metavar="FILE", help="The certificate's PEM private key, unencrypted.",
-                     envvar=env.TLS_KEY, show_default=False),
+        typer.Option(
+            metavar="FILE",
+            help="The certificate's PEM private key, unencrypted.",
+            envvar=env.TLS_KEY,
+            show_default=False,
+        ),
     ] = None,
     registrations_per_minute: Annotated[
         int, typer.Option(min=1, help="Bot registrations one host may make per minute (all at once or spread out).")
@@ -269,7 +311,9 @@ def serve(
     handshake_timeout_ms: Annotated[
         int, typer.Option(help=OPTION_HELP["handshake_timeout_ms"])
     ] = _RESOURCES.handshake_timeout_ms,
-    idle_connection_ms: Annotated[int, typer.Option(help=OPTION_HELP["idle_connection_ms"])] = _RESOURCES.idle_connection_ms,
+    idle_connection_ms: Annotated[
+        int, typer.Option(help=OPTION_HELP["idle_connection_ms"])
+    ] = _RESOURCES.idle_connection_ms,
     hello_timeout_ms: Annotated[int, typer.Option(help=OPTION_HELP["hello_timeout_ms"])] = _RESOURCES.hello_timeout_ms,
     read_rate: Annotated[float, typer.Option(help=OPTION_HELP["read_rate"])] = _RESOURCES.read_rate,
     read_burst: Annotated[int, typer.Option(help=OPTION_HELP["read_burst"])] = _RESOURCES.read_burst,
@@ -280,8 +324,9 @@ def serve(
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr
+    )
     try:
         limits = Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, grace_ms=grace_ms, max_invalid=max_invalid)
     except ValueError as exc:
@@ -291,23 +336,34 @@ def serve(
         resources = ResourceLimits.from_options({name: values[name] for name in OPTION_HELP})
     except ValueError as exc:
         fail(str(exc))
-    config = ServerConfig(host, port, admin_token, limits, None if in_memory else database_url(db),
-                          tls=server_tls(tls_cert, tls_key), registrations_per_minute=registrations_per_minute,
-                          resources=resources)
+    config = ServerConfig(
+        host,
+        port,
+        admin_token,
+        limits,
+        None if in_memory else database_url(db),
+        tls=server_tls(tls_cert, tls_key),
+        registrations_per_minute=registrations_per_minute,
+        resources=resources,
+    )
 
     def announce(server: ArenaServer) -> None:
         if json_announce:
             announce_json(server)
             return
         secured = f"with TLS ({tls_cert})" if server.tls else "without TLS (plaintext)"
-        typer.echo(f"Scout Arena listening on {host}:{server.port} {secured}, "
-                   f"{'in memory' if in_memory else f'database {db}'}")
+        typer.echo(
+            f"Scout Arena listening on {host}:{server.port} {secured}, {'in memory' if in_memory else f'database {db}'}"
+        )
         if admin_token is None and server.admin_token is not None:
             typer.echo(f"Admin token (shown this once; only its hash is kept): {server.admin_token}")
-            typer.echo("Organiser commands read it from SCOUT_ARENA_ADMIN_TOKEN; "
-                       "`scout-arena admin rotate-token` replaces it.")
+            typer.echo(
+                "Organiser commands read it from SCOUT_ARENA_ADMIN_TOKEN; `scout-arena admin rotate-token` replaces it."
+            )
         elif admin_token is None and not in_memory:
-            typer.echo(f"Admin token: the one stored (lost it? `scout-arena admin rotate-token --db {db}` prints a new one)")
+            typer.echo(
+                f"Admin token: the one stored (lost it? `scout-arena admin rotate-token --db {db}` prints a new one)"
+            )
         sys.stdout.flush()
 
     try:
@@ -324,21 +380,33 @@ def tournament_create(
     name: Annotated[str, typer.Argument(help="Its unique name.", show_default=False)],
     starts_at: Annotated[
         str,
-        typer.Option(help="When it starts: ISO 8601 (2030-01-04T18:00:00Z; local time without a zone), "
-                     "+DURATION (+90s, +10m, +2h, +1d) or 'now'; not in the past. Until then bots may enter.", show_default=False),
+        typer.Option(
+            help="When it starts: ISO 8601 (2030-01-04T18:00:00Z; local time without a zone), "
+            "+DURATION (+90s, +10m, +2h, +1d) or 'now'; not in the past. Until then bots may enter.",
+            show_default=False,
+        ),
     ],
     table_size: Annotated[int, typer.Option("--table-size", "--seats", help="Players at each table, 2 to 5.")] = 4,
     games_per_table: Annotated[int, typer.Option(help="Games at each scheduled table, each a fresh deal.")] = 1,
     move_ms: Annotated[int, typer.Option("--move-ms", help="Per-move time limit in ms.")] = Limits().move_ms,
     concurrency: Annotated[int, typer.Option(help="Games of it played at once.")] = 4,
-    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and every deal (default: random); kept secret "
-                                             "until the tournament finishes, so choose one nobody can guess.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the schedule and every deal (default: random); kept secret "
+            "until the tournament finishes, so choose one nobody can guess."
+        ),
+    ] = None,
     absent_wait_ms: Annotated[
         int, typer.Option(help="How long a bot absent when its game is due is waited for before it forfeits.")
     ] = _POLICY.absent_wait_ms,
-    grace_ms: Annotated[int, typer.Option(help="How long a bot cut off mid-game may take to come back.")] = _POLICY.grace_ms,
+    grace_ms: Annotated[
+        int, typer.Option(help="How long a bot cut off mid-game may take to come back.")
+    ] = _POLICY.grace_ms,
     time_bank_ms: Annotated[int, typer.Option(help="Extra time per seat per game.")] = _POLICY.time_bank_ms,
-    max_invalid: Annotated[int, typer.Option(help="Illegal answers to one request that forfeit the seat.")] = _POLICY.max_invalid,
+    max_invalid: Annotated[
+        int, typer.Option(help="Illegal answers to one request that forfeit the seat.")
+    ] = _POLICY.max_invalid,
     on_timeout: Annotated[
         FailureAction, typer.Option(help="A seat that times out: forfeit it, or void the game and play it again.")
     ] = _POLICY.on_timeout,
@@ -359,30 +427,49 @@ def tournament_create(
     ] = _POLICY.max_voids_per_bot,
     rounds: Annotated[
         int | None,
-        typer.Option(help="Play N rounds, each entrant once in every seat per round, instead of a full round robin "
-                     "(for large fields).", show_default=False),
+        typer.Option(
+            help="Play N rounds, each entrant once in every seat per round, instead of a full round robin "
+            "(for large fields).",
+            show_default=False,
+        ),
     ] = None,
     max_entrants: Annotated[
-        int | None, typer.Option(help=f"Most bots that may enter (default: the arena's {MAX_ENTRANTS}).", show_default=False)
+        int | None,
+        typer.Option(help=f"Most bots that may enter (default: the arena's {MAX_ENTRANTS}).", show_default=False),
     ] = None,
     entry_code: Annotated[
-        str | None, typer.Option(help="Only bots giving this code may enter (the arena keeps its hash).", show_default=False)
+        str | None,
+        typer.Option(help="Only bots giving this code may enter (the arena keeps its hash).", show_default=False),
     ] = None,
     until_settled: Annotated[
-        bool, typer.Option("--until-settled", help="Play the schedule round after round until the rating table's top "
-                           "places are settled (the stop rule), or --max-games is reached.")
+        bool,
+        typer.Option(
+            "--until-settled",
+            help="Play the schedule round after round until the rating table's top "
+            "places are settled (the stop rule), or --max-games is reached.",
+        ),
     ] = False,
     confidence: Annotated[
-        float | None, typer.Option(help=f"With --until-settled: the chance that no settled pair is in the wrong order "
-                                   f"[default: {DEFAULT_CONFIDENCE}].", show_default=False)
+        float | None,
+        typer.Option(
+            help=f"With --until-settled: the chance that no settled pair is in the wrong order "
+            f"[default: {DEFAULT_CONFIDENCE}].",
+            show_default=False,
+        ),
     ] = None,
     top: Annotated[
-        int | None, typer.Option(help="With --until-settled: settle the first K places, each proven above the bot "
-                                 "below it [default: all].", show_default=False)
+        int | None,
+        typer.Option(
+            help="With --until-settled: settle the first K places, each proven above the bot below it [default: all].",
+            show_default=False,
+        ),
     ] = None,
     max_games: Annotated[
-        int | None, typer.Option(help=f"With --until-settled: start no round that would go over N games "
-                                 f"[default: {DEFAULT_MAX_GAMES}].", show_default=False)
+        int | None,
+        typer.Option(
+            help=f"With --until-settled: start no round that would go over N games [default: {DEFAULT_MAX_GAMES}].",
+            show_default=False,
+        ),
     ] = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
@@ -390,12 +477,31 @@ def tournament_create(
 ) -> None:
     stop_rule = _stop_rule(until_settled, confidence, top, max_games)
     policy = FailurePolicy(
-        absent_wait_ms=absent_wait_ms, grace_ms=grace_ms, time_bank_ms=time_bank_ms, max_invalid=max_invalid,
-        on_timeout=on_timeout, on_illegal=on_illegal, on_disconnect=on_disconnect, on_absent=on_absent,
-        max_replays=max_replays, max_voids_per_bot=max_voids_per_bot,
+        absent_wait_ms=absent_wait_ms,
+        grace_ms=grace_ms,
+        time_bank_ms=time_bank_ms,
+        max_invalid=max_invalid,
+        on_timeout=on_timeout,
+        on_illegal=on_illegal,
+        on_disconnect=on_disconnect,
+        on_absent=on_absent,
+        max_replays=max_replays,
+        max_voids_per_bot=max_voids_per_bot,
     )
-    settings = TournamentSettings(name, table_size, games_per_table, parse_start(starts_at), move_ms, concurrency,
-                                  seed, policy, rounds, max_entrants, entry_code, stop_rule)
+    settings = TournamentSettings(
+        name,
+        table_size,
+        games_per_table,
+        parse_start(starts_at),
+        move_ms,
+        concurrency,
+        seed,
+        policy,
+        rounds,
+        max_entrants,
+        entry_code,
+        stop_rule,
+    )
     with arena(server, db, admin_token, admin=True) as client:
         made = client.create_tournament(settings)
     console = Console()
@@ -403,7 +509,9 @@ def tournament_create(
     console.print(tournament_view(made))
 
 
-def _stop_rule(until_settled: bool, confidence: float | None, top: int | None, max_games: int | None) -> StopRule | None:
+def _stop_rule(
+    until_settled: bool, confidence: float | None, top: int | None, max_games: int | None
+) -> StopRule | None:
     """The stop rule the options ask for; each of its options needs --until-settled."""
     given = {"--confidence": confidence, "--top": top, "--max-games": max_games}
     if not until_settled:
@@ -446,8 +554,12 @@ def tournament_start(
 ) -> None:
     with arena(server, db, admin_token, admin=True) as client:
         started = client.start_tournament(name)
-    Console().print(f"Started tournament {started.name!r}: {started.games.total} games scheduled among "
-                    f"{len(started.entrants)} entrants.", highlight=False, markup=False)
+    Console().print(
+        f"Started tournament {started.name!r}: {started.games.total} games scheduled among "
+        f"{len(started.entrants)} entrants.",
+        highlight=False,
+        markup=False,
+    )
 
 
 @tournament_app.command("seeds", help="Show a tournament's secret seeds before they are public (organiser only).")
@@ -482,11 +594,16 @@ def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json
     show(as_json, lambda: json_output.bots(listed), lambda: bots_table(listed))
 
 
-BootstrapOption = Annotated[int, typer.Option(
-    min=0, max=MAX_RESAMPLES, metavar="N",
-    help="Also resample the games N times and recompute the ratings, to show how often each row's upper "
-         "neighbour stays ahead (at most 50,000 game ratings: N × games).",
-)]
+BootstrapOption = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        max=MAX_RESAMPLES,
+        metavar="N",
+        help="Also resample the games N times and recompute the ratings, to show how often each row's upper "
+        "neighbour stays ahead (at most 50,000 game ratings: N × games).",
+    ),
+]
 
 
 @app.command(help="Show a tournament's rating table, or the global ladder, with how sure each rank is.")
@@ -499,7 +616,11 @@ def ratings(
 ) -> None:
     with arena(server, db) as client:
         rows = client.ratings(tournament, bootstrap)
-    show(as_json, lambda: json_output.ratings(tournament, rows), lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}"))
+    show(
+        as_json,
+        lambda: json_output.ratings(tournament, rows),
+        lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}"),
+    )
 
 
 @app.command("head-to-head", help="Show the crosstable: how each pair of bots did in the games they shared.")
@@ -511,8 +632,11 @@ def head_to_head(
 ) -> None:
     with arena(server, db) as client:
         rows, table = client.ratings(tournament), client.head_to_head(tournament)
-    show(as_json, lambda: json_output.head_to_head(tournament, table),
-         lambda: crosstable_view(rows, table, f"Head to head: {_scope(tournament)}"))
+    show(
+        as_json,
+        lambda: json_output.head_to_head(tournament, table),
+        lambda: crosstable_view(rows, table, f"Head to head: {_scope(tournament)}"),
+    )
 
 
 def _scope(tournament: str | None) -> str:
@@ -552,11 +676,16 @@ def games_show(
         console.print(line, markup=False, soft_wrap=True)
 
 
-@games_app.command("export", help="Write every finished game as a JSON line: each its `games show --json` document "
-                   "(record, results, seats), on one line.")
+@games_app.command(
+    "export",
+    help="Write every finished game as a JSON line: each its `games show --json` document "
+    "(record, results, seats), on one line.",
+)
 def games_export(
     tournament: TournamentOption = None,
-    output: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.", show_default=False)] = None,
+    output: Annotated[
+        Path | None, typer.Option(help="Write to this file instead of stdout.", show_default=False)
+    ] = None,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
 ) -> None:
@@ -574,8 +703,11 @@ def games_export(
     typer.echo(f"exported {count} games to {output}", err=True)
 
 
-@games_app.command("verify", help="Check a tournament's revealed seeds against its commitment and re-deal and "
-                   "replay every finished game from its seed.")
+@games_app.command(
+    "verify",
+    help="Check a tournament's revealed seeds against its commitment and re-deal and "
+    "replay every finished game from its seed.",
+)
 def games_verify(
     tournament: Annotated[str, typer.Option(help="The tournament to check.", show_default=False)],
     server: ServerOption = DEFAULT_SERVER,
@@ -599,7 +731,9 @@ def games_verify(
 # ---- admin -------------------------------------------------------------------------------------------
 
 
-@admin_app.command("rotate-token", help="Replace the admin token and print the new one; the old one stops working at once.")
+@admin_app.command(
+    "rotate-token", help="Replace the admin token and print the new one; the old one stops working at once."
+)
 def admin_rotate_token(
     db: Annotated[str, typer.Option(help="The arena's database (URL, or a SQLite file's path).", show_default=False)],
 ) -> None:
@@ -616,8 +750,11 @@ def admin_rotate_token(
 SchemaDbOption = Annotated[str, typer.Option("--db", help="The database (URL, or a SQLite file's path).")]
 
 
-@db_app.command("status", help="Say which schema version the database has and whether it needs upgrading "
-                "(exit status 0 if an arena can use it as it is).")
+@db_app.command(
+    "status",
+    help="Say which schema version the database has and whether it needs upgrading "
+    "(exit status 0 if an arena can use it as it is).",
+)
 def db_status(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
     usable, line = schema_upgrade.status(database_url(db))
     typer.echo(line)
@@ -625,8 +762,11 @@ def db_status(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
         raise typer.Exit(1)
 
 
-@db_app.command("upgrade", help="Bring the database to this arena's schema version, keeping its data "
-                "(one transaction; back it up first). Refused while an arena serves it.")
+@db_app.command(
+    "upgrade",
+    help="Bring the database to this arena's schema version, keeping its data "
+    "(one transaction; back it up first). Refused while an arena serves it.",
+)
 def db_upgrade(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
     typer.echo(schema_upgrade.upgrade(database_url(db)))
 
@@ -636,15 +776,23 @@ def db_upgrade(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
 
 @app.command(help="Run a demo tournament of the example bots, each its own process, and show the ratings.")
 def demo(
-    bots: Annotated[str, typer.Option(help="Comma-separated example bots (random, greedy, montecarlo); repeats "
-                                      "are numbered.")] = demo_module.DEFAULT_BOTS,
+    bots: Annotated[
+        str, typer.Option(help="Comma-separated example bots (random, greedy, montecarlo); repeats are numbered.")
+    ] = demo_module.DEFAULT_BOTS,
     table_size: Annotated[
         int, typer.Option("--table-size", "--seats", min=2, max=5, help="Players at each table.")
     ] = demo_module.DEFAULT_TABLE_SIZE,
-    games_per_table: Annotated[int, typer.Option(min=1, help="Games at each scheduled table.")] = demo_module.DEFAULT_GAMES_PER_TABLE,
-    db: Annotated[str, typer.Option(help="The SQLite file to keep, for `ratings --db` and `games show --db` after "
-                                    "(the default file is the demo's own and is replaced on every run), or an "
-                                    "empty PostgreSQL database's URL.")] = demo_module.DEFAULT_DB,
+    games_per_table: Annotated[
+        int, typer.Option(min=1, help="Games at each scheduled table.")
+    ] = demo_module.DEFAULT_GAMES_PER_TABLE,
+    db: Annotated[
+        str,
+        typer.Option(
+            help="The SQLite file to keep, for `ratings --db` and `games show --db` after "
+            "(the default file is the demo's own and is replaced on every run), or an "
+            "empty PostgreSQL database's URL."
+        ),
+    ] = demo_module.DEFAULT_DB,
     port: Annotated[int, typer.Option(min=0, max=65535, help="The arena's port; 0 picks a free one.")] = 0,
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and deals (default: random).")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite the database file if it exists.")] = False,
@@ -660,13 +808,18 @@ def demo(
         demo_module.remove_database(path)
     console = Console()
     try:
-        rows = demo_module.run_demo(console, cast=cast, table_size=table_size, games_per_table=games_per_table,
-                                    db=url, port=port, seed=seed)
+        rows = demo_module.run_demo(
+            console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=url, port=port, seed=seed
+        )
     except demo_module.DemoInterrupted as exc:
         typer.echo(f"interrupted: {exc}", err=True)
         raise typer.Exit(130) from None
     console.print(ratings_table(rows, f"Ratings: tournament {demo_module.TOURNAMENT}"))
-    console.print(f"The database is {db}. Look closer with:\n"
-                  f"  scout-arena ratings --db {db}\n"
-                  f"  scout-arena games list --db {db}\n"
-                  f"  scout-arena games show 1 --db {db}", highlight=False, markup=False)
+    console.print(
+        f"The database is {db}. Look closer with:\n"
+        f"  scout-arena ratings --db {db}\n"
+        f"  scout-arena games list --db {db}\n"
+        f"  scout-arena games show 1 --db {db}",
+        highlight=False,
+        markup=False,
+    )

@@ -20,23 +20,23 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from sdk.tls import ClientTls, TlsConfigError as ClientTlsError, channel, tls_problem
-from sdk.wire import arena_pb2_grpc
-from sdk.wire.convert import register_request_to_pb, registered_token
-
 from arena.api import convert_tournaments as convert
+from arena.api.pages import MAX_PAGE_SIZE
+from arena.api.read_limits import RETRY_AFTER_KEY
+from arena.api.tls import TlsConfigError
+from arena.cli.export import export_games
+from arena.errors import ArenaError
+from arena.ratings.head_to_head import Crosstable
+from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
-from arena.errors import ArenaError
-from arena.cli.export import export_games
-from arena.ratings.head_to_head import Crosstable
 from arena.tournaments.isolation import start_or_fail
-from arena.api.pages import MAX_PAGE_SIZE
-from arena.ratings.table import RatingRow
-from arena.api.read_limits import RETRY_AFTER_KEY
-from arena.api.tls import TlsConfigError
 from arena.tournaments.settings import TournamentSettings
+from sdk.tls import ClientTls, channel, tls_problem
+from sdk.tls import TlsConfigError as ClientTlsError
+from sdk.wire import arena_pb2_grpc
+from sdk.wire.convert import register_request_to_pb, registered_token
 
 T = TypeVar("T")
 
@@ -62,33 +62,25 @@ class ArenaClient(Protocol):
         """Register a bot and return its token (shown once)."""
         ...
 
-    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
-        ...
+    def create_tournament(self, settings: TournamentSettings) -> store.Tournament: ...
 
-    def start_tournament(self, name: str) -> store.Tournament:
-        ...
+    def start_tournament(self, name: str) -> store.Tournament: ...
 
-    def tournaments(self) -> list[store.Tournament]:
-        ...
+    def tournaments(self) -> list[store.Tournament]: ...
 
-    def tournament(self, name: str) -> store.Tournament:
-        ...
+    def tournament(self, name: str) -> store.Tournament: ...
 
-    def bots(self) -> list[store.Bot]:
-        ...
+    def bots(self) -> list[store.Bot]: ...
 
     def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
         """The rating table; with `bootstrap` resamples, each row's bootstrap confidence too."""
         ...
 
-    def head_to_head(self, tournament: str | None) -> Crosstable:
-        ...
+    def head_to_head(self, tournament: str | None) -> Crosstable: ...
 
-    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
-        ...
+    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]: ...
 
-    def game(self, game_id: int) -> store.GameDetail:
-        ...
+    def game(self, game_id: int) -> store.GameDetail: ...
 
     def export(self, tournament: str | None) -> Iterator[str]:
         """Every finished game as a JSON line (`arena.cli.export`)."""
@@ -98,8 +90,7 @@ class ArenaClient(Protocol):
         """A tournament's secret seeds, before they are public (admin only)."""
         ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
 
 
 def database_url(text: str) -> str:
@@ -189,10 +180,13 @@ class RemoteArena:
         if not _connects(self._channel):
             problem = tls_problem(target, _connect_error(self._channel), tls)
             self._channel.close()
-            raise ServerUnreachable(problem or (
-                f"no arena answers at {target}: start one with `scout-arena serve`, "
-                "or read a database without a server with --db"
-            ))
+            raise ServerUnreachable(
+                problem
+                or (
+                    f"no arena answers at {target}: start one with `scout-arena serve`, "
+                    "or read a database without a server with --db"
+                )
+            )
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)
 
     def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
@@ -260,30 +254,43 @@ class RemoteArena:
 
     def tournaments(self) -> list[store.Tournament]:
         return self._listed(
-            "ListTournaments", lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token), convert.tournaments_from_pb
+            "ListTournaments",
+            lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token),
+            convert.tournaments_from_pb,
         )
 
     def tournament(self, name: str) -> store.Tournament:
-        return convert.tournament_reply_from_pb(self._call("ShowTournament", convert.show_request_to_pb(name), admin=True))
+        return convert.tournament_reply_from_pb(
+            self._call("ShowTournament", convert.show_request_to_pb(name), admin=True)
+        )
 
     def bots(self) -> list[store.Bot]:
-        return self._listed("ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb)
+        return self._listed(
+            "ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb
+        )
 
     def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
         return self._listed(
-            "Ratings", lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token, bootstrap),
+            "Ratings",
+            lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token, bootstrap),
             convert.ratings_from_pb,
         )
 
     def head_to_head(self, tournament: str | None) -> Crosstable:
-        return Crosstable(tuple(self._listed(
-            "HeadToHead", lambda token: convert.head_to_head_request_to_pb(tournament, MAX_PAGE_SIZE, token),
-            convert.pairs_from_pb,
-        )))
+        return Crosstable(
+            tuple(
+                self._listed(
+                    "HeadToHead",
+                    lambda token: convert.head_to_head_request_to_pb(tournament, MAX_PAGE_SIZE, token),
+                    convert.pairs_from_pb,
+                )
+            )
+        )
 
     def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
         return self._listed(
-            "ListGames", lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
+            "ListGames",
+            lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
             convert.games_from_pb,
         )
 

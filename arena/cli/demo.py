@@ -32,22 +32,21 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlmodel import Session
 
-from sdk import env
-
-from arena.storage import store
 from arena.cli.clients import RemoteArena, database_url
-from arena.storage.database import SchemaKind, database_state, open_database, parse_url, refuse_unusable, shown_database
 from arena.errors import ArenaError, UnknownTournament
 from arena.ratings.table import RatingRow
+from arena.storage import store
+from arena.storage.database import SchemaKind, database_state, open_database, parse_url, refuse_unusable, shown_database
 from arena.storage.store import Tournament, TournamentStatus
 from arena.tournaments.settings import TournamentSettings
+from sdk import env
 
 DEFAULT_BOTS = "random,random,greedy,greedy,montecarlo"
 DEFAULT_TABLE_SIZE = 4
@@ -90,8 +89,10 @@ def entrants(kinds: Sequence[str], table_size: int) -> list[Entrant]:
     DemoFailed if a kind is unknown or there are too few to fill a table."""
     unknown = sorted(set(kinds) - set(EXAMPLES))
     if unknown or not kinds:
-        raise DemoFailed(f"unknown example bot {', '.join(map(repr, unknown)) or 'list'} for --bots "
-                         f"(choose from {', '.join(EXAMPLES)}, comma-separated)")
+        raise DemoFailed(
+            f"unknown example bot {', '.join(map(repr, unknown)) or 'list'} for --bots "
+            f"(choose from {', '.join(EXAMPLES)}, comma-separated)"
+        )
     if len(kinds) < table_size:
         raise DemoFailed(f"{len(kinds)} bots cannot fill a {table_size}-seat table: add bots or lower --table-size")
     counts = Counter(kinds)
@@ -119,8 +120,10 @@ def demo_database(text: str) -> tuple[str, Path | None]:
     if state.kind is SchemaKind.FOREIGN:
         refuse_unusable(state, parsed, create=True)
     if path is None and state.kind is not SchemaKind.EMPTY:
-        raise DemoFailed(f"{shown_database(parsed)} already holds an arena's tables: the demo needs an empty "
-                         "database (drop them, or give another)")
+        raise DemoFailed(
+            f"{shown_database(parsed)} already holds an arena's tables: the demo needs an empty "
+            "database (drop them, or give another)"
+        )
     return url, path
 
 
@@ -137,8 +140,23 @@ def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) 
     (SIGTERM, bounded wait) at the end."""
     log = (logs / "arena.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--json", "--db", url, "--host", "127.0.0.1", "--port", str(port), *options],
-        stdout=subprocess.PIPE, stderr=log, text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--json",
+            "--db",
+            url,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -154,20 +172,39 @@ def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) 
 
 
 @contextmanager
-def bot_processes(target: str, tokens: dict[str, str], cast: Sequence[Entrant], logs: Path) -> Iterator[
-    dict[str, subprocess.Popen[bytes]]
-]:
+def bot_processes(
+    target: str, tokens: dict[str, str], cast: Sequence[Entrant], logs: Path
+) -> Iterator[dict[str, subprocess.Popen[bytes]]]:
     """Each entrant as its own `scout-bot run ... --tournament demo` process; stopped at the end.
     Its token goes in its environment, not on its command line, which `ps` shows to every user."""
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for e in cast:
-            argv = [sys.executable, "-m", "sdk.cli", "run", e.kind, "--name", e.name, "--seed", str(e.seed),
-                    "--tournament", TOURNAMENT, "--target", target, "--capacity", str(CAPACITY)]
+            argv = [
+                sys.executable,
+                "-m",
+                "sdk.cli",
+                "run",
+                e.kind,
+                "--name",
+                e.name,
+                "--seed",
+                str(e.seed),
+                "--tournament",
+                TOURNAMENT,
+                "--target",
+                target,
+                "--capacity",
+                str(CAPACITY),
+            ]
             if e.kind == "montecarlo":
                 argv += ["--move-time", str(MONTECARLO_MOVE_S)]
-            procs[e.name] = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(logs / f"{e.name}.log").open("wb"),
-                                             env={**os.environ, BOT_TOKEN_VARIABLE: tokens[e.name]})
+            procs[e.name] = subprocess.Popen(
+                argv,
+                stdout=subprocess.DEVNULL,
+                stderr=(logs / f"{e.name}.log").open("wb"),
+                env={**os.environ, BOT_TOKEN_VARIABLE: tokens[e.name]},
+            )
         yield procs
     finally:
         for proc in procs.values():
@@ -175,15 +212,22 @@ def bot_processes(target: str, tokens: dict[str, str], cast: Sequence[Entrant], 
 
 
 def run_demo(
-    console: Console, *, cast: Sequence[Entrant], table_size: int, games_per_table: int, db: str, port: int,
+    console: Console,
+    *,
+    cast: Sequence[Entrant],
+    table_size: int,
+    games_per_table: int,
+    db: str,
+    port: int,
     seed: int | None,
 ) -> list[RatingRow]:
     """Play the demo tournament among `cast` on the empty database `db` (a URL) and return its
     rating table; DemoFailed (or another ArenaError) says what went wrong, DemoInterrupted what
     Ctrl-C left."""
     try:
-        return _play(console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=db, port=port,
-                     seed=seed)
+        return _play(
+            console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=db, port=port, seed=seed
+        )
     except KeyboardInterrupt:
         raise DemoInterrupted(interrupted(db)) from None
 
@@ -198,38 +242,58 @@ def interrupted(db: str) -> str:
         with Session(engine) as session:
             t = store.show_tournament(session=session, tournament=TOURNAMENT)
             done = f"{t.games.finished} of {t.games.total} games"
-            store.fail_tournament(session=session, tournament=TOURNAMENT,
-                                  reason=f"interrupted: the demo was stopped (Ctrl-C) after {done}")
+            store.fail_tournament(
+                session=session,
+                tournament=TOURNAMENT,
+                reason=f"interrupted: the demo was stopped (Ctrl-C) after {done}",
+            )
     except UnknownTournament:
         return "the demo stopped before its tournament was made"
     finally:
         engine.dispose()
-    return (f"the demo stopped after {done}; tournament {TOURNAMENT!r} is marked failed, "
-            f"its finished games and ratings are kept in {shown_database(parse_url(db))}")
+    return (
+        f"the demo stopped after {done}; tournament {TOURNAMENT!r} is marked failed, "
+        f"its finished games and ratings are kept in {shown_database(parse_url(db))}"
+    )
 
 
 def _play(
-    console: Console, *, cast: Sequence[Entrant], table_size: int, games_per_table: int, db: str, port: int,
+    console: Console,
+    *,
+    cast: Sequence[Entrant],
+    table_size: int,
+    games_per_table: int,
+    db: str,
+    port: int,
     seed: int | None,
 ) -> list[RatingRow]:
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)
         with arena_process(db, port, logs) as (target, admin_token):
-            console.print(f"Arena on {target}, database {shown_database(parse_url(db))}", highlight=False,
-                          markup=False)
+            console.print(f"Arena on {target}, database {shown_database(parse_url(db))}", highlight=False, markup=False)
             client = RemoteArena(target, admin_token)
             try:
                 tokens = {e.name: client.register_bot(e.name) for e in cast}
-                client.create_tournament(TournamentSettings(
-                    TOURNAMENT, table_size, games_per_table, datetime.now(timezone.utc) + timedelta(days=1),
-                    MOVE_LIMIT_MS, concurrency=CAPACITY, seed=seed,
-                ))
+                client.create_tournament(
+                    TournamentSettings(
+                        TOURNAMENT,
+                        table_size,
+                        games_per_table,
+                        datetime.now(UTC) + timedelta(days=1),
+                        MOVE_LIMIT_MS,
+                        concurrency=CAPACITY,
+                        seed=seed,
+                    )
+                )
                 with bot_processes(target, tokens, cast, logs) as procs:
                     console.print(f"Bots, each its own process: {', '.join(e.name for e in cast)}", highlight=False)
                     _await_entries(client, procs, logs)
                     started = client.start_tournament(TOURNAMENT)
-                    console.print(f"Tournament {TOURNAMENT!r}: {started.games.total} games at {table_size}-seat "
-                                  f"tables, {games_per_table} per table", highlight=False)
+                    console.print(
+                        f"Tournament {TOURNAMENT!r}: {started.games.total} games at {table_size}-seat "
+                        f"tables, {games_per_table} per table",
+                        highlight=False,
+                    )
                     _follow(console, client, started, procs, logs)
                 return client.ratings(TOURNAMENT)
             finally:

@@ -3,16 +3,16 @@
 Each line is the game's document of `games show --json` (`arena.cli.json_output.game`): `id`,
 `tournament`, `table` and `game` (its place in the schedule), `status` (finished), `seed` (of the
 attempt that counted), `attempts`, `started_at` and `finished_at` (ISO 8601 in UTC,
-`2030-01-04T18:00:00.000Z`), `seats` (bot names in seat order), `results` (per seat: `seat`, `bot`, `points`, `rank`, `forfeit` - the reason, or null -, `cause` -
-timeout, illegal, disconnect or absent, or null - and `policy` - what the failure policy did with
-the forfeit: forfeit or void-cap-reached, or null), `end_reasons` (per round), `record`: the
-engine's full game record (`GameRecord.to_dict`), which
-`sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again move by move, and
-`voided_attempts`: the attempts the failure policy voided, oldest first, each with `attempt`,
-`voided_at`, `seed`, `results` (as above; a failing seat's `policy` is void, or forfeit for a cause
-the policy forfeits that failed in the same attempt, or bot-void-cap-reached) and `record`. With
-them a tournament can be re-rated under another failure policy. Only finished games are exported:
-nothing of a game's deal is public before (`arena.tournaments.fairness`).
+`2030-01-04T18:00:00.000Z`), `seats` (bot names in seat order), `results` (per seat: `seat`, `bot`,
+`points`, `rank`, `forfeit` - the reason, or null -, `cause` - timeout, illegal, disconnect or
+absent, or null - and `policy` - what the failure policy did with the forfeit: forfeit or
+void-cap-reached, or null), `end_reasons` (per round), `record`: the engine's full game record
+(`GameRecord.to_dict`), which `sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again
+move by move, and `voided_attempts`: the attempts the failure policy voided, oldest first, each with
+`attempt`, `voided_at`, `seed`, `results` (as above; a failing seat's `policy` is void, or forfeit
+for a cause the policy forfeits that failed in the same attempt, or bot-void-cap-reached) and
+`record`. With them a tournament can be re-rated under another failure policy. Only finished games
+are exported: nothing of a game's deal is public before (`arena.tournaments.fairness`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from sqlmodel import Session
 
 from arena.cli import json_output
 from arena.storage import store
+
+
 def game_line(detail: store.GameDetail) -> str:
     """One finished game as a single JSON line (no newline): `games show --json`'s document, compact."""
     assert detail.record is not None, "only finished games are exported"

@@ -14,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
-from arena.tournaments.fairness import Verification
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.storage.store import Bot, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
+from arena.tournaments.fairness import Verification
 from arena.tournaments.settings import FailurePolicy
 
 Document = dict[str, Any]
@@ -30,7 +30,7 @@ Document = dict[str, Any]
 
 def utc_time(moment: datetime) -> str:
     """`moment` as ISO 8601 in UTC, to the millisecond, with a `Z`: one fixed-width form to parse."""
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def plain(value: Any) -> Any:
@@ -79,8 +79,10 @@ def seeds(reveal: SeedReveal) -> Document:
         "seed": reveal.seed,
         "seed_nonce": reveal.seed_nonce,
         "seed_commitment": reveal.seed_commitment,
-        "games": [{"id": g.game_id, "table": g.table_index, "game": g.game_index, "attempt": g.attempt, "seed": g.seed}
-                  for g in reveal.games],
+        "games": [
+            {"id": g.game_id, "table": g.table_index, "game": g.game_index, "attempt": g.attempt, "seed": g.seed}
+            for g in reveal.games
+        ],
     }
 
 

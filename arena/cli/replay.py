@@ -12,11 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sdk.engine import (
-    Card, End, FlipsRevealed, Flip, Game, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown, replay,
-)
-
 from arena.storage.store import GameDetail
+from sdk.engine import (
+    Card,
+    End,
+    Flip,
+    FlipsRevealed,
+    Game,
+    RoundEnded,
+    RoundStarted,
+    Scouted,
+    ScoutedAndShown,
+    Shown,
+    replay,
+)
 
 
 def _hand(cards: Sequence[Card]) -> str:

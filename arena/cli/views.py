@@ -8,7 +8,7 @@ tournament from before the name rule may have it) is shown as it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -16,13 +16,12 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.play.results import ForfeitCause, PolicyDecision, SeatResult
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
-from arena.play.results import ForfeitCause, PolicyDecision, SeatResult
-from arena.tournaments.stop_rule import Outcome
 from arena.storage.store import Bot, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from arena.tournaments.settings import FailureAction, FailurePolicy
-
+from arena.tournaments.stop_rule import Outcome
 
 _ACTIONS = {
     FailureAction.FORFEIT: "forfeit the seat",
@@ -32,7 +31,7 @@ _ACTIONS = {
 
 def when(moment: datetime | None) -> str:
     """`moment` in UTC, to the minute (an aware time of any zone)."""
-    return "-" if moment is None else moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return "-" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def progress(t: Tournament) -> str:
@@ -47,11 +46,21 @@ def progress(t: Tournament) -> str:
 def tournaments_table(tournaments: Sequence[Tournament]) -> Table:
     table = Table(title="Tournaments")
     for column in ("name", "status", "seats", "games/table", "starts", "entrants", "progress"):
-        table.add_column(column, justify="right" if column in ("seats", "games/table", "entrants") else "left",
-                         no_wrap=column == "name")
+        table.add_column(
+            column,
+            justify="right" if column in ("seats", "games/table", "entrants") else "left",
+            no_wrap=column == "name",
+        )
     for t in tournaments:
-        table.add_row(escape(t.name), t.status.value, str(t.table_size), str(t.games_per_table), when(t.starts_at),
-                      str(len(t.entrants)), progress(t))
+        table.add_row(
+            escape(t.name),
+            t.status.value,
+            str(t.table_size),
+            str(t.games_per_table),
+            when(t.starts_at),
+            str(len(t.entrants)),
+            progress(t),
+        )
     return table
 
 
@@ -123,8 +132,13 @@ def _stop_facts(t: Tournament) -> list[tuple[str, str]]:
         facts.append(("rounds played", f"{verdict.rounds} ({verdict.games} games): {_OUTCOMES[verdict.outcome]}"))
         for place, p in enumerate(verdict.pairs, start=1):
             state = "settled" if p.settled else "open"
-            facts.append((f"places {place}-{place + 1}", f"{p.upper} above {p.lower}: {state} "
-                          f"(finished above {p.above}, below {p.below} in their shared games)"))
+            facts.append(
+                (
+                    f"places {place}-{place + 1}",
+                    f"{p.upper} above {p.lower}: {state} "
+                    f"(finished above {p.above}, below {p.below} in their shared games)",
+                )
+            )
     return facts
 
 
@@ -137,8 +151,12 @@ def seeds_view(reveal: SeedReveal) -> RenderableType:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
-    for label, value in (("tournament", reveal.tournament), ("seed", str(reveal.seed)),
-                         ("seed nonce", reveal.seed_nonce), ("seed commitment", reveal.seed_commitment)):
+    for label, value in (
+        ("tournament", reveal.tournament),
+        ("seed", str(reveal.seed)),
+        ("seed nonce", reveal.seed_nonce),
+        ("seed commitment", reveal.seed_commitment),
+    ):
         facts.add_row(label, value)
     table = Table(title="Deal seeds (the last attempt of an unfinished game is its next)")
     for column in ("id", "table", "game", "attempt", "seed"):
@@ -188,7 +206,12 @@ def ratings_table(rows: Sequence[RatingRow], title: str) -> RenderableType:
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for r in rows:
         table.add_row(
-            str(r.rank), escape(r.bot), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}", str(r.games),
+            str(r.rank),
+            escape(r.bot),
+            f"{r.mu:.2f}",
+            f"{r.sigma:.2f}",
+            f"{r.conservative:.2f}",
+            str(r.games),
             f"{r.wins:.{decimals}f}",
             "-" if r.average_points is None else f"{r.average_points:.1f}",
             "-" if r.average_placing is None else f"{r.average_placing:.2f}",
@@ -203,13 +226,20 @@ def rank_confidence_table(rows: Sequence[RatingRow]) -> Table:
     for column in ("#", "bot", "rank 95%", "P(above stronger)", *(("bootstrap",) if bootstrap else ())):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for r in rows:
-        table.add_row(str(r.rank), escape(r.bot), _interval(r), _share(r.confidence),
-                      *((_share(r.bootstrap_confidence),) if bootstrap else ()))
+        table.add_row(
+            str(r.rank),
+            escape(r.bot),
+            _interval(r),
+            _share(r.confidence),
+            *((_share(r.bootstrap_confidence),) if bootstrap else ()),
+        )
     return table
 
 
-_RANKS_CAPTION = ("rank 95%: the ranks the bot holds in 95% of draws of every bot's skill from its rating; "
-                  "P(above stronger): the probability that the bot one row up is stronger than this one")
+_RANKS_CAPTION = (
+    "rank 95%: the ranks the bot holds in 95% of draws of every bot's skill from its rating; "
+    "P(above stronger): the probability that the bot one row up is stronger than this one"
+)
 _BOOTSTRAP_CAPTION = "; bootstrap: the share of resampled game lists in which the bot one row up comes out ahead"
 
 
@@ -244,8 +274,11 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
     played = set(table.bots)
     order = [r.bot for r in rows if r.bot in played]
     order += sorted(played.difference(order))  # none in a table read with its crosstable; kept if one is
-    matrix = Table(title=escape(title), caption="a cell: games the row's bot finished above-below(-tied) the "
-                   "column's; bold: p < 0.05 (two-sided sign test, ties left out)")
+    matrix = Table(
+        title=escape(title),
+        caption="a cell: games the row's bot finished above-below(-tied) the "
+        "column's; bold: p < 0.05 (two-sided sign test, ties left out)",
+    )
     matrix.add_column("#", justify="right")
     matrix.add_column("bot", no_wrap=True)
     for i in range(len(order)):
@@ -260,15 +293,28 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
             text = f"{record.above}-{record.below}" + (f"-{record.ties}" if record.ties else "")
             cells.append(f"[bold]{text}[/]" if record.p_value < SIGNIFICANT else text)
         matrix.add_row(str(i + 1), escape(bot), *cells)
-    pairs = Table(title="Head to head", caption="pts diff: the bot's mean points minus the other's in the games they "
-                  "shared; p: two-sided sign test of above against below")
+    pairs = Table(
+        title="Head to head",
+        caption="pts diff: the bot's mean points minus the other's in the games they "
+        "shared; p: two-sided sign test of above against below",
+    )
     for column in ("bot", "other", "games", "above", "below", "tied", "pts diff", "p"):
         pairs.add_column(column, justify="left" if column in ("bot", "other") else "right", no_wrap=True)
     place = {bot: i for i, bot in enumerate(order)}
-    for p in sorted((p if place[p.bot] < place[p.other] else p.flipped() for p in table.pairs),
-                    key=lambda p: (place[p.bot], place[p.other])):
-        pairs.add_row(escape(p.bot), escape(p.other), str(p.games), str(p.above), str(p.below), str(p.ties),
-                      f"{p.point_difference:+.1f}", _p_value(p.p_value))
+    for p in sorted(
+        (p if place[p.bot] < place[p.other] else p.flipped() for p in table.pairs),
+        key=lambda p: (place[p.bot], place[p.other]),
+    ):
+        pairs.add_row(
+            escape(p.bot),
+            escape(p.other),
+            str(p.games),
+            str(p.above),
+            str(p.below),
+            str(p.ties),
+            f"{p.point_difference:+.1f}",
+            _p_value(p.p_value),
+        )
     return Group(matrix, pairs)
 
 
@@ -279,15 +325,19 @@ def _p_value(p: float) -> str:
 def games_table(games: Sequence[GameInfo]) -> Table:
     table = Table(title="Games")
     for column in ("id", "tournament", "table", "game", "status", "seats: points (rank)"):
-        table.add_column(column, justify="right" if column in ("id", "table", "game") else "left",
-                         no_wrap=column != "seats: points (rank)")
+        table.add_column(
+            column,
+            justify="right" if column in ("id", "table", "game") else "left",
+            no_wrap=column != "seats: points (rank)",
+        )
     for g in games:
         if g.results:
             seats = ", ".join(f"{s.bot}: {s.points} ({s.rank}{_forfeit(s)})" for s in g.results)
         else:
             seats = ", ".join(g.seats)
-        table.add_row(str(g.id), escape(g.tournament), str(g.table_index), str(g.game_index), g.status.value,
-                      escape(seats))
+        table.add_row(
+            str(g.id), escape(g.tournament), str(g.table_index), str(g.game_index), g.status.value, escape(seats)
+        )
     return table
 
 
@@ -301,15 +351,20 @@ def _forfeit(s: SeatResult) -> str:
 
 def game_header(g: GameInfo) -> str:
     retried = f", played {g.attempts} times (the others were interrupted or voided)" if g.attempts > 1 else ""
-    return (f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
-            f"seed {_secret(g.seed, 'the game')}, {len(g.seats)} players: {', '.join(g.seats)}{retried}")
+    return (
+        f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
+        f"seed {_secret(g.seed, 'the game')}, {len(g.seats)} players: {', '.join(g.seats)}{retried}"
+    )
 
 
 def voided_lines(voided: Sequence[VoidedAttempt]) -> list[str]:
     """One line per attempt the failure policy voided: when, and who failed how."""
     return [
         f"Attempt {v.attempt} (seed {v.seed}) voided {when(v.voided_at)}: "
-        + "; ".join(f"{s.bot} (seat {s.seat}) {s.forfeit} [{s.policy.value if s.policy else '-'}]"
-                    for s in v.result.seats if s.forfeit is not None)
+        + "; ".join(
+            f"{s.bot} (seat {s.seat}) {s.forfeit} [{s.policy.value if s.policy else '-'}]"
+            for s in v.result.seats
+            if s.forfeit is not None
+        )
         for v in voided
     ]

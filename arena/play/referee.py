@@ -24,14 +24,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
-from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, DecisionKind, DecisionRequest,
-    ErrorCode, GameOver, GameStarted, PublicEvent,
-)
-
 from arena.play.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from arena.play.sessions import Answer, MalformedDecision, SessionHub
+from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
+from sdk.protocol import (
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    GameOver,
+    GameStarted,
+    PublicEvent,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +56,10 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, low, high in (
-            ("move_ms", 10, 600_000), ("time_bank_ms", 0, 3_600_000), ("grace_ms", 0, 600_000), ("max_invalid", 1, 100),
+            ("move_ms", 10, 600_000),
+            ("time_bank_ms", 0, 3_600_000),
+            ("grace_ms", 0, 600_000),
+            ("max_invalid", 1, 100),
         ):
             value = getattr(self, name)
             if not low <= value <= high:
@@ -71,7 +81,7 @@ class _Wake(Enum):
 
 
 class _Seat:
-    __slots__ = ("index", "bot", "bank_ms", "forfeit", "cause")
+    __slots__ = ("bank_ms", "bot", "cause", "forfeit", "index")
 
     def __init__(self, index: Seat, bot: str, bank_ms: int) -> None:
         self.index = index
@@ -85,7 +95,17 @@ class _Request:
     """One decision the game waits for, with its thinking clock."""
 
     __slots__ = (
-        "id", "seat", "kind", "used", "started", "invalid", "answered", "closed", "last_reason", "waiter", "deadline",
+        "answered",
+        "closed",
+        "deadline",
+        "id",
+        "invalid",
+        "kind",
+        "last_reason",
+        "seat",
+        "started",
+        "used",
+        "waiter",
     )
 
     def __init__(self, request_id: int, seat: _Seat, kind: DecisionKind) -> None:
@@ -124,8 +144,14 @@ class _Table:
     """
 
     def __init__(
-        self, game_id: str, game: Game, bots: Sequence[str], limits: Limits, hub: SessionHub,
-        on_answer: Callable[[float], None] | None, absent: Mapping[str, str],
+        self,
+        game_id: str,
+        game: Game,
+        bots: Sequence[str],
+        limits: Limits,
+        hub: SessionHub,
+        on_answer: Callable[[float], None] | None,
+        absent: Mapping[str, str],
     ) -> None:
         self.game_id = game_id
         self.game = game
@@ -208,14 +234,18 @@ class _Table:
             # The same answer whether the id is another seat's (pending or not) or none at all,
             # so a probe learns nothing about the other seats, such as when they decided.
             return ArenaError(
-                ErrorCode.NOT_YOUR_REQUEST, f"request {rid} of game {self.game_id!r} was never sent to bot {bot!r}",
-                self.game_id, rid,
+                ErrorCode.NOT_YOUR_REQUEST,
+                f"request {rid} of game {self.game_id!r} was never sent to bot {bot!r}",
+                self.game_id,
+                rid,
             )
         req = self.requests.get(rid)
         if req is None or req.closed:
             return ArenaError(
-                ErrorCode.STALE_REQUEST, f"request {rid} of game {self.game_id!r} was already answered or has expired",
-                self.game_id, rid,
+                ErrorCode.STALE_REQUEST,
+                f"request {rid} of game {self.game_id!r} was already answered or has expired",
+                self.game_id,
+                rid,
             )
         if isinstance(decision, MalformedDecision):
             return self._reject(req, decision.reason)
@@ -316,11 +346,21 @@ class _Table:
                         self.on_answer(req.used)
                     return None
                 if req.invalid >= limits.max_invalid:
-                    return ForfeitCause.ILLEGAL, f"invalid answers: {req.invalid} illegal answers to request {req.id}, the last: {req.last_reason}"
+                    return (
+                        ForfeitCause.ILLEGAL,
+                        f"invalid answers: {req.invalid} illegal answers to request {req.id}, "
+                        f"the last: {req.last_reason}",
+                    )
                 if wake is _Wake.EXPIRED:
                     if connected:
-                        return ForfeitCause.TIMEOUT, f"timeout: no legal answer to request {req.id} within {round(budget * 1000)} ms"
-                    return ForfeitCause.DISCONNECT, f"disconnected: not back within the {limits.grace_ms} ms grace period"
+                        return (
+                            ForfeitCause.TIMEOUT,
+                            f"timeout: no legal answer to request {req.id} within {round(budget * 1000)} ms",
+                        )
+                    return (
+                        ForfeitCause.DISCONNECT,
+                        f"disconnected: not back within the {limits.grace_ms} ms grace period",
+                    )
         finally:
             req.closed = True
             req.started = None
@@ -331,7 +371,8 @@ class _Table:
         self._send(
             seat.bot,
             ArenaError(
-                ErrorCode.SEAT_FORFEITED, f"seat {seat.index} of game {self.game_id!r} was forfeited: {reason}",
+                ErrorCode.SEAT_FORFEITED,
+                f"seat {seat.index} of game {self.game_id!r} was forfeited: {reason}",
                 self.game_id,
             ),
         )
@@ -341,11 +382,12 @@ class _Table:
         forfeited = [s.forfeit is not None for s in self.seats]
         ranks = final_ranks(game.totals, forfeited)
         seats = tuple(
-            SeatResult(s.index, s.bot, game.totals[s.index], ranks[s.index], s.forfeit, s.cause)
-            for s in self.seats
+            SeatResult(s.index, s.bot, game.totals[s.index], ranks[s.index], s.forfeit, s.cause) for s in self.seats
         )
         over = GameOver(
-            self.game_id, tuple(game.totals), ranks,
+            self.game_id,
+            tuple(game.totals),
+            ranks,
             tuple((s.index, s.forfeit) for s in self.seats if s.forfeit is not None),
             tuple(r.reason for r in game.results),
         )
@@ -372,7 +414,11 @@ class Referee:
         self._on_answer = on_answer
 
     async def play(
-        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits = Limits(),
+        self,
+        game_id: str,
+        seat_bots: Sequence[str],
+        seed: int,
+        limits: Limits = Limits(),
         absent: Mapping[str, str] | None = None,
     ) -> GameResult:
         """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.

@@ -64,7 +64,10 @@ class SeatResult:
     def to_json(self) -> dict[str, Any]:
         """A plain JSON object: the fields by name, enums by value (exports, voided attempts)."""
         return {
-            "seat": self.seat, "bot": self.bot, "points": self.points, "rank": self.rank,
+            "seat": self.seat,
+            "bot": self.bot,
+            "points": self.points,
+            "rank": self.rank,
             "forfeit": self.forfeit,
             "cause": None if self.cause is None else self.cause.value,
             "policy": None if self.policy is None else self.policy.value,
@@ -74,8 +77,13 @@ class SeatResult:
     def from_json(cls, data: Mapping[str, Any]) -> SeatResult:
         cause, policy = data["cause"], data["policy"]
         return cls(
-            data["seat"], data["bot"], data["points"], data["rank"], data["forfeit"],
-            None if cause is None else ForfeitCause(cause), None if policy is None else PolicyDecision(policy),
+            data["seat"],
+            data["bot"],
+            data["points"],
+            data["rank"],
+            data["forfeit"],
+            None if cause is None else ForfeitCause(cause),
+            None if policy is None else PolicyDecision(policy),
         )
 
 
@@ -100,7 +108,7 @@ def final_ranks(points: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, 
     >>> final_ranks([9, 5, 5, 1], [True, False, False, False])
     (4, 1, 1, 3)
     """
-    playing = [p for p, f in zip(points, forfeited) if not f]
+    playing = [p for p, f in zip(points, forfeited, strict=True) if not f]
     ranks = iter(competition_ranks(playing))
     last = len(playing) + 1
     return tuple(last if f else next(ranks) for f in forfeited)

@@ -13,12 +13,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
-from sdk.protocol import (
-    ActionAccepted, ArenaError, ArenaMessage, Decision, ErrorCode, GameStarted, Hello, PublicEvent, TournamentEnd,
-    TournamentOver, Welcome,
-)
-
 from arena.names import shown
+from sdk.protocol import (
+    ActionAccepted,
+    ArenaError,
+    ArenaMessage,
+    Decision,
+    ErrorCode,
+    GameStarted,
+    Hello,
+    PublicEvent,
+    TournamentEnd,
+    TournamentOver,
+    Welcome,
+)
 
 MAX_CAPACITY = 64
 """Most games one bot session may play at once."""
@@ -93,12 +101,25 @@ class Stream:
     """
 
     __slots__ = (
-        "session_id", "want_legal_actions", "more_coming", "tournaments", "pending", "closed", "overflowed", "writer",
-        "_due", "_timer", "_ready",
+        "_due",
+        "_ready",
+        "_timer",
+        "closed",
+        "more_coming",
+        "overflowed",
+        "pending",
+        "session_id",
+        "tournaments",
+        "want_legal_actions",
+        "writer",
     )
 
     def __init__(
-        self, session_id: str, want_legal_actions: bool, more_coming: Callable[[], bool], tournaments: Iterable[str] = ()
+        self,
+        session_id: str,
+        want_legal_actions: bool,
+        more_coming: Callable[[], bool],
+        tournaments: Iterable[str] = (),
     ) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
@@ -173,7 +194,7 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("name", "stream", "capacity", "tables", "disconnected_at")
+    __slots__ = ("capacity", "disconnected_at", "name", "stream", "tables")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -243,8 +264,10 @@ class SessionHub:
         if table is None:
             conn.send(
                 ArenaError(
-                    ErrorCode.UNKNOWN_GAME, f"bot {conn.name!r} is not playing a game {shown(msg.game_id)}",
-                    msg.game_id, msg.request_id,
+                    ErrorCode.UNKNOWN_GAME,
+                    f"bot {conn.name!r} is not playing a game {shown(msg.game_id)}",
+                    msg.game_id,
+                    msg.request_id,
                 )
             )
             return

@@ -41,7 +41,13 @@ class PairRecord:
     def flipped(self) -> PairRecord:
         """The same record from `other`'s side."""
         return PairRecord(
-            self.other, self.bot, self.games, self.below, self.above, self.ties, -self.point_difference,
+            self.other,
+            self.bot,
+            self.games,
+            self.below,
+            self.above,
+            self.ties,
+            -self.point_difference,
             self.p_value,
         )
 
@@ -101,7 +107,11 @@ def crosstable(games: Iterable[PlayedGame]) -> Crosstable:
             t = tally.setdefault((game.bots[i], game.bots[j]), [0, 0, 0, 0])
             t[0 if game.ranks[i] < game.ranks[j] else 1 if game.ranks[i] > game.ranks[j] else 2] += 1
             t[3] += game.points[i] - game.points[j]
-    return Crosstable(tuple(
-        PairRecord(a, b, above + below + ties, above, below, ties, diff / (above + below + ties), sign_test(above, below))
-        for (a, b), (above, below, ties, diff) in sorted(tally.items())
-    ))
+    return Crosstable(
+        tuple(
+            PairRecord(
+                a, b, above + below + ties, above, below, ties, diff / (above + below + ties), sign_test(above, below)
+            )
+            for (a, b), (above, below, ties, diff) in sorted(tally.items())
+        )
+    )

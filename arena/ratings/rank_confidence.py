@@ -36,9 +36,21 @@ from arena.ratings.played_games import PlayedGame
 from arena.ratings.table import RatingRow, arena_env, rate_skills
 
 __all__ = [
-    "BOOTSTRAP_SEED", "BOOTSTRAP_WORK_LIMIT", "INTERVAL_LEVEL", "MAX_RESAMPLES", "MIN_RANK_SAMPLES", "RANK_DRAWS",
-    "RANK_SAMPLES", "RANK_SEED", "bootstrap_superiority", "max_resamples", "rank_intervals", "rank_samples",
-    "superiority", "with_bootstrap", "with_confidence",
+    "BOOTSTRAP_SEED",
+    "BOOTSTRAP_WORK_LIMIT",
+    "INTERVAL_LEVEL",
+    "MAX_RESAMPLES",
+    "MIN_RANK_SAMPLES",
+    "RANK_DRAWS",
+    "RANK_SAMPLES",
+    "RANK_SEED",
+    "bootstrap_superiority",
+    "max_resamples",
+    "rank_intervals",
+    "rank_samples",
+    "superiority",
+    "with_bootstrap",
+    "with_confidence",
 ]
 
 RANK_SAMPLES = 1000
@@ -69,7 +81,10 @@ def superiority(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> flo
 
 
 def rank_intervals(
-    skills: Sequence[tuple[float, float]], *, samples: int = RANK_SAMPLES, seed: int = RANK_SEED,
+    skills: Sequence[tuple[float, float]],
+    *,
+    samples: int = RANK_SAMPLES,
+    seed: int = RANK_SEED,
     level: float = INTERVAL_LEVEL,
 ) -> list[tuple[int, int]]:
     """For each (mu, sigma), the lowest and highest rank (1 best) it holds in the central `level`
@@ -118,7 +133,7 @@ def with_confidence(rows: Sequence[RatingRow]) -> list[RatingRow]:
             rank_high=high,
             confidence=None if i == 0 else superiority(rows[i - 1].mu, rows[i - 1].sigma, row.mu, row.sigma),
         )
-        for i, (row, (low, high)) in enumerate(zip(rows, intervals))
+        for i, (row, (low, high)) in enumerate(zip(rows, intervals, strict=True))
     ]
 
 
@@ -155,10 +170,10 @@ def _bootstrap(games: tuple[PlayedGame, ...], order: tuple[str, ...], resamples:
         for i in rng.choices(range(len(games)), k=len(games)):
             drawn[i] += 1
         skills = [(env.mu, env.sigma)] * len(index)
-        for (seats, ranks), times in zip(seated, drawn):
+        for (seats, ranks), times in zip(seated, drawn, strict=True):
             for _ in range(times):
                 rated = rate_skills(env, [skills[i] for i in seats], ranks, seats)
-                for i, skill in zip(seats, rated):
+                for i, skill in zip(seats, rated, strict=True):
                     skills[i] = skill
         for j in range(len(held)):
             a, b = skills[upper[j]][0], skills[upper[j + 1]][0]

@@ -29,8 +29,16 @@ from trueskill import Rating, TrueSkill
 from arena.ratings.trueskill_ffa import rate_free_for_all
 
 __all__ = [
-    "DRAW_PROBABILITY", "Rating", "RatingRow", "Standing", "apply_game", "arena_env", "rate_game",
-    "rate_skills", "rating_table", "win_shares",
+    "DRAW_PROBABILITY",
+    "Rating",
+    "RatingRow",
+    "Standing",
+    "apply_game",
+    "arena_env",
+    "rate_game",
+    "rate_skills",
+    "rating_table",
+    "win_shares",
 ]
 
 log = logging.getLogger(__name__)
@@ -45,9 +53,7 @@ def arena_env() -> TrueSkill:
     return TrueSkill(draw_probability=DRAW_PROBABILITY)
 
 
-def rate_game(
-    env: TrueSkill, current: Mapping[Bot, Rating], ranks: Mapping[Bot, int]
-) -> dict[Bot, Rating]:
+def rate_game(env: TrueSkill, current: Mapping[Bot, Rating], ranks: Mapping[Bot, int]) -> dict[Bot, Rating]:
     """The ratings after one free-for-all game; lower rank is better, equal ranks are draws.
 
     `current` and `ranks` have the same keys (the game's bots). When the arithmetic fails the
@@ -57,7 +63,7 @@ def rate_game(
     if set(bots) != set(ranks):
         raise ValueError("ratings and ranks must name the same bots")
     rated = rate_skills(env, [(current[b].mu, current[b].sigma) for b in bots], [ranks[b] for b in bots], bots)
-    return {b: Rating(mu, sigma) for b, (mu, sigma) in zip(bots, rated)}
+    return {b: Rating(mu, sigma) for b, (mu, sigma) in zip(bots, rated, strict=True)}
 
 
 def rate_skills(
@@ -164,5 +170,5 @@ def rating_table(standings: Iterable[Standing]) -> list[RatingRow]:
             average_points=s.points / s.games if s.games else None,
             average_placing=s.placings / s.games if s.games else None,
         )
-        for rank, s in zip(ranks, ordered)
+        for rank, s in zip(ranks, ordered, strict=True)
     ]

@@ -48,8 +48,23 @@ def _erfc(x: float) -> float:
     r = t * math.exp(
         -z * z
         - 1.26551223
-        + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
-            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+        + t
+        * (
+            1.00002368
+            + t
+            * (
+                0.37409196
+                + t
+                * (
+                    0.09678418
+                    + t
+                    * (
+                        -0.18628806
+                        + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
+                    )
+                )
+            )
+        )
     )
     return 2.0 - r if x < 0 else r
 
@@ -194,8 +209,11 @@ def rate_free_for_all(
 
     def diff_down(j: int) -> None:
         pi, tau = _sum(
-            team_pi[j] - left_pi[j], team_tau[j] - left_tau[j],
-            team_pi[j + 1] - right_pi[j + 1], team_tau[j + 1] - right_tau[j + 1], -1,
+            team_pi[j] - left_pi[j],
+            team_tau[j] - left_tau[j],
+            team_pi[j + 1] - right_pi[j + 1],
+            team_tau[j + 1] - right_tau[j + 1],
+            -1,
         )
         diff_pi[j] = diff_pi[j] - diff_msg_pi[j] + pi
         diff_tau[j] = diff_tau[j] - diff_msg_tau[j] + tau
@@ -220,8 +238,11 @@ def rate_free_for_all(
         """Difference factor j to team j + 1 (= team j - difference)."""
         k = j + 1
         pi, tau = _sum(
-            team_pi[j] - left_pi[j], team_tau[j] - left_tau[j],
-            diff_pi[j] - diff_msg_pi[j], diff_tau[j] - diff_msg_tau[j], -1,
+            team_pi[j] - left_pi[j],
+            team_tau[j] - left_tau[j],
+            diff_pi[j] - diff_msg_pi[j],
+            diff_tau[j] - diff_msg_tau[j],
+            -1,
         )
         team_pi[k] = team_pi[k] - right_pi[k] + pi
         team_tau[k] = team_tau[k] - right_tau[k] + tau
@@ -231,8 +252,11 @@ def rate_free_for_all(
         """Difference factor j to team j (= difference + team j + 1)."""
         k = j + 1
         pi, tau = _sum(
-            diff_pi[j] - diff_msg_pi[j], diff_tau[j] - diff_msg_tau[j],
-            team_pi[k] - right_pi[k], team_tau[k] - right_tau[k], +1,
+            diff_pi[j] - diff_msg_pi[j],
+            diff_tau[j] - diff_msg_tau[j],
+            team_pi[k] - right_pi[k],
+            team_tau[k] - right_tau[k],
+            +1,
         )
         team_pi[j] = team_pi[j] - left_pi[j] + pi
         team_tau[j] = team_tau[j] - left_tau[j] + tau

@@ -16,24 +16,23 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Protocol
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.storage import store
-from arena.storage.async_store import AsyncStore
 from arena.directory import NameTaken, new_token, token_hash
 from arena.errors import DuplicateName
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
 from arena.storage.tables import AdminTokenRow
 
 
 class AdminGate(Protocol):
     """Says whether a presented token is the arena's admin token."""
 
-    async def allows(self, token: str) -> bool:
-        ...
+    async def allows(self, token: str) -> bool: ...
 
     async def identity(self) -> str:
         """The arena's id: the same for the life of its database (see the module docstring)."""
@@ -98,7 +97,7 @@ def set_admin_token(engine: Engine, token: str | None = None) -> str:
     A replaced token's row keeps its `created_at`, which the arena's identity is derived from."""
     token = token or new_token()
     with Session(engine) as session:
-        row = session.get(AdminTokenRow, 1) or AdminTokenRow(id=1, token_hash="", created_at=datetime.now(timezone.utc))
+        row = session.get(AdminTokenRow, 1) or AdminTokenRow(id=1, token_hash="", created_at=datetime.now(UTC))
         row.token_hash = token_hash(token)
         session.add(row)
         session.commit()

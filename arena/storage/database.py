@@ -44,11 +44,16 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import NullPool
 
-from arena.storage import migrations as migrations_package
 from arena.errors import (
-    DatabaseUnreachable, ForeignDatabase, InvalidDatabaseURL, NoArenaDatabase, SchemaCreationFailed,
-    SchemaVersionMismatch, UpgradeNeeded,
+    DatabaseUnreachable,
+    ForeignDatabase,
+    InvalidDatabaseURL,
+    NoArenaDatabase,
+    SchemaCreationFailed,
+    SchemaVersionMismatch,
+    UpgradeNeeded,
 )
+from arena.storage import migrations as migrations_package
 from arena.storage.tables import SCHEMA_VERSION
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -247,7 +252,9 @@ def _inspect_without_writing(url: URL) -> SchemaState:
     if not os.path.exists(path) or (os.path.isfile(path) and os.path.getsize(path) == 0):
         return SchemaState(SchemaKind.EMPTY)
     if os.path.isdir(path):
-        raise InvalidDatabaseURL(f"{path} is a directory, not a database file: give a file's path, e.g. {path}/arena.db")
+        raise InvalidDatabaseURL(
+            f"{path} is a directory, not a database file: give a file's path, e.g. {path}/arena.db"
+        )
     uri = f"{Path(path).resolve().as_uri()}?mode=ro"
     engine = sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True), poolclass=NullPool)
     try:
@@ -268,8 +275,12 @@ def _create_at_head(url: URL, *, upgrade: bool = False) -> None:
     try:
         with migrations.begin() as connection:
             if url.get_backend_name() == "postgresql":
-                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('scout-arena migrations:' || "
-                                           "current_database() || '.' || current_schema()))"))
+                connection.execute(
+                    sa.text(
+                        "SELECT pg_advisory_xact_lock(hashtext('scout-arena migrations:' || "
+                        "current_database() || '.' || current_schema()))"
+                    )
+                )
             state = inspect_schema(connection)
             if state.kind is SchemaKind.CURRENT:
                 return
@@ -282,8 +293,9 @@ def _create_at_head(url: URL, *, upgrade: bool = False) -> None:
             if url.get_backend_name() == "sqlite":
                 broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
                 if broken is not None:
-                    raise SchemaCreationFailed(f"upgrading {shown} would break a reference in table {broken[0]}: "
-                                               "nothing was changed")
+                    raise SchemaCreationFailed(
+                        f"upgrading {shown} would break a reference in table {broken[0]}: nothing was changed"
+                    )
     except DBAPIError as exc:
         what = "upgrade" if upgrade else "create the arena's tables at"
         raise SchemaCreationFailed(f"cannot {what} {shown}: {_first_line(exc.orig)}") from None
@@ -361,8 +373,7 @@ def parse_url(url: str) -> URL:
         parsed = sa.make_url(url)
     except ArgumentError:
         raise InvalidDatabaseURL(
-            f"malformed database URL {url!r}: expected sqlite:///PATH or "
-            "postgresql+psycopg://USER@HOST:PORT/DATABASE"
+            f"malformed database URL {url!r}: expected sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DATABASE"
         ) from None
     shown = parsed.render_as_string(hide_password=True)
     if parsed.drivername in _SQLITE_DRIVERS:
@@ -381,12 +392,9 @@ def parse_url(url: str) -> URL:
         if driver == _POSTGRES_DRIVER:
             return parsed
         raise InvalidDatabaseURL(
-            f"database URL {shown} selects driver {driver!r}: "
-            "write postgresql+psycopg://... to use psycopg 3"
+            f"database URL {shown} selects driver {driver!r}: write postgresql+psycopg://... to use psycopg 3"
         )
-    raise InvalidDatabaseURL(
-        f"unsupported database URL {shown}: use sqlite:///PATH or postgresql+psycopg://..."
-    )
+    raise InvalidDatabaseURL(f"unsupported database URL {shown}: use sqlite:///PATH or postgresql+psycopg://...")
 
 
 def _create_private(url: URL) -> None:

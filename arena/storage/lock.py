@@ -2,11 +2,11 @@
 
 * SQLite: an exclusive OS lock on a companion file, `<database>.lock` beside it (created 0600;
   `fcntl.flock` on Linux and macOS, `msvcrt.locking` on Windows: a dozen lines, so no extra
-  dependency, and the lock is taken on a byte past the holder's line, which Windows would
-  otherwise hide from a refused arena). The database file itself is left to SQLite's own locking. The holder writes "host HOST pid PID since
-  TIME" into the file, which a refused second arena quotes; the OS drops the lock when the
-  process ends, however it ends, so a stale file never blocks anyone. The file is kept after the
-  arena stops (deleting a lock file races with the next taker), emptied.
+  dependency, and the lock is taken on a byte past the holder's line, which Windows would otherwise
+  hide from a refused arena). The database file itself is left to SQLite's own locking. The holder
+  writes "host HOST pid PID since TIME" into the file, which a refused second arena quotes; the OS
+  drops the lock when the process ends, however it ends, so a stale file never blocks anyone. The
+  file is kept after the arena stops (deleting a lock file races with the next taker), emptied.
 * PostgreSQL: `pg_try_advisory_lock` on a key derived from the database and schema names
   (`current_database()`, `current_schema()`), held by a dedicated connection for the arena's
   lifetime and named by its `application_name`, which a refused second arena quotes. If that
@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -38,7 +38,7 @@ _WINDOWS_LOCK_OFFSET = 1 << 30
 
 def holder_line() -> str:
     """Who holds a lock: this host, process and start time."""
-    return f"host {socket.gethostname()} pid {os.getpid()} since {datetime.now(timezone.utc):%Y-%m-%d %H:%M:%SZ}"
+    return f"host {socket.gethostname()} pid {os.getpid()} since {datetime.now(UTC):%Y-%m-%d %H:%M:%SZ}"
 
 
 class DatabaseLock:
@@ -111,7 +111,9 @@ def _lock_postgres(engine: Engine, shown: str) -> DatabaseLock:
         taken = connection.execute(sa.text(f"SELECT pg_try_advisory_lock({_KEY})")).scalar()
         connection.commit()
     except DBAPIError as exc:
-        raise DatabaseUnreachable(f"cannot take the arena's lock on {shown}: {str(exc.orig).strip().splitlines()[0]}") from None
+        raise DatabaseUnreachable(
+            f"cannot take the arena's lock on {shown}: {str(exc.orig).strip().splitlines()[0]}"
+        ) from None
     if not taken:
         holder = _postgres_holder(connection)
         connection.close()
@@ -134,12 +136,15 @@ def _postgres_holder(connection: Connection) -> str:
     key = connection.execute(sa.text(f"SELECT {_KEY}")).scalar()
     assert isinstance(key, int)
     unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
-    row = connection.execute(sa.text(
-        "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-        "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = CAST(:high AS oid) "
-        "AND l.objid = CAST(:low AS oid) AND l.objsubid = 1 AND l.database = "
-        "(SELECT oid FROM pg_database WHERE datname = current_database())"
-    ), {"high": unsigned >> 32, "low": unsigned & 0xFFFF_FFFF}).first()
+    row = connection.execute(
+        sa.text(
+            "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = CAST(:high AS oid) "
+            "AND l.objid = CAST(:low AS oid) AND l.objsubid = 1 AND l.database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database())"
+        ),
+        {"high": unsigned >> 32, "low": unsigned & 0xFFFF_FFFF},
+    ).first()
     connection.rollback()
     if row is None:
         return "a session that just let go: try again"

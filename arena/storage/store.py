@@ -19,7 +19,7 @@ import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import groupby
 from typing import Any
 
@@ -27,9 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from sdk.engine import GameRecord
-
-from arena.tournaments import entries as entry_rules
+from arena.api.pages import InvalidPage
 from arena.directory import new_token, token_hash
 from arena.errors import (
     AlreadyEntered,
@@ -48,7 +46,13 @@ from arena.errors import (
     UnknownGame,
     UnknownTournament,
 )
-from arena.tournaments.fairness import attempt_seed, commitment, new_nonce
+from arena.names import check_name, shown
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.ratings.head_to_head import Crosstable, crosstable
+from arena.ratings.played_games import PlayedGame
+from arena.ratings.rank_confidence import max_resamples, with_bootstrap, with_confidence
+from arena.ratings.table import Rating, RatingRow, Standing, apply_game, arena_env
+from arena.ratings.table import rating_table as _table
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -62,26 +66,61 @@ from arena.storage.tables import (
     TournamentStatus,
     VoidedAttemptRow,
 )
-from arena.names import check_name, shown
-from arena.api.pages import InvalidPage
-from arena.ratings.head_to_head import Crosstable, crosstable
-from arena.ratings.played_games import PlayedGame
-from arena.ratings.rank_confidence import max_resamples, with_bootstrap, with_confidence
-from arena.ratings.table import Rating, RatingRow, Standing, apply_game, arena_env, rating_table as _table
-from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.tournaments import entries as entry_rules
+from arena.tournaments.fairness import attempt_seed, commitment, new_nonce
 from arena.tournaments.schedule import (
-    MAX_TABLE_SIZE, MIN_TABLE_SIZE, Schedule, Table, game_seed, round_robin, round_seed, schedule_seed, table_count,
+    MAX_TABLE_SIZE,
+    MIN_TABLE_SIZE,
+    Schedule,
+    Table,
+    game_seed,
+    round_robin,
+    round_seed,
+    schedule_seed,
+    table_count,
 )
 from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, Verdict
+from sdk.engine import GameRecord
 
 __all__ = [
-    "Bot", "GameCounts", "GameDetail", "GameInfo", "GameSeed", "GameStatus", "GameToPlay", "RatingUpdate",
-    "Registration", "SeedReveal", "Tournament", "TournamentStatus", "VoidedAttempt", "authenticate",
-    "advance_stop_rule", "commit_game", "create_tournament", "due_tournaments", "enter_tournament", "list_bots", "list_games",
-    "head_to_head", "list_tournaments", "mark_game_running", "next_games", "played_games", "rating_table",
+    "Bot",
+    "GameCounts",
+    "GameDetail",
+    "GameInfo",
+    "GameSeed",
+    "GameStatus",
+    "GameToPlay",
+    "RatingUpdate",
+    "Registration",
+    "SeedReveal",
+    "Tournament",
+    "TournamentStatus",
+    "VoidedAttempt",
+    "advance_stop_rule",
+    "authenticate",
+    "commit_game",
+    "create_tournament",
+    "due_tournaments",
+    "enter_tournament",
+    "fail_tournament",
+    "head_to_head",
+    "list_bots",
+    "list_games",
+    "list_tournaments",
+    "mark_game_running",
+    "next_games",
+    "played_games",
+    "rating_table",
     "recompute_ratings",
-    "register_bot", "reveal_seeds", "show_game", "show_schedule", "show_tournament", "start_tournament",
-    "void_attempt", "void_interrupted_games", "voids_by_bot", "fail_tournament",
+    "register_bot",
+    "reveal_seeds",
+    "show_game",
+    "show_schedule",
+    "show_tournament",
+    "start_tournament",
+    "void_attempt",
+    "void_interrupted_games",
+    "voids_by_bot",
 ]
 
 MAX_FAILURE_LENGTH = 300
@@ -329,9 +368,7 @@ def create_tournament(
     """
     check_name(name, "tournament")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
-        raise InvalidSetting(
-            f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
-        )
+        raise InvalidSetting(f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}")
     if games_per_table < 1:
         raise InvalidSetting(f"games per table must be at least 1, not {games_per_table}")
     if move_limit_ms <= 0:
@@ -361,7 +398,7 @@ def create_tournament(
         name=name,
         table_size=table_size,
         games_per_table=games_per_table,
-        starts_at=starts_at.astimezone(timezone.utc),
+        starts_at=starts_at.astimezone(UTC),
         move_limit_ms=move_limit_ms,
         concurrency=concurrency,
         seed=seed,
@@ -398,8 +435,13 @@ def enter_tournament(
         if session.get(EntryRow, (row.id, bot_id)) is not None:
             raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
         entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
-        field = dict(table_size=row.table_size, games_per_table=row.games_per_table, rounds=row.rounds,
-                     max_entrants=row.max_entrants, limit=_game_limit(_settings(row)[1]))
+        field = dict(
+            table_size=row.table_size,
+            games_per_table=row.games_per_table,
+            rounds=row.rounds,
+            max_entrants=row.max_entrants,
+            limit=_game_limit(_settings(row)[1]),
+        )
         entered = sa.select(sa.func.count()).select_from(EntryRow).where(EntryRow.tournament_id == row.id)
         entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
         # One statement, so SQLite cannot let a start or another entry slip in between the checks
@@ -464,18 +506,22 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         row = _tournament_row(session, tournament)
         assert row.id is not None
         entrants = dict(
-            session.exec(
-                select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)
-            ).all()
+            session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
         )
         if len(entrants) < row.table_size:
             raise NotEnoughEntrants(
                 f"tournament {tournament!r} has {len(entrants)} entrants; "
                 f"a {row.table_size}-seat table needs at least {row.table_size}"
             )
-        entry_rules.check_room(tournament, len(entrants), table_size=row.table_size,
-                               games_per_table=row.games_per_table, rounds=row.rounds, max_entrants=row.max_entrants,
-                               limit=_game_limit(_settings(row)[1]))
+        entry_rules.check_room(
+            tournament,
+            len(entrants),
+            table_size=row.table_size,
+            games_per_table=row.games_per_table,
+            rounds=row.rounds,
+            max_entrants=row.max_entrants,
+            limit=_game_limit(_settings(row)[1]),
+        )
         _schedule_round(session, row, entrants, 0)
         env = arena_env()
         session.exec(
@@ -498,18 +544,22 @@ def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str,
     rounds before, so every game's seed (`game_seed`) is fresh."""
     schedule = round_robin(list(entrants), row.table_size, round_seed(schedule_seed(row.seed), round_index), row.rounds)
     first = round_index * len(schedule.tables)
-    table_ids = session.exec(
-        sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
-        params=[
-            {
-                "tournament_id": row.id,
-                "table_index": first + index,
-                "seats": [entrants[name] for name in table.seats],
-                "games_per_table": row.games_per_table,
-            }
-            for index, table in enumerate(schedule.tables)
-        ],
-    ).scalars().all()
+    table_ids = (
+        session.exec(
+            sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
+            params=[
+                {
+                    "tournament_id": row.id,
+                    "table_index": first + index,
+                    "seats": [entrants[name] for name in table.seats],
+                    "games_per_table": row.games_per_table,
+                }
+                for index, table in enumerate(schedule.tables)
+            ],
+        )
+        .scalars()
+        .all()
+    )
     session.exec(
         sa.insert(GameRow),
         params=[
@@ -557,7 +607,8 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
             _schedule_round(session, row, entrants, verdict.rounds)
         else:
             session.exec(
-                sa.update(TournamentRow).where(TournamentRow.id == row.id)
+                sa.update(TournamentRow)
+                .where(TournamentRow.id == row.id)
                 .values(status=TournamentStatus.FINISHED, finished_at=_now(now))
             )
         session.commit()
@@ -587,7 +638,8 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
         games.setdefault(game_id, {})[names[bot_id]] = rank
         tables[game_id] = table_index
     open_games = session.exec(
-        select(sa.func.count()).select_from(GameRow)
+        select(sa.func.count())
+        .select_from(GameRow)
         .where(GameRow.tournament_id == row.id, GameRow.status != GameStatus.FINISHED)
     ).one()
     by_round: dict[int, list[dict[str, int]]] = {}
@@ -619,8 +671,10 @@ def fail_tournament(*, session: Session, tournament: str, reason: str, now: date
     line = " ".join(reason.split())[:MAX_FAILURE_LENGTH] or "unknown error"
     failed = session.exec(
         sa.update(TournamentRow)
-        .where(TournamentRow.name == tournament,
-               TournamentRow.status.in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)))  # type: ignore[attr-defined]
+        .where(
+            TournamentRow.name == tournament,
+            TournamentRow.status.in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)),
+        )  # type: ignore[attr-defined]
         .values(status=TournamentStatus.FAILED, failure=line, finished_at=_now(now))
     )
     session.commit()
@@ -655,17 +709,13 @@ def show_schedule(*, session: Session, tournament: str) -> Schedule:
     entrants = session.exec(
         select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id).order_by(BotRow.name)
     ).all()
-    return Schedule(
-        row.table_size, tuple(entrants), tuple(Table(tuple(names[b] for b in s)) for s in seats)
-    )
+    return Schedule(row.table_size, tuple(entrants), tuple(Table(tuple(names[b] for b in s)) for s in seats))
 
 
 # -- games ----------------------------------------------------------------------------------------
 
 
-def next_games(
-    *, session: Session, tournament: str | None = None, limit: int | None = None
-) -> list[GameToPlay]:
+def next_games(*, session: Session, tournament: str | None = None, limit: int | None = None) -> list[GameToPlay]:
     """Games waiting to be played in running tournaments, in the order to play them.
 
     Each table's first game comes before any table's second, so a tournament stopped part way
@@ -708,7 +758,11 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
             raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
         game, seats, name, limit_ms, voided, tournament_seed = session.exec(
             select(
-                GameRow, ScheduledTableRow.seats, TournamentRow.name, TournamentRow.move_limit_ms, _VOIDED,
+                GameRow,
+                ScheduledTableRow.seats,
+                TournamentRow.name,
+                TournamentRow.move_limit_ms,
+                _VOIDED,
                 TournamentRow.seed,
             )
             .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
@@ -759,9 +813,7 @@ def commit_game(
             raise _not_committable(session, game_id)
         tournament_id, seed, seat_ids = claimed
         tournament_name, settings = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).one()
-        rating_rows = connection.execute(
-            _LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}
-        ).all()
+        rating_rows = connection.execute(_LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}).all()
         names = {row.bot_id: row.name for row in rating_rows}
         seated = tuple(names[b] for b in seat_ids)
         ranks = _checked_ranks(game_id, result, seated, seed)
@@ -804,9 +856,7 @@ def commit_game(
                         "sigma_after": new.sigma,
                     }
                 )
-                updates.append(
-                    RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma))
-                )
+                updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
         connection.execute(_NUMBER_GAME, {"game": game_id})
         connection.execute(_UPDATE_RATING, rating_params)
         connection.execute(_INSERT_HISTORY, history_params)
@@ -883,7 +933,8 @@ def mark_game_played(*, session: Session, game_id: int, now: datetime | None = N
     """Note that a running game finished playing and waits for its commit (`GameCounts.played`):
     its `finished_at` is set, its status stays running until `commit_game`."""
     session.exec(
-        sa.update(GameRow).where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+        sa.update(GameRow)
+        .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
         .values(finished_at=_now(now))
     )
     session.commit()
@@ -909,7 +960,11 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
 
 
 def list_games(
-    *, session: Session, tournament: str | None = None, status: GameStatus | None = None, after: int | None = None,
+    *,
+    session: Session,
+    tournament: str | None = None,
+    status: GameStatus | None = None,
+    after: int | None = None,
     limit: int | None = None,
 ) -> list[GameInfo]:
     """Games, optionally of one tournament and in one state, in play order: every one, or at most
@@ -919,7 +974,10 @@ def list_games(
         select(GameRow, ScheduledTableRow.seats, TournamentRow.name)
         .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
         .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id),
-        GameRow, (GameRow.tournament_id, GameRow.game_index, GameRow.table_index), after, limit,
+        GameRow,
+        (GameRow.tournament_id, GameRow.game_index, GameRow.table_index),
+        after,
+        limit,
     )
     if tournament is not None:
         _tournament_row(session, tournament)
@@ -941,17 +999,21 @@ def show_game(*, session: Session, game_id: int) -> GameDetail:
         raise UnknownGame(f"there is no game {game_id}")
     game = rows[0][0]
     record = None if game.record is None else GameRecord.from_json(game.record)
-    voided = tuple(
-        VoidedAttempt(
-            row.attempt,
-            row.voided_at,
-            GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
-            row.seed,
+    voided = (
+        tuple(
+            VoidedAttempt(
+                row.attempt,
+                row.voided_at,
+                GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
+                row.seed,
+            )
+            for row in session.exec(
+                select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
+            )
         )
-        for row in session.exec(
-            select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
-        )
-    ) if game.status is GameStatus.FINISHED else ()
+        if game.status is GameStatus.FINISHED
+        else ()
+    )
     return GameDetail(_game_infos(session, rows)[0], record, voided)
 
 
@@ -1000,7 +1062,11 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
 
 
 def rating_table(
-    *, session: Session, tournament: str | None = None, offset: int = 0, limit: int | None = None,
+    *,
+    session: Session,
+    tournament: str | None = None,
+    offset: int = 0,
+    limit: int | None = None,
     bootstrap: int = 0,
 ) -> list[RatingRow]:
     """The stored rating table of a tournament, or of the global ladder (every registered bot):
@@ -1024,7 +1090,8 @@ def rating_table(
         if not 0 < bootstrap <= allowed:
             raise InvalidBootstrap(
                 f"a bootstrap takes 1 to {allowed} resamples over this table's {len(games)} games, not {bootstrap}"
-                if allowed else f"this table's {len(games)} games are too many to bootstrap in one call"
+                if allowed
+                else f"this table's {len(games)} games are too many to bootstrap in one call"
             )
         table = with_bootstrap(table, games, resamples=bootstrap)
     return table[offset:] if limit is None else table[offset : offset + limit]
@@ -1042,7 +1109,12 @@ def played_games(*, session: Session, tournament: str | None = None) -> list[Pla
         .order_by(GameRow.commit_seq, SeatResultRow.seat)  # type: ignore[arg-type]
     ).all()
     return [
-        PlayedGame(*(tuple(column) for column in zip(*((names[bot], points, rank) for _, bot, points, rank in game))))
+        PlayedGame(
+            *(
+                tuple(column)
+                for column in zip(*((names[bot], points, rank) for _, bot, points, rank in game), strict=True)
+            )
+        )
         for _, game in groupby(seats, key=lambda seat: seat[0])
     ]
 
@@ -1067,9 +1139,7 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
         scope_filter: sa.ColumnElement[bool] = sa.true()
     else:
         row = _tournament_row(session, tournament)
-        tables = session.exec(
-            select(ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id)
-        )
+        tables = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id))
         bots = sorted({names[b] for seats in tables for b in seats})
         scope_filter = GameRow.tournament_id == row.id
     env = arena_env()
@@ -1097,7 +1167,9 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
         lost = forfeits.get(game_id, set())
         game_ranks = final_ranks(totals, [s in lost for s in range(len(seated))])
         before = {name: standings[name] for name in seated}
-        after = apply_game(env, before, dict(zip(seated, totals)), dict(zip(seated, game_ranks)))
+        after = apply_game(
+            env, before, dict(zip(seated, totals, strict=True)), dict(zip(seated, game_ranks, strict=True))
+        )
         standings.update(after)
     return with_confidence(_table(standings.values()))
 
@@ -1143,9 +1215,7 @@ _LOCK_RATINGS = (
 _NUMBER_GAME = (
     sa.update(_games)
     .where(_games.c.id == sa.bindparam("game"))
-    .values(
-        commit_seq=sa.select(sa.func.coalesce(sa.func.max(_games.c.commit_seq), 0) + 1).scalar_subquery()
-    )
+    .values(commit_seq=sa.select(sa.func.coalesce(sa.func.max(_games.c.commit_seq), 0) + 1).scalar_subquery())
 )
 _UPDATE_RATING = (
     sa.update(_ratings)
@@ -1161,21 +1231,14 @@ _UPDATE_RATING = (
 )
 _INSERT_HISTORY = sa.insert(RatingHistoryRow.__table__)  # type: ignore[attr-defined]
 _INSERT_SEATS = sa.insert(SeatResultRow.__table__)  # type: ignore[attr-defined]
-_VOIDED = (
-    sa.select(sa.func.count())
-    .where(VoidedAttemptRow.game_id == GameRow.id)
-    .correlate(GameRow)
-    .scalar_subquery()
-)
+_VOIDED = sa.select(sa.func.count()).where(VoidedAttemptRow.game_id == GameRow.id).correlate(GameRow).scalar_subquery()
 """How many attempts of the game in the enclosing query the failure policy voided."""
 _FINISH_TOURNAMENT = (
     sa.update(_tournaments_t)
     .where(
         _tournaments_t.c.id == sa.bindparam("tournament"),
         _tournaments_t.c.status == TournamentStatus.RUNNING,
-        ~sa.exists().where(
-            _games.c.tournament_id == _tournaments_t.c.id, _games.c.status != GameStatus.FINISHED
-        ),
+        ~sa.exists().where(_games.c.tournament_id == _tournaments_t.c.id, _games.c.status != GameStatus.FINISHED),
     )
     .values(status=TournamentStatus.FINISHED, finished_at=sa.bindparam("finished_at"))
 )
@@ -1206,11 +1269,10 @@ def _game_limit(rule: StopRule | None) -> int:
 
 def _now(now: datetime | None) -> datetime:
     if now is None:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     if now.tzinfo is None:
         raise ValueError("`now` must be timezone-aware")
     return now
-
 
 
 def _keyset(
@@ -1223,7 +1285,9 @@ def _keyset(
         found = session.exec(select(row.id, *order).where(row.id == after)).first()
         if found is None:
             raise InvalidPage(f"there is no row {after} of {row.__tablename__} to continue the list after")
-        query = query.where(sa.tuple_(*order) > sa.tuple_(*(sa.literal(v, c.type) for v, c in zip(found[1:], order))))
+        query = query.where(
+            sa.tuple_(*order) > sa.tuple_(*(sa.literal(v, c.type) for v, c in zip(found[1:], order, strict=True)))
+        )
     return query if limit is None else query.limit(limit)
 
 
@@ -1332,7 +1396,11 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
     ):
         results.setdefault(seat.game_id, []).append(
             SeatResult(
-                seat.seat, names[seat.bot_id], seat.points, seat.rank, seat.forfeit,
+                seat.seat,
+                names[seat.bot_id],
+                seat.points,
+                seat.rank,
+                seat.forfeit,
                 None if seat.forfeit_cause is None else ForfeitCause(seat.forfeit_cause),
                 None if seat.policy is None else PolicyDecision(seat.policy),
             )
@@ -1394,7 +1462,7 @@ def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], se
         if tuple(s.rank for s in result.seats) != expected:
             problem = f"ranks {tuple(s.rank for s in result.seats)} should be {expected}"
         else:
-            return dict(zip(seated, expected))
+            return dict(zip(seated, expected, strict=True))
     raise ResultMismatch(f"game {game_id}: {problem}")
 
 

@@ -7,7 +7,7 @@ both databases. A rating row with `tournament_id` NULL belongs to the global lad
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -31,10 +31,10 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             raise ValueError("datetimes stored by the arena must be timezone-aware")
-        return value.astimezone(timezone.utc).replace(tzinfo=None)
+        return value.astimezone(UTC).replace(tzinfo=None)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else value.replace(tzinfo=timezone.utc)
+        return None if value is None else value.replace(tzinfo=UTC)
 
 
 class TournamentStatus(StrEnum):

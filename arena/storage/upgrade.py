@@ -7,12 +7,18 @@ no lock file beside it.
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
 from arena.storage.database import (
-    SchemaKind, SchemaState, create_engine, database_state, parse_url, refuse_unusable, shown_database,
+    SchemaKind,
+    SchemaState,
+    create_engine,
+    database_state,
+    parse_url,
+    refuse_unusable,
+    shown_database,
     upgrade_database,
 )
 from arena.storage.lock import lock_database
-from arena.errors import ArenaError
 from arena.storage.tables import SCHEMA_VERSION
 
 

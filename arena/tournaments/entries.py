@@ -54,7 +54,9 @@ def _per(limit: int) -> str:
 
 
 def _limit(limit: int) -> str:
-    return f"the arena's limit of {MAX_GAMES}" if limit >= MAX_GAMES else f"the stop rule's cap of {limit} (--max-games)"
+    return (
+        f"the arena's limit of {MAX_GAMES}" if limit >= MAX_GAMES else f"the stop rule's cap of {limit} (--max-games)"
+    )
 
 
 def games(entrants: int, table_size: int, games_per_table: int, rounds: int | None) -> int:
@@ -63,7 +65,13 @@ def games(entrants: int, table_size: int, games_per_table: int, rounds: int | No
 
 
 def check_room(
-    tournament: str, entrants: int, *, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int,
+    tournament: str,
+    entrants: int,
+    *,
+    table_size: int,
+    games_per_table: int,
+    rounds: int | None,
+    max_entrants: int,
     limit: int = MAX_GAMES,
 ) -> None:
     """TournamentFull unless a field of `entrants` fits the tournament's cap and the game limit
@@ -78,8 +86,9 @@ def check_room(
         )
 
 
-def capacity(*, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int,
-             limit: int = MAX_GAMES) -> int:
+def capacity(
+    *, table_size: int, games_per_table: int, rounds: int | None, max_entrants: int, limit: int = MAX_GAMES
+) -> int:
     """The largest field `check_room` lets in."""
     low, high = 0, max_entrants
     while low < high:
@@ -97,8 +106,7 @@ def code_hash(code: str | None) -> str | None:
         return None
     if not code or len(code) > MAX_ENTRY_CODE or not code.isprintable() or code != code.strip():
         raise InvalidSetting(
-            f"an entry code must be 1 to {MAX_ENTRY_CODE} printable characters without leading or "
-            "trailing spaces"
+            f"an entry code must be 1 to {MAX_ENTRY_CODE} printable characters without leading or trailing spaces"
         )
     return token_hash(code)
 

@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sdk.engine import GameRecord, ReplayMismatch, deal_rounds, replay
-
 from arena.tournaments.schedule import game_seed
+from sdk.engine import GameRecord, ReplayMismatch, deal_rounds, replay
 
 if TYPE_CHECKING:
     from arena.storage.store import GameDetail, Tournament
@@ -55,9 +54,7 @@ def attempt_seed(tournament_seed: int, table_index: int, game_index: int, deal: 
         raise ValueError(f"deals are numbered from 1, not {deal}")
     if deal == 1:
         return game_seed(tournament_seed, table_index, game_index)
-    digest = hashlib.blake2b(
-        f"{tournament_seed}:{table_index}:{game_index}:{deal}".encode(), digest_size=8
-    ).digest()
+    digest = hashlib.blake2b(f"{tournament_seed}:{table_index}:{game_index}:{deal}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
 
@@ -68,8 +65,8 @@ def record_problems(record: GameRecord, seed: int, what: str) -> list[str]:
         return [f"{what}: the record names seed {record.seed}, not {seed}"]
     problems = []
     dealt = deal_rounds(record.players, seed)
-    for round_, (recorded, fresh) in enumerate(zip(record.deals, dealt)):
-        for seat, (hand, expected) in enumerate(zip(recorded, fresh)):
+    for round_, (recorded, fresh) in enumerate(zip(record.deals, dealt, strict=True)):
+        for seat, (hand, expected) in enumerate(zip(recorded, fresh, strict=True)):
             if hand != expected:
                 problems.append(f"{what}: round {round_ + 1}, seat {seat} holds cards seed {seed} does not deal")
     if len(record.deals) > len(dealt) or any(len(d) != record.players for d in record.deals):
@@ -100,12 +97,16 @@ class Verification:
     def summary(self) -> str:
         checked = f"{self.games} finished games and {self.attempts} voided attempts re-dealt and replayed"
         if not self.finished:
-            return (f"tournament {self.tournament!r} is not finished: {checked} from their own seeds, "
-                    f"{'all consistent' if self.ok else f'{len(self.problems)} problems'}; "
-                    "its seed commitment can be checked once it finishes")
+            return (
+                f"tournament {self.tournament!r} is not finished: {checked} from their own seeds, "
+                f"{'all consistent' if self.ok else f'{len(self.problems)} problems'}; "
+                "its seed commitment can be checked once it finishes"
+            )
         if self.ok:
-            return (f"tournament {self.tournament!r} verified: its seed matches its commitment, "
-                    f"{checked}, every seed derived from it")
+            return (
+                f"tournament {self.tournament!r} verified: its seed matches its commitment, "
+                f"{checked}, every seed derived from it"
+            )
         return f"tournament {self.tournament!r} FAILED verification: {len(self.problems)} problems ({checked})"
 
 
@@ -116,10 +117,13 @@ def verify(tournament: Tournament, games: Sequence[GameDetail]) -> Verification:
     problems: list[str] = []
     seed = tournament.seed
     finished = seed is not None
-    if seed is not None:
-        if tournament.seed_nonce is None or commitment(seed, tournament.seed_nonce) != tournament.seed_commitment:
-            problems.append(f"the revealed seed {seed} and nonce {tournament.seed_nonce} do not match the "
-                            f"commitment {tournament.seed_commitment}")
+    if seed is not None and (
+        tournament.seed_nonce is None or commitment(seed, tournament.seed_nonce) != tournament.seed_commitment
+    ):
+        problems.append(
+            f"the revealed seed {seed} and nonce {tournament.seed_nonce} do not match the "
+            f"commitment {tournament.seed_commitment}"
+        )
     played = [g for g in games if g.record is not None and g.info.seed is not None]
     if len(played) != len(games):
         problems.append(f"{len(games) - len(played)} finished games have no revealed seed or record")

@@ -16,8 +16,14 @@ from datetime import datetime
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlmodel import Session
 
+from arena.errors import (
+    DatabaseUnreachable,
+    NotEnoughEntrants,
+    TournamentAlreadyStarted,
+    TournamentFailed,
+    UnknownTournament,
+)
 from arena.storage import store
-from arena.errors import DatabaseUnreachable, NotEnoughEntrants, TournamentAlreadyStarted, TournamentFailed, UnknownTournament
 
 log = logging.getLogger(__name__)
 

@@ -57,19 +57,18 @@ import secrets
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from sdk.protocol import TournamentEnd
-
-from arena.storage import store
-from arena.storage.async_store import AsyncStore
 from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
-from arena.tournaments.isolation import fail, is_transient, start_or_fail
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, PolicyDecision
 from arena.play.sessions import SessionHub, Unavailable
-from arena.tournaments.stop_rule import Outcome, Verdict
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.tournaments.isolation import fail, is_transient, start_or_fail
 from arena.tournaments.settings import FailurePolicy
+from arena.tournaments.stop_rule import Outcome, Verdict
+from sdk.protocol import TournamentEnd
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +140,7 @@ class TournamentRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _tick(self) -> None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         for name in await self._db(store.due_tournaments, now=now):
             try:
                 await self._db(start_or_fail, tournament=name, now=now)
@@ -170,8 +169,12 @@ class TournamentRunner:
     @staticmethod
     def _ended(task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
-            log.error("%s stopped: %s; resuming it at the next tick", task.get_name(), task.exception(),
-                      exc_info=task.exception())
+            log.error(
+                "%s stopped: %s; resuming it at the next tick",
+                task.get_name(),
+                task.exception(),
+                exc_info=task.exception(),
+            )
 
     async def _isolated(self, t: store.Tournament) -> None:
         """Play `t`; if that fails other than for want of the database, mark it failed (the
@@ -192,9 +195,16 @@ class TournamentRunner:
         await self._db(store.void_interrupted_games, tournament=t.name)
         bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
         done = t.games.finished
-        log.info("tournament %r %s: %d of %d games played, %d at once, %d-seat tables, entrants %s", t.name,
-                 "resumed" if done else "started", done, t.games.total, t.concurrency, t.table_size,
-                 ", ".join(t.entrants))
+        log.info(
+            "tournament %r %s: %d of %d games played, %d at once, %d-seat tables, entrants %s",
+            t.name,
+            "resumed" if done else "started",
+            done,
+            t.games.total,
+            t.concurrency,
+            t.table_size,
+            ", ".join(t.entrants),
+        )
         while True:
             queue = deque(await self._db(store.next_games, tournament=t.name))
             done = await self._play_games(t, queue, policy, limits, bot_voids, done)
@@ -204,13 +214,23 @@ class TournamentRunner:
             if verdict.outcome is not Outcome.PLAYING:
                 _log_stop(t.name, verdict)
                 break
-            log.info("tournament %r: round %d played (%d games), not settled: playing round %d", t.name,
-                     verdict.rounds, verdict.games, verdict.rounds + 1)
+            log.info(
+                "tournament %r: round %d played (%d games), not settled: playing round %d",
+                t.name,
+                verdict.rounds,
+                verdict.games,
+                verdict.rounds + 1,
+            )
         log.info("tournament %r finished: %d games", t.name, done)
 
     async def _play_games(
-        self, t: store.Tournament, queue: deque[store.GameToPlay], policy: FailurePolicy, limits: Limits,
-        bot_voids: Counter[str], done: int,
+        self,
+        t: store.Tournament,
+        queue: deque[store.GameToPlay],
+        policy: FailurePolicy,
+        limits: Limits,
+        bot_voids: Counter[str],
+        done: int,
     ) -> int:
         """Play and commit the games of `queue` in order; returns how many of the tournament's
         games are committed now (`done` before)."""
@@ -327,14 +347,25 @@ def _log_stop(tournament: str, verdict: Verdict) -> None:
         log.info("tournament %r settled after %d rounds (%d games)", tournament, verdict.rounds, verdict.games)
         return
     open_pairs = ", ".join(f"{p.upper} above {p.lower} ({p.above}-{p.below})" for p in verdict.unsettled)
-    log.warning("tournament %r reached its game cap after %d rounds (%d games), not settled: %s", tournament,
-                verdict.rounds, verdict.games, open_pairs)
+    log.warning(
+        "tournament %r reached its game cap after %d rounds (%d games), not settled: %s",
+        tournament,
+        verdict.rounds,
+        verdict.games,
+        open_pairs,
+    )
 
 
 def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int) -> None:
     failures = "; ".join(f"{s.bot} seat {s.seat}: {s.forfeit}" for s in result.seats if s.forfeit is not None)
-    log.warning("%s: game %d voided by the failure policy (%d of at most %d), playing it again: %s",
-                game.tournament, game.id, voided, cap, failures)
+    log.warning(
+        "%s: game %d voided by the failure policy (%d of at most %d), playing it again: %s",
+        game.tournament,
+        game.id,
+        voided,
+        cap,
+        failures,
+    )
 
 
 _CAPPED = {
@@ -345,10 +376,19 @@ _CAPPED = {
 
 def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
     seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
-    log.info("%s: game %d (table %d, game %d) done [%d/%d]: %s", tournament, game.id, game.table_index,
-             game.game_index, done, total, seats)
+    log.info(
+        "%s: game %d (table %d, game %d) done [%d/%d]: %s",
+        tournament,
+        game.id,
+        game.table_index,
+        game.game_index,
+        done,
+        total,
+        seats,
+    )
     for s in result.seats:
         if s.forfeit is not None:
             capped = _CAPPED.get(s.policy, "") if s.policy is not None else ""
-            log.warning("%s: game %d: %s forfeited seat %d%s: %s", tournament, game.id, s.bot, s.seat, capped,
-                        s.forfeit)
+            log.warning(
+                "%s: game %d: %s forfeited seat %d%s: %s", tournament, game.id, s.bot, s.seat, capped, s.forfeit
+            )

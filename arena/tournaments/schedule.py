@@ -113,9 +113,7 @@ def round_robin(entrants: Sequence[str], table_size: int, seed: int, rounds: int
     or repeated entrants, NotEnoughEntrants when there are fewer entrants than seats.
     """
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
-        raise InvalidSetting(
-            f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}"
-        )
+        raise InvalidSetting(f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}")
     if rounds is not None and rounds < 1:
         raise InvalidSetting(f"rounds must be at least 1, not {rounds}")
     names = sorted(entrants)
@@ -183,9 +181,7 @@ def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
 
     63 bits, so it fits a signed 64-bit database column.
     """
-    digest = hashlib.blake2b(
-        f"{tournament_seed}:{table_index}:{game_index}".encode(), digest_size=8
-    ).digest()
+    digest = hashlib.blake2b(f"{tournament_seed}:{table_index}:{game_index}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
 
@@ -295,9 +291,7 @@ def _seated(blocks: list[list[int]], n: int, k: int, rng: random.Random) -> list
     return [tuple(s) for s in best]
 
 
-def _spread_neighbours(
-    seats: list[list[int]], tables_of: list[list[int]], floor: int, rng: random.Random
-) -> int:
+def _spread_neighbours(seats: list[list[int]], tables_of: list[list[int]], floor: int, rng: random.Random) -> int:
     """Make "who plays right after whom" as varied as possible, keeping every seat count.
 
     Matchings alone can repeat one cyclic order at every table. A move picks two seats i and j

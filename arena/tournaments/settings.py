@@ -18,10 +18,10 @@ from typing import Any
 
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.errors import InvalidSetting
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
+from arena.storage import store
 from arena.tournaments.stop_rule import StopRule
 
 DEFAULT_ABSENT_WAIT_MS = 30_000

@@ -48,11 +48,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any
 
-from arena.tournaments.entries import MAX_GAMES
 from arena.errors import InvalidSetting
+from arena.tournaments.entries import MAX_GAMES
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_CONFIDENCE = 0.5
@@ -72,8 +72,10 @@ class StopRule:
     max_games: int = DEFAULT_MAX_GAMES
 
     def __post_init__(self) -> None:
-        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) or not (
-            MIN_CONFIDENCE <= self.confidence <= MAX_CONFIDENCE
+        if (
+            isinstance(self.confidence, bool)
+            or not isinstance(self.confidence, (int, float))
+            or not (MIN_CONFIDENCE <= self.confidence <= MAX_CONFIDENCE)
         ):
             raise InvalidSetting(
                 f"the stop rule's confidence must be within {MIN_CONFIDENCE}..{MAX_CONFIDENCE}, not {self.confidence}"
@@ -191,7 +193,7 @@ class Evidence:
         places = len(order) - 1 if self.rule.top is None else min(self.rule.top, len(order) - 1)
         pairs = tuple(
             PairCheck(upper, lower, self._above[upper, lower], self._above[lower, upper], (upper, lower) in self.proven)
-            for upper, lower in zip(order[:places], order[1 : places + 1])
+            for upper, lower in pairwise(order[: places + 1])
         )
         if all(p.settled for p in pairs):
             outcome = Outcome.SETTLED

@@ -13,12 +13,42 @@ from collections.abc import Iterable, Sequence
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from ..engine import (
-    Action, Card, End, EndReason, Event, Flip, FlipsRevealed, Observation, Phase, PlayerView,
-    PublicView, RoundEnded, RoundStarted, Scout, Scouted, ScoutedAndShown, ScoutShow, Show, Shown,
+    Action,
+    Card,
+    End,
+    EndReason,
+    Event,
+    Flip,
+    FlipsRevealed,
+    Observation,
+    Phase,
+    PlayerView,
+    PublicView,
+    RoundEnded,
+    RoundStarted,
+    Scout,
+    Scouted,
+    ScoutedAndShown,
+    ScoutShow,
+    Show,
+    Shown,
 )
 from ..protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, BotMessage, Decision, DecisionKind,
-    DecisionRequest, ErrorCode, GameOver, GameStarted, PublicEvent, TournamentEnd, TournamentOver, Welcome,
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    BotMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    GameOver,
+    GameStarted,
+    PublicEvent,
+    TournamentEnd,
+    TournamentOver,
+    Welcome,
 )
 from . import arena_pb2 as arena_pb
 from . import bot_session_pb2 as session_pb
@@ -148,17 +178,33 @@ def _observation_from_pb(msg: game_pb.Observation, legal: tuple[Action, ...]) ->
     """Positional arguments in field order (tests/api checks every field): this runs for every
     decision a bot makes."""
     t = msg.table
-    seats = tuple([
-        PlayerView(
-            p.seat, p.hand_size, p.captured, p.scout_chips, p.has_scout_show,
-            p.flipped if p.HasField("flipped") else None, tuple(p.round_scores), p.total,
-        )
-        for p in t.seats
-    ])
+    seats = tuple(
+        [
+            PlayerView(
+                p.seat,
+                p.hand_size,
+                p.captured,
+                p.scout_chips,
+                p.has_scout_show,
+                p.flipped if p.HasField("flipped") else None,
+                tuple(p.round_scores),
+                p.total,
+            )
+            for p in t.seats
+        ]
+    )
     table = PublicView(
-        t.players, t.round, t.rounds, t.first_player, PHASE_FROM_PB[t.phase],
-        t.to_move if t.HasField("to_move") else None, cards_from_pb(t.active_set),
-        t.active_owner if t.HasField("active_owner") else None, seats, t.round_actions, (),
+        t.players,
+        t.round,
+        t.rounds,
+        t.first_player,
+        PHASE_FROM_PB[t.phase],
+        t.to_move if t.HasField("to_move") else None,
+        cards_from_pb(t.active_set),
+        t.active_owner if t.HasField("active_owner") else None,
+        seats,
+        t.round_actions,
+        (),
     )
     return Observation(msg.seat, cards_from_pb(msg.hand), legal, table)
 
@@ -178,7 +224,9 @@ def event_from_pb(msg: game_pb.Event) -> Event:
     if kind == "scouted":
         return _scouted_from_pb(msg.scouted)
     if kind == "scouted_and_shown":
-        return ScoutedAndShown(_scouted_from_pb(msg.scouted_and_shown.scouted), _shown_from_pb(msg.scouted_and_shown.shown))
+        return ScoutedAndShown(
+            _scouted_from_pb(msg.scouted_and_shown.scouted), _shown_from_pb(msg.scouted_and_shown.shown)
+        )
     if kind == "round_started":
         e = msg.round_started
         return RoundStarted(e.round, e.first_player, e.hand_size)
@@ -234,8 +282,12 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
         r = msg.decision_request
         legal = tuple([_legal_action(a) for a in r.legal_actions])
         return DecisionRequest(
-            r.game_id, r.request_id, KIND_FROM_PB[r.kind], _observation_from_pb(r.observation, legal),
-            r.time_left_ms, r.time_bank_ms,
+            r.game_id,
+            r.request_id,
+            KIND_FROM_PB[r.kind],
+            _observation_from_pb(r.observation, legal),
+            r.time_left_ms,
+            r.time_bank_ms,
         )
     if kind == "action_accepted":
         return ActionAccepted(msg.action_accepted.game_id, msg.action_accepted.request_id)
@@ -248,7 +300,10 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
     if kind == "game_over":
         g = msg.game_over
         return GameOver(
-            g.game_id, tuple(g.totals), tuple(g.ranks), tuple((f.seat, f.reason) for f in g.forfeits),
+            g.game_id,
+            tuple(g.totals),
+            tuple(g.ranks),
+            tuple((f.seat, f.reason) for f in g.forfeits),
             tuple(END_REASON_FROM_PB[r] for r in g.round_end_reasons),
         )
     if kind == "welcome":
@@ -304,8 +359,11 @@ def bot_batch_bytes(messages: Sequence[BotMessage]) -> bytes:
             parts.append(length_delimited(_BATCH_ENTRY, length_delimited(_DECISION, decision)))
         else:
             hello = session_pb.Hello(
-                bot_name=msg.bot_name, bot_version=msg.bot_version, capacity=msg.capacity,
-                want_legal_actions=msg.want_legal_actions, tournaments=msg.tournaments,
+                bot_name=msg.bot_name,
+                bot_version=msg.bot_version,
+                capacity=msg.capacity,
+                want_legal_actions=msg.want_legal_actions,
+                tournaments=msg.tournaments,
             )
             parts.append(length_delimited(_BATCH_ENTRY, session_pb.BotMessage(hello=hello).SerializeToString()))
     return b"".join(parts)
@@ -355,4 +413,8 @@ def tournament_progress(reply: arena_pb.EnterTournamentResponse) -> tuple[str, i
     """(status - 'scheduled', 'running' or 'finished' -, games finished, games in all) of the
     reply's tournament; no games are scheduled before it starts."""
     t = reply.tournament
-    return _STATUS_NAME.get(t.status, "unknown"), t.games.finished, t.games.scheduled + t.games.running + t.games.finished
+    return (
+        _STATUS_NAME.get(t.status, "unknown"),
+        t.games.finished,
+        t.games.scheduled + t.games.running + t.games.finished,
+    )

@@ -56,8 +56,14 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     bot = SilentBot() if args.behaviour == "silent" else RandomBot(0.03 if args.behaviour == "slow" else 0.0)
-    run(bot, target=args.target, token=args.token, capacity=args.capacity,
-        want_legal_actions=not args.no_legal_actions, max_games=args.max_games)
+    run(
+        bot,
+        target=args.target,
+        token=args.token,
+        capacity=args.capacity,
+        want_legal_actions=not args.no_legal_actions,
+        max_games=args.max_games,
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import random
 
 import grpc
@@ -58,10 +59,8 @@ class RawBot:
 
     async def write(self, msg: pb.BotMessage) -> None:
         """Send `msg`; if the call has already ended, the next read raises its real status."""
-        try:
+        with contextlib.suppress(grpc.aio.AioRpcError):
             await self.call.write(pb.BotBatch(messages=[msg]))
-        except grpc.aio.AioRpcError:
-            pass
 
     async def answer(self, game_id: str, request_id: int, action: game_pb2.Action) -> None:
         await self.write(pb.BotMessage(decision=pb.Decision(game_id=game_id, request_id=request_id, action=action)))

@@ -8,11 +8,33 @@ import pytest
 from arena.api import convert as arena_convert
 from arena.play.sessions import MalformedDecision
 from sdk.engine import (
-    FLIPS, Action, End, EndReason, Flip, Game, Observation, Phase, Scout, ScoutShow, Show, observe,
+    FLIPS,
+    Action,
+    End,
+    EndReason,
+    Flip,
+    Game,
+    Observation,
+    Phase,
+    Scout,
+    ScoutShow,
+    Show,
+    observe,
 )
 from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest,
-    ErrorCode, GameOver, GameStarted, Hello, PublicEvent, Welcome,
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    GameOver,
+    GameStarted,
+    Hello,
+    PublicEvent,
+    Welcome,
 )
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import convert as sdk_convert
@@ -181,13 +203,22 @@ def test_a_batch_written_as_bytes_is_the_protobuf_serialization_of_its_messages(
     obs = observe(game, 0)
     event = PublicEvent("g", 0, game.events[0])
     messages: list[ArenaMessage] = [
-        event, DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0), event,
-        ArenaError(ErrorCode.MALFORMED, "x" * 20_000), PublicEvent("g", 0, game.events[0]), ActionAccepted("g", 1),
+        event,
+        DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0),
+        event,
+        ArenaError(ErrorCode.MALFORMED, "x" * 20_000),
+        PublicEvent("g", 0, game.events[0]),
+        ActionAccepted("g", 1),
     ]
     data = arena_convert.arena_batch_bytes(messages, legal_actions=True)
     parsed = session_pb.ArenaBatch.FromString(data)
     assert [m.WhichOneof("kind") for m in parsed.messages] == [
-        "public_event", "decision_request", "public_event", "error", "public_event", "action_accepted",
+        "public_event",
+        "decision_request",
+        "public_event",
+        "error",
+        "public_event",
+        "action_accepted",
     ]
     assert parsed.SerializeToString() == data
     received, skipped = sdk_convert.arena_batch_from_pb(parsed)
@@ -195,7 +226,7 @@ def test_a_batch_written_as_bytes_is_the_protobuf_serialization_of_its_messages(
     assert received[3] == messages[3]
 
 
-@pytest.mark.parametrize("n", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31 - 1, 2**63, -1, -2**31])
+@pytest.mark.parametrize("n", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31 - 1, 2**63, -1, -(2**31)])
 def test_hand_framed_integers_are_the_protobuf_encoding(n: int) -> None:
     """sdk.wire.framing writes what the protobuf library writes, for one- to ten-byte varints."""
     if n < 0:
@@ -221,9 +252,15 @@ def test_bot_batches_are_the_protobuf_serialization_of_their_messages() -> None:
 def bot_message_pb(msg: Hello | Decision) -> session_pb.BotMessage:
     """The reference encoding, built field by field with the protobuf library."""
     if isinstance(msg, Hello):
-        return session_pb.BotMessage(hello=session_pb.Hello(
-            bot_name=msg.bot_name, bot_version=msg.bot_version, capacity=msg.capacity,
-            want_legal_actions=msg.want_legal_actions,
-        ))
+        return session_pb.BotMessage(
+            hello=session_pb.Hello(
+                bot_name=msg.bot_name,
+                bot_version=msg.bot_version,
+                capacity=msg.capacity,
+                want_legal_actions=msg.want_legal_actions,
+            )
+        )
     action = sdk_convert.action_to_pb(msg.action)
-    return session_pb.BotMessage(decision=session_pb.Decision(game_id=msg.game_id, request_id=msg.request_id, action=action))
+    return session_pb.BotMessage(
+        decision=session_pb.Decision(game_id=msg.game_id, request_id=msg.request_id, action=action)
+    )

@@ -12,13 +12,11 @@ from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from sdk.wire import bot_session_pb2 as pb
-
 from arena.api.reflection import V1_REQUEST, V1_RESPONSE
 from arena.play.sessions import MAX_QUEUED
-
-from tests.conftest import Arena, check_against_replay
+from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot, flip
+from tests.conftest import Arena, check_against_replay
 
 SERVICES = ["scout.arena.v1.BotSession", "scout.arena.v1.Arena"]
 
@@ -47,11 +45,18 @@ def test_reflection_is_served_as_v1_too(arena: Arena) -> None:
     with grpc.insecure_channel(arena.target) as channel:
         info = channel.stream_stream(
             "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-            request_serializer=V1_REQUEST.SerializeToString, response_deserializer=V1_RESPONSE.FromString,
+            request_serializer=V1_REQUEST.SerializeToString,
+            response_deserializer=V1_RESPONSE.FromString,
         )
-        listed, described = info(iter([
-            V1_REQUEST(list_services=""), V1_REQUEST(file_containing_symbol="scout.arena.v1.BotSession"),
-        ]), timeout=10)
+        listed, described = info(
+            iter(
+                [
+                    V1_REQUEST(list_services=""),
+                    V1_REQUEST(file_containing_symbol="scout.arena.v1.BotSession"),
+                ]
+            ),
+            timeout=10,
+        )
     names = {s.name for s in listed.list_services_response.service}
     assert set(SERVICES) | {"grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= names
     files = [FileDescriptorProto.FromString(b) for b in described.file_descriptor_response.file_descriptor_proto]
@@ -118,5 +123,6 @@ def test_a_bot_that_stops_reading_is_cut_off(arena: Arena) -> None:
         return cut.value.code(), cut.value.details()
 
     assert asyncio.run(scenario()) == (
-        grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_QUEUED} messages for this bot were left unread: read your stream"
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"{MAX_QUEUED} messages for this bot were left unread: read your stream",
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
@@ -17,17 +17,15 @@ from sqlmodel import Session
 from arena.api import convert_tournaments as convert
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.stop_rule import Outcome, StopRule
 from arena.tournaments.settings import TournamentSettings
+from arena.tournaments.stop_rule import Outcome, StopRule
 from sdk.wire import arena_pb2 as pb
-
+from tests.api.conftest import Client
 from tests.cli.conftest import arena_cli, assert_one_line_error
-
 from tests.tournaments.arena_process import ArenaProcess
-from tests.api.test_tournament_service import Client, client  # noqa: F401  (the fixture, on this module's arena)
 from tests.tournaments.test_stop_rule_runner import EQUAL, StrengthReferee, play_scheduled
 
-LATER = datetime.now(timezone.utc) + timedelta(days=30)
+LATER = datetime.now(UTC) + timedelta(days=30)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +37,15 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
     engine = open_database(url)
     referee = StrengthReferee(EQUAL)
     with Session(engine) as session:
-        TournamentSettings("capped", 3, 1, datetime(2026, 1, 1, tzinfo=timezone.utc), 1000, seed=3,
-                           stop_rule=StopRule(confidence=0.9, max_games=8)).create(session=session)
+        TournamentSettings(
+            "capped",
+            3,
+            1,
+            datetime(2026, 1, 1, tzinfo=UTC),
+            1000,
+            seed=3,
+            stop_rule=StopRule(confidence=0.9, max_games=8),
+        ).create(session=session)
         for bot in EQUAL:
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="capped", bot=bot)
@@ -75,9 +80,18 @@ def test_create_takes_the_rule_and_fills_its_defaults(arena: tuple[ArenaProcess,
     assert convert.settings_from_pb(request) == settings
     made = convert.tournament_reply_from_pb(client("CreateTournament", request, arena[0].admin_token))
     assert made.stop_rule == StopRule(confidence=0.99, top=2, max_games=StopRule().max_games)
-    bare = pb.CreateTournamentRequest(name="bare", table_size=3, games_per_table=1, move_limit_ms=1000, concurrency=1,
-                                      starts_at=convert.settings_to_pb(settings).starts_at, stop_rule=pb.StopRule())
-    assert convert.tournament_reply_from_pb(client("CreateTournament", bare, arena[0].admin_token)).stop_rule == StopRule()
+    bare = pb.CreateTournamentRequest(
+        name="bare",
+        table_size=3,
+        games_per_table=1,
+        move_limit_ms=1000,
+        concurrency=1,
+        starts_at=convert.settings_to_pb(settings).starts_at,
+        stop_rule=pb.StopRule(),
+    )
+    assert (
+        convert.tournament_reply_from_pb(client("CreateTournament", bare, arena[0].admin_token)).stop_rule == StopRule()
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,7 +108,8 @@ def test_bad_rules_are_refused_in_one_line(
     request = convert.settings_to_pb(TournamentSettings("bad", 3, 1, LATER, 1000))
     request.stop_rule.CopyFrom(rule)
     assert client.refused("CreateTournament", request, arena[0].admin_token) == (
-        grpc.StatusCode.INVALID_ARGUMENT, message
+        grpc.StatusCode.INVALID_ARGUMENT,
+        message,
     )
 
 
@@ -105,21 +120,44 @@ def test_bad_rules_are_refused_in_one_line(
         (["--max-games", "100"], "--max-games belongs to the stop rule: add --until-settled"),
         (["--until-settled", "--confidence", "2"], "the stop rule's confidence must be within 0.5..0.9999, not 2.0"),
         (["--until-settled", "--top", "0"], "the stop rule's top places must be at least 1, not 0"),
-        (["--until-settled", "--table-size", "2", "--max-games", "1"],
-         "even 2 entrants would play 2 games a round, over the stop rule's cap of 1 (--max-games)"),
+        (
+            ["--until-settled", "--table-size", "2", "--max-games", "1"],
+            "even 2 entrants would play 2 games a round, over the stop rule's cap of 1 (--max-games)",
+        ),
     ],
 )
 def test_cli_mistakes_are_one_error_line(arena: tuple[ArenaProcess, str], args: list[str], message: str) -> None:
-    code, output = arena_cli("tournament", "create", "cli-bad", "--starts-at", "+1h", *args,
-                             "--server", arena[0].target, "--admin-token", arena[0].admin_token or "")
+    code, output = arena_cli(
+        "tournament",
+        "create",
+        "cli-bad",
+        "--starts-at",
+        "+1h",
+        *args,
+        "--server",
+        arena[0].target,
+        "--admin-token",
+        arena[0].admin_token or "",
+    )
     assert code == 1
     assert_one_line_error(output, message)
 
 
 def test_cli_creates_and_shows_a_stop_rule_tournament(arena: tuple[ArenaProcess, str], tmp_path: Path) -> None:
     admin = ("--server", arena[0].target, "--admin-token", arena[0].admin_token or "")
-    code, output = arena_cli("tournament", "create", "cli-stop", "--starts-at", "+1h", "--until-settled",
-                             "--top", "3", "--max-games", "500", *admin)
+    code, output = arena_cli(
+        "tournament",
+        "create",
+        "cli-stop",
+        "--starts-at",
+        "+1h",
+        "--until-settled",
+        "--top",
+        "3",
+        "--max-games",
+        "500",
+        *admin,
+    )
     assert code == 0, output
     assert "stop rule: a full round robin after another until settled" in output
     assert "settle the first 3 places at 0.95 confidence, at most 500 games" in output

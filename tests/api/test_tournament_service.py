@@ -6,45 +6,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
 from sqlmodel import Session
 
 from arena.api import convert_tournaments as convert
+from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.credentials import set_admin_token
 from arena.storage.database import open_database
-from arena.play.results import ForfeitCause, PolicyDecision
 from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
 from sdk.engine import GameRecord, replay
-from sdk.wire import arena_pb2_grpc
-
+from tests.api.conftest import Client
 from tests.storage.helpers import play_all, random_result
-
 from tests.tournaments.arena_process import ArenaProcess
 
-LATER = datetime.now(timezone.utc) + timedelta(days=30)
-
-
-class Client:
-    """Sync stub calls with or without a bearer token."""
-
-    def __init__(self, target: str) -> None:
-        self.channel = grpc.insecure_channel(target)
-        self.stub = arena_pb2_grpc.ArenaStub(self.channel)  # type: ignore[no-untyped-call]
-
-    def __call__(self, method: str, request: object, token: str | None = None) -> Any:
-        metadata = () if token is None else (("authorization", f"Bearer {token}"),)
-        return getattr(self.stub, method)(request, metadata=metadata, timeout=10)
-
-    def refused(self, method: str, request: object, token: str | None = None) -> tuple[grpc.StatusCode, str]:
-        with pytest.raises(grpc.RpcError) as caught:
-            self(method, request, token)
-        return caught.value.code(), caught.value.details()
+LATER = datetime.now(UTC) + timedelta(days=30)
 
 
 @pytest.fixture(scope="module")
@@ -55,29 +35,28 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
     url = f"sqlite:///{path / 'arena.db'}"
     engine = open_database(url)
     with Session(engine) as session:
-        TournamentSettings("played", 3, 1, datetime(2026, 1, 1, tzinfo=timezone.utc), 1000, seed=5).create(session=session)
+        TournamentSettings("played", 3, 1, datetime(2026, 1, 1, tzinfo=UTC), 1000, seed=5).create(session=session)
         for bot in ("ann", "bob", "cy", "dee"):
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="played", bot=bot)
         store.start_tournament(session=session, tournament="played")
         game = store.mark_game_running(session=session, game_id=store.next_games(session=session)[0].id)
-        store.void_attempt(session=session, game_id=game.id,
-                           result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID))
+        store.void_attempt(
+            session=session,
+            game_id=game.id,
+            result=random_result(game, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID),
+        )
         replay = store.mark_game_running(session=session, game_id=game.id)
-        store.commit_game(session=session, game_id=game.id,
-                          result=random_result(replay, {2}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED))
+        store.commit_game(
+            session=session,
+            game_id=game.id,
+            result=random_result(replay, {2}, ForfeitCause.DISCONNECT, PolicyDecision.CAP_REACHED),
+        )
         play_all(session)
     engine.dispose()
     server = ArenaProcess(url, path / "server.log")
     yield server, url
     assert server.stop() == 0
-
-
-@pytest.fixture
-def client(arena: tuple[ArenaProcess, str]) -> Iterator[Client]:
-    c = Client(arena[0].target)
-    yield c
-    c.channel.close()
 
 
 def test_replies_convert_back_to_what_the_store_holds(arena: tuple[ArenaProcess, str], client: Client) -> None:
@@ -125,29 +104,54 @@ def test_ratings_carry_rank_confidence_and_the_crosstable_comes_page_by_page(
             break
     assert tuple(pairs) == crosstable.pairs and len(pairs) == 6
     assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=2000)) == (
-        grpc.StatusCode.INVALID_ARGUMENT, "bootstrap_resamples must be 0 to 1000, not 2000"
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "bootstrap_resamples must be 0 to 1000, not 2000",
     )
     assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=-1)) == (
-        grpc.StatusCode.INVALID_ARGUMENT, "bootstrap_resamples must be 0 to 1000, not -1"
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "bootstrap_resamples must be 0 to 1000, not -1",
     )
     assert client.refused("HeadToHead", convert.head_to_head_request_to_pb("nope"), admin) == (
-        grpc.StatusCode.NOT_FOUND, "there is no tournament named 'nope'"
+        grpc.StatusCode.NOT_FOUND,
+        "there is no tournament named 'nope'",
     )
 
 
 def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
-    settings = TournamentSettings("created", 4, 3, LATER, 750, concurrency=2, seed=99,
-                                  policy=FailurePolicy(absent_wait_ms=1234, grace_ms=2000, time_bank_ms=500, max_invalid=3,
-                                                       on_illegal=FailureAction.VOID, max_replays=4))
+    settings = TournamentSettings(
+        "created",
+        4,
+        3,
+        LATER,
+        750,
+        concurrency=2,
+        seed=99,
+        policy=FailurePolicy(
+            absent_wait_ms=1234,
+            grace_ms=2000,
+            time_bank_ms=500,
+            max_invalid=3,
+            on_illegal=FailureAction.VOID,
+            max_replays=4,
+        ),
+    )
     request = convert.settings_to_pb(settings)
     code, message = client.refused("CreateTournament", request)
     assert code is grpc.StatusCode.UNAUTHENTICATED and "admin token" in message
     assert client.refused("CreateTournament", request, "wrong")[0] is grpc.StatusCode.UNAUTHENTICATED
     made = convert.tournament_reply_from_pb(client("CreateTournament", request, arena[0].admin_token))
-    assert (made.name, made.table_size, made.games_per_table, made.starts_at, made.move_limit_ms, made.concurrency,
-            made.seed, made.seed_nonce) == ("created", 4, 3, LATER, 750, 2, None, None)
+    assert (
+        made.name,
+        made.table_size,
+        made.games_per_table,
+        made.starts_at,
+        made.move_limit_ms,
+        made.concurrency,
+        made.seed,
+        made.seed_nonce,
+    ) == ("created", 4, 3, LATER, 750, 2, None, None)
     assert len(made.seed_commitment) == 64
     assert FailurePolicy.from_json(made.failure_policy) == settings.policy
     assert made.status is store.TournamentStatus.SCHEDULED and made.games.total == 0
@@ -157,18 +161,38 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
 @pytest.mark.parametrize(
     ("method", "request_", "code", "message"),
     [
-        ("ShowTournament", convert.show_request_to_pb("nope"), grpc.StatusCode.NOT_FOUND,
-         "there is no tournament named 'nope'"),
+        (
+            "ShowTournament",
+            convert.show_request_to_pb("nope"),
+            grpc.StatusCode.NOT_FOUND,
+            "there is no tournament named 'nope'",
+        ),
         ("Ratings", convert.scope_to_pb("nope"), grpc.StatusCode.NOT_FOUND, "there is no tournament named 'nope'"),
         ("ShowGame", convert.show_game_request_to_pb(10_000), grpc.StatusCode.NOT_FOUND, "there is no game 10000"),
-        ("StartTournament", convert.start_request_to_pb("played"), grpc.StatusCode.FAILED_PRECONDITION,
-         "tournament 'played' is already finished"),
-        ("CreateTournament", convert.settings_to_pb(TournamentSettings("played", 3, 1, LATER, 1000)),
-         grpc.StatusCode.ALREADY_EXISTS, "a tournament named 'played' already exists"),
-        ("CreateTournament", convert.settings_to_pb(TournamentSettings("big", 6, 1, LATER, 1000)),
-         grpc.StatusCode.INVALID_ARGUMENT, "table size must be 2 to 5 players, not 6"),
-        ("CreateTournament", convert.settings_to_pb(TournamentSettings("quick", 3, 1, LATER, 5)),
-         grpc.StatusCode.INVALID_ARGUMENT, "move_limit_ms must be within 10..600000, not 5"),
+        (
+            "StartTournament",
+            convert.start_request_to_pb("played"),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "tournament 'played' is already finished",
+        ),
+        (
+            "CreateTournament",
+            convert.settings_to_pb(TournamentSettings("played", 3, 1, LATER, 1000)),
+            grpc.StatusCode.ALREADY_EXISTS,
+            "a tournament named 'played' already exists",
+        ),
+        (
+            "CreateTournament",
+            convert.settings_to_pb(TournamentSettings("big", 6, 1, LATER, 1000)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "table size must be 2 to 5 players, not 6",
+        ),
+        (
+            "CreateTournament",
+            convert.settings_to_pb(TournamentSettings("quick", 3, 1, LATER, 5)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "move_limit_ms must be within 10..600000, not 5",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) and " " not in v else None,
 )
@@ -195,15 +219,21 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
     assert started.status is store.TournamentStatus.RUNNING and started.games.total == 2
     assert client("EnterTournament", enter, tokens["fay"]).bot == "fay"  # a restarted entrant
     assert client.refused("EnterTournament", enter, tokens["gus"]) == (
-        grpc.StatusCode.FAILED_PRECONDITION, "tournament 'open' has started: entries are closed"
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "tournament 'open' has started: entries are closed",
     )
-    assert client.refused("EnterTournament", convert.enter_request_to_pb("nope"), tokens["gus"])[0] is grpc.StatusCode.NOT_FOUND
+    assert (
+        client.refused("EnterTournament", convert.enter_request_to_pb("nope"), tokens["gus"])[0]
+        is grpc.StatusCode.NOT_FOUND
+    )
 
 
 def test_export_streams_every_finished_game_as_a_replayable_json_line(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
-    lines = [convert.exported_from_pb(m) for m in client.stub.ExportGames(convert.export_request_to_pb("played"), timeout=10)]
+    lines = [
+        convert.exported_from_pb(m) for m in client.stub.ExportGames(convert.export_request_to_pb("played"), timeout=10)
+    ]
     assert len(lines) == 4
     for line in lines:
         game = json.loads(line)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -82,7 +83,7 @@ def fewest_sets_exhaustively(tops: tuple[int, ...]) -> int:
     best = n
     for cuts in range(1 << max(n - 1, 0)):
         bounds = [0] + [i + 1 for i in range(n - 1) if cuts >> i & 1] + [n]
-        pieces = [tops[a:b] for a, b in zip(bounds, bounds[1:])]
+        pieces = [tops[a:b] for a, b in itertools.pairwise(bounds)]
         if all(set_key(p) is not None for p in pieces):
             best = min(best, len(pieces))
     return best

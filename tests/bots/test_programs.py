@@ -65,8 +65,17 @@ def test_scout_bot_run_plays_at_a_real_arena(arena: Arena) -> None:
     (name, token), (other, other_token) = arena.register("cli"), arena.register("random")
     procs = [
         start(SCOUT_BOT, "run", "montecarlo", "--target", arena.target, "--token", token, "--max-games", "1"),
-        start(sys.executable, "-m", "bots.random_bot", "--target", arena.target, "--token", other_token,
-              "--max-games", "1"),
+        start(
+            sys.executable,
+            "-m",
+            "bots.random_bot",
+            "--target",
+            arena.target,
+            "--token",
+            other_token,
+            "--max-games",
+            "1",
+        ),
     ]
     try:
         check_against_replay(arena.play([name, other], seed=5))

@@ -81,8 +81,11 @@ def test_it_plays_only_legal_actions_and_decides_its_flip(players: int) -> None:
 
 def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> None:
     def record() -> object:
-        bots = [StrongBot(seed=3, move_time=None, iterations=80), GreedyBot(), StrongBot(seed=4, move_time=None,
-                                                                                        iterations=80)]
+        bots = [
+            StrongBot(seed=3, move_time=None, iterations=80),
+            GreedyBot(),
+            StrongBot(seed=4, move_time=None, iterations=80),
+        ]
         return play_game(bots, seed=9).record
 
     assert record() == record()

@@ -37,6 +37,8 @@ def assert_one_line_error(output: str, starts: str) -> None:
 def scout_bot_process(log: Path, tokens: Path, *args: str) -> subprocess.Popen[bytes]:
     """`scout-bot ARGS` as its own process (`python -m sdk.cli`), saving tokens in `tokens`."""
     return subprocess.Popen(
-        [sys.executable, "-m", "sdk.cli", *args], stdout=subprocess.DEVNULL, stderr=log.open("wb"),
+        [sys.executable, "-m", "sdk.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
         env={**os.environ, "SCOUT_ARENA_TOKENS": str(tokens)},
     )

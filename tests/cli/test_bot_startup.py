@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from sdk import cli as sdk_cli
-from tests.tournaments.arena_process import ArenaProcess
-
 from tests.cli.conftest import arena_cli, bot_cli, scout_bot_process
+from tests.tournaments.arena_process import ArenaProcess
 
 WAIT_S = 60.0
 
@@ -59,7 +58,9 @@ def test_a_saved_token_is_found_by_every_address_of_the_arena(tmp_path: Path) ->
         assert f"registered 'ann' at {server.target}" in first and "welcome: playing as 'ann'" in first, first
         (arena,) = json.loads(tokens.read_text())
         assert arena.startswith("arena:") and len(arena) == len("arena:") + 32
-        again = play_once(tmp_path, tokens, "again.log", "greedy", "--name", "ann", "--target", f"localhost:{server.port}")
+        again = play_once(
+            tmp_path, tokens, "again.log", "greedy", "--name", "ann", "--target", f"localhost:{server.port}"
+        )
         assert "registered" not in again and "welcome: playing as 'ann'" in again, again
         assert list(json.loads(tokens.read_text())) == [arena]
     finally:
@@ -118,15 +119,21 @@ def test_every_way_of_starting_a_bot_waits_for_its_arena_and_says_so(tmp_path: P
         "token": ["greedy", "--name", "bob", "--token", "0" * 64],
         "tournament": ["greedy", "--name", "cy", "--tournament", "cup"],
     }
-    bots = {way: scout_bot_process(tmp_path / f"{way}.log", tokens, "run", *args, "--target", target)
-            for way, args in ways.items()}
+    bots = {
+        way: scout_bot_process(tmp_path / f"{way}.log", tokens, "run", *args, "--target", target)
+        for way, args in ways.items()
+    }
     logs = {way: tmp_path / f"{way}.log" for way in ways}
     server = None
     try:
         for way, log in logs.items():
-            eventually(lambda: bots[way].poll() is not None
-                       or log.read_text().count(f"no arena answers at {target}; trying again in ") >= 2,
-                       f"the {way} bot to try twice")
+            eventually(
+                lambda way=way, log=log: (
+                    bots[way].poll() is not None
+                    or log.read_text().count(f"no arena answers at {target}; trying again in ") >= 2
+                ),
+                f"the {way} bot to try twice",
+            )
             assert bots[way].poll() is None, log.read_text()
         server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log", port=port)
         eventually(lambda: "welcome: playing as 'ann'" in logs["register"].read_text(), "the registering bot to play")
@@ -141,7 +148,6 @@ def test_every_way_of_starting_a_bot_waits_for_its_arena_and_says_so(tmp_path: P
                 bot.kill()
         if server is not None:
             assert server.stop() == 0
-
 
 
 def test_an_arena_gone_before_the_entry_is_not_called_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:

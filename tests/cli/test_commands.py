@@ -15,15 +15,21 @@ import pytest
 
 from arena.cli.app import app as scout_arena
 from sdk.engine import GameRecord, replay
-
+from tests.cli.conftest import arena_cli, bot_cli, runner, scout_bot_process
 from tests.tournaments.arena_process import ArenaProcess
 
-from tests.cli.conftest import arena_cli, bot_cli, runner, scout_bot_process
-
 JSON_COMMANDS = (
-    ["tournament", "list"], ["tournament", "show", "cup"], ["bot", "list"], ["ratings"], ["ratings", "--tournament", "cup"],
-    ["games", "list", "--tournament", "cup"], ["games", "show", "1"], ["games", "verify", "--tournament", "cup"],
-    ["ratings", "--tournament", "cup", "--bootstrap", "20"], ["head-to-head"], ["head-to-head", "--tournament", "cup"],
+    ["tournament", "list"],
+    ["tournament", "show", "cup"],
+    ["bot", "list"],
+    ["ratings"],
+    ["ratings", "--tournament", "cup"],
+    ["games", "list", "--tournament", "cup"],
+    ["games", "show", "1"],
+    ["games", "verify", "--tournament", "cup"],
+    ["ratings", "--tournament", "cup", "--bootstrap", "20"],
+    ["head-to-head"],
+    ["head-to-head", "--tournament", "cup"],
 )
 """Every read command that takes --json and reads the same over gRPC as on the database."""
 BOTS = {"ann": ["greedy"], "bob": ["random", "--seed", "3"], "cy": ["montecarlo", "--move-time", "0.01"]}
@@ -56,15 +62,35 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     db = tmp / "arena.db"
     server = ArenaProcess(f"sqlite:///{db}", tmp / "server.log")
     admin = ("--server", server.target, "--admin-token", server.admin_token or "")
-    code, output = arena_cli("tournament", "create", "cup", "--table-size", "3", "--games-per-table", "2",
-                             "--starts-at", "+1h", "--move-ms", "5000", "--seed", "42", *admin)
+    code, output = arena_cli(
+        "tournament",
+        "create",
+        "cup",
+        "--table-size",
+        "3",
+        "--games-per-table",
+        "2",
+        "--starts-at",
+        "+1h",
+        "--move-ms",
+        "5000",
+        "--seed",
+        "42",
+        *admin,
+    )
     assert code == 0, output
     tokens = tmp / "tokens.json"
-    bots = [scout_bot_process(tmp / f"{name}.log", tokens, "run", *spec, "--name", name, "--tournament", "cup",
-                              "--target", server.target) for name, spec in BOTS.items()]
+    bots = [
+        scout_bot_process(
+            tmp / f"{name}.log", tokens, "run", *spec, "--name", name, "--tournament", "cup", "--target", server.target
+        )
+        for name, spec in BOTS.items()
+    ]
     try:
-        wait_for(lambda: "ann, bob, cy" in arena_cli("tournament", "show", "cup", "--server", server.target)[1],
-                 "the bots to enter")
+        wait_for(
+            lambda: "ann, bob, cy" in arena_cli("tournament", "show", "cup", "--server", server.target)[1],
+            "the bots to enter",
+        )
         code, output = arena_cli("tournament", "start", "cup", *admin)
         assert code == 0 and "Started tournament 'cup': 6 games scheduled among 3 entrants." in output, output
         for bot in bots:
@@ -91,8 +117,17 @@ def test_bots_register_themselves_enter_and_stop_when_the_tournament_finishes(pl
 
 def test_a_saved_token_is_reused(played: Played) -> None:
     before = played.tokens.read_text()
-    code, output = bot_cli("run", "greedy", "--name", "ann", "--tournament", "cup", "--target", played.server.target,
-                           env={"SCOUT_ARENA_TOKENS": str(played.tokens)})
+    code, output = bot_cli(
+        "run",
+        "greedy",
+        "--name",
+        "ann",
+        "--tournament",
+        "cup",
+        "--target",
+        played.server.target,
+        env={"SCOUT_ARENA_TOKENS": str(played.tokens)},
+    )
     assert code == 0, output
     assert "registered" not in output and output.rstrip().endswith("ann: tournament 'cup' finished")
     assert played.tokens.read_text() == before
@@ -127,7 +162,9 @@ def test_the_tables_show_what_was_played(played: Played) -> None:
     _, ratings = played.via_server("ratings", "--tournament", "cup")
     assert "Ratings: tournament cup" in ratings
     ratings_part = ratings.split("How sure the ranks are")[0]
-    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in ratings_part.splitlines() if line.startswith("│")]
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:-1]] for line in ratings_part.splitlines() if line.startswith("│")
+    ]
     assert sorted(row[1] for row in rows) == sorted(BOTS)
     assert [row[0] for row in rows] == ["1", "2", "3"]
     assert all(row[5] == "6" for row in rows)  # 3 tables of all three bots, 2 games each
@@ -143,7 +180,7 @@ def test_the_ratings_say_how_sure_each_rank_is(played: Played) -> None:
     _, output = played.via_server("ratings", "--tournament", "cup", "--bootstrap", "20")
     table, sure = output.split("How sure the ranks are")
     assert [row[1] for row in _rows(sure)] == [row[1] for row in _rows(table)]
-    assert [row[3] for row in _rows(sure)][0] == "-" and [row[4] for row in _rows(sure)][0] == "-"
+    assert next(row[3] for row in _rows(sure)) == "-" and next(row[4] for row in _rows(sure)) == "-"
     for row in _rows(sure)[1:]:
         low, _, high = row[2].partition("–")
         assert 1 <= int(low) <= int(high or low) <= 3
@@ -189,15 +226,60 @@ def test_export_writes_replayable_json_lines(played: Played, tmp_path: Path) -> 
 
 
 TOURNAMENT_KEYS = {
-    "id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "status",
-    "failure_policy", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce",
-    "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop",
+    "id",
+    "name",
+    "table_size",
+    "games_per_table",
+    "starts_at",
+    "move_limit_ms",
+    "concurrency",
+    "seed",
+    "status",
+    "failure_policy",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "entrants",
+    "games",
+    "seed_commitment",
+    "seed_nonce",
+    "failure",
+    "max_entrants",
+    "invite_only",
+    "rounds",
+    "stop_rule",
+    "stop",
 }
-RATING_KEYS = {"rank", "bot", "mu", "sigma", "conservative", "games", "wins", "average_points", "average_placing",
-               "rank_low", "rank_high", "confidence", "bootstrap_confidence"}
+RATING_KEYS = {
+    "rank",
+    "bot",
+    "mu",
+    "sigma",
+    "conservative",
+    "games",
+    "wins",
+    "average_points",
+    "average_placing",
+    "rank_low",
+    "rank_high",
+    "confidence",
+    "bootstrap_confidence",
+}
 PAIR_KEYS = {"bot", "other", "games", "above", "below", "ties", "point_difference", "p_value"}
-GAME_KEYS = {"id", "tournament", "table", "game", "status", "seed", "attempts", "started_at", "finished_at", "seats",
-             "results", "end_reasons"}
+GAME_KEYS = {
+    "id",
+    "tournament",
+    "table",
+    "game",
+    "status",
+    "seed",
+    "attempts",
+    "started_at",
+    "finished_at",
+    "seats",
+    "results",
+    "end_reasons",
+}
 RESULT_KEYS = {"seat", "bot", "points", "rank", "forfeit", "cause", "policy"}
 
 
@@ -219,10 +301,17 @@ def test_json_documents_name_every_field_with_numbers_as_numbers_and_utc_times(p
     (listed,) = json_of("tournament", "list", "--db", str(played.db))["tournaments"]
     assert set(listed) == TOURNAMENT_KEYS
     assert json_of("tournament", "show", "cup", "--db", str(played.db)) == listed
-    assert (listed["name"], listed["status"], listed["table_size"], listed["games_per_table"]) == ("cup", "finished", 3, 2)
+    assert (listed["name"], listed["status"], listed["table_size"], listed["games_per_table"]) == (
+        "cup",
+        "finished",
+        3,
+        2,
+    )
     assert listed["games"] == {"scheduled": 0, "running": 0, "played": 0, "finished": 6, "total": 6}
     assert listed["seed"] == 42 and listed["entrants"] == sorted(BOTS) and listed["failure_policy"]["grace_ms"] > 0
-    assert utc(listed["created_at"]) <= utc(listed["started_at"]) <= utc(listed["finished_at"]) < utc(listed["starts_at"])
+    assert (
+        utc(listed["created_at"]) <= utc(listed["started_at"]) <= utc(listed["finished_at"]) < utc(listed["starts_at"])
+    )
     assert {b["name"] for b in json_of("bot", "list", "--db", str(played.db))["bots"]} == set(BOTS)
 
 
@@ -274,8 +363,19 @@ def test_games_json_has_the_export_s_shape(played: Played) -> None:
 
 def test_verify_and_seeds_json(played: Played) -> None:
     checked = json_of("games", "verify", "--tournament", "cup", "--db", str(played.db))
-    assert checked == {"tournament": "cup", "finished": True, "games": 6, "attempts": 0, "problems": [], "ok": True,
-                       "summary": checked["summary"]} and "verified" in checked["summary"]
+    assert (
+        checked
+        == {
+            "tournament": "cup",
+            "finished": True,
+            "games": 6,
+            "attempts": 0,
+            "problems": [],
+            "ok": True,
+            "summary": checked["summary"],
+        }
+        and "verified" in checked["summary"]
+    )
     seeds = json_of("tournament", "seeds", "cup", "--db", str(played.db))
     assert seeds["seed"] == 42 and len(seeds["games"]) == 6
     assert all(set(g) == {"id", "table", "game", "attempt", "seed"} for g in seeds["games"])

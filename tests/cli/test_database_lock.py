@@ -16,11 +16,10 @@ import sqlalchemy as sa
 
 from arena.storage.database import open_database, parse_url
 from arena.storage.lock import lock_database
+from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3
 from tests.tournaments.arena_process import ArenaProcess
-
-from tests.cli.conftest import arena_cli, assert_one_line_error
 
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 
@@ -39,11 +38,17 @@ def test_a_second_arena_on_one_database_exits_naming_the_first(database: tuple[s
     url, shown = database
     first = ArenaProcess(url, tmp_path / "first.log")
     try:
-        second = subprocess.run([SCOUT_ARENA, "serve", "--db", url, "--port", "0"], capture_output=True, text=True,
-                                timeout=60, stdin=subprocess.DEVNULL)
+        second = subprocess.run(
+            [SCOUT_ARENA, "serve", "--db", url, "--port", "0"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
         assert second.returncode == 1 and second.stdout == ""
-        assert_one_line_error(second.stderr, f"another arena serves {shown} (host {socket.gethostname()} "
-                                             f"pid {first.proc.pid} since ")
+        assert_one_line_error(
+            second.stderr, f"another arena serves {shown} (host {socket.gethostname()} pid {first.proc.pid} since "
+        )
         assert second.stderr.rstrip().endswith("one arena per database")
         code, output = arena_cli("bot", "register", "reader", "--db", url)
         assert code == 0, output

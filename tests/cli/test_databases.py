@@ -11,18 +11,28 @@ import pytest
 import sqlalchemy as sa
 
 from arena.storage.database import open_database
+from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3, snapshot
 
-from tests.cli.conftest import arena_cli, assert_one_line_error
-
 READS = (
-    ("ratings",), ("tournament", "list"), ("tournament", "show", "t"), ("bot", "list"), ("games", "list"),
-    ("games", "show", "1"), ("games", "export"), ("games", "verify", "--tournament", "t"),
+    ("ratings",),
+    ("tournament", "list"),
+    ("tournament", "show", "t"),
+    ("bot", "list"),
+    ("games", "list"),
+    ("games", "show", "1"),
+    ("games", "export"),
+    ("games", "verify", "--tournament", "t"),
 )
 WRITES = (
-    ("bot", "register", "b"), ("tournament", "create", "t", "--starts-at", "+1d"), ("tournament", "start", "t"),
-    ("tournament", "seeds", "t"), ("admin", "rotate-token"), ("db", "upgrade"), ("serve", "--port", "0"),
+    ("bot", "register", "b"),
+    ("tournament", "create", "t", "--starts-at", "+1d"),
+    ("tournament", "start", "t"),
+    ("tournament", "seeds", "t"),
+    ("admin", "rotate-token"),
+    ("db", "upgrade"),
+    ("serve", "--port", "0"),
 )
 FOREIGN_TABLES = ("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO users VALUES (1, 'ada')")
 
@@ -57,8 +67,11 @@ def test_every_command_refuses_a_foreign_database_and_changes_nothing(foreign: t
         assert_one_line_error(output, f"{shown} is not a Scout Arena database (it holds users): left untouched")
         assert snapshot(url) == before, command
     code, output = arena_cli("db", "status", "--db", db)
-    assert (code, output) == (1, f"{shown}: is not a Scout Arena database (it holds users): left untouched; "
-                                 "give the arena a database of its own\n")
+    assert (code, output) == (
+        1,
+        f"{shown}: is not a Scout Arena database (it holds users): left untouched; "
+        "give the arena a database of its own\n",
+    )
     assert snapshot(url) == before
 
 
@@ -111,11 +124,17 @@ def test_a_version_3_database_is_refused_until_db_upgrade(tmp_path: Path) -> Non
     assert db.read_bytes() == before
 
     assert arena_cli("db", "upgrade", "--db", str(db)) == (
-        0, f"upgraded {db} from schema version 3 to 4, keeping its data\n")
+        0,
+        f"upgraded {db} from schema version 3 to 4, keeping its data\n",
+    )
     assert arena_cli("db", "status", "--db", str(db)) == (
-        0, f"{db}: schema version 4 (scout_arena_v4), the newest: nothing to upgrade\n")
+        0,
+        f"{db}: schema version 4 (scout_arena_v4), the newest: nothing to upgrade\n",
+    )
     assert arena_cli("db", "upgrade", "--db", str(db)) == (
-        0, f"{db} is at schema version 4, the newest: nothing to upgrade\n")
+        0,
+        f"{db} is at schema version 4, the newest: nothing to upgrade\n",
+    )
     code, output = arena_cli("games", "verify", "--tournament", "demo", "--db", str(db))
     assert code == 0 and "FAILED" not in output, output
     code, output = arena_cli("ratings", "--tournament", "demo", "--db", str(db))

@@ -19,9 +19,8 @@ from sqlmodel import Session
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.store import TournamentStatus
-from tests.storage.conftest import postgres_schema
-
 from tests.cli.conftest import arena_cli, assert_one_line_error
+from tests.storage.conftest import postgres_schema
 
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 CI = {**os.environ, "CI": "true"}
@@ -32,9 +31,24 @@ def test_the_demo_plays_a_tournament_and_leaves_its_database(tmp_path: Path) -> 
     db = tmp_path / "scout-arena-demo.db"
     open_database(f"sqlite:///{db}").dispose()  # an earlier demo's database
     done = subprocess.run(
-        [SCOUT_ARENA, "demo", "--bots", "random,greedy,montecarlo,random", "--table-size", "3",
-         "--games-per-table", "1", "--seed", "5"],
-        capture_output=True, text=True, timeout=300, env=CI, stdin=subprocess.DEVNULL, cwd=tmp_path,
+        [
+            SCOUT_ARENA,
+            "demo",
+            "--bots",
+            "random,greedy,montecarlo,random",
+            "--table-size",
+            "3",
+            "--games-per-table",
+            "1",
+            "--seed",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=CI,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -54,8 +68,14 @@ def test_the_demo_never_overwrites_a_database_unasked(tmp_path: Path) -> None:
     db = tmp_path / "demo.db"
     open_database(f"sqlite:///{db}").dispose()
     precious = db.read_bytes()
-    done = subprocess.run([SCOUT_ARENA, "demo", "--db", str(db)], capture_output=True, text=True, timeout=60, env=CI,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [SCOUT_ARENA, "demo", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=CI,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 1
     assert_one_line_error(done.stderr, f"{db} exists: pass --replace to overwrite it, or --db ANOTHER.db")
     assert db.read_bytes() == precious
@@ -97,7 +117,7 @@ def test_the_demo_gives_each_bot_its_token_in_its_environment_not_its_command_li
         pass
     assert len(started) == len(cast)
     assert demo.BOT_TOKEN_VARIABLE in option_envvars(scout_bot, "--token")
-    for (argv, env), entrant in zip(started, cast):
+    for (argv, env), entrant in zip(started, cast, strict=True):
         assert not any("secret" in word for word in argv) and "--token" not in argv, argv
         assert env[demo.BOT_TOKEN_VARIABLE] == tokens[entrant.name]
 
@@ -105,15 +125,29 @@ def test_the_demo_gives_each_bot_its_token_in_its_environment_not_its_command_li
 def test_demo_on_a_directory_is_one_line(tmp_path: Path) -> None:
     code, output = arena_cli("demo", "--db", str(tmp_path))
     assert code == 1
-    assert_one_line_error(output, f"{tmp_path} is a directory, not a database file: give a file's path, e.g. "
-                                  f"{tmp_path / 'scout-arena-demo.db'}")
+    assert_one_line_error(
+        output,
+        f"{tmp_path} is a directory, not a database file: give a file's path, e.g. {tmp_path / 'scout-arena-demo.db'}",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_the_demo_runs_on_an_empty_postgres_database() -> None:
     with postgres_schema() as url:
-        argv = [SCOUT_ARENA, "demo", "--bots", "random,greedy", "--table-size", "2", "--games-per-table", "1",
-                "--seed", "2", "--db", url]
+        argv = [
+            SCOUT_ARENA,
+            "demo",
+            "--bots",
+            "random,greedy",
+            "--table-size",
+            "2",
+            "--games-per-table",
+            "1",
+            "--seed",
+            "2",
+            "--db",
+            url,
+        ]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=CI, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "2/2" in done.stdout and "Ratings: tournament demo" in done.stdout
@@ -122,15 +156,23 @@ def test_the_demo_runs_on_an_empty_postgres_database() -> None:
         again = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=CI, stdin=subprocess.DEVNULL)
         assert again.returncode == 1
         shown = sa.make_url(url).render_as_string(hide_password=True)
-        assert_one_line_error(again.stderr, f"{shown} already holds an arena's tables: the demo needs an empty database")
+        assert_one_line_error(
+            again.stderr, f"{shown} already holds an arena's tables: the demo needs an empty database"
+        )
 
 
 def test_ctrl_c_stops_the_demo_and_marks_its_tournament_failed(tmp_path: Path) -> None:
     """A real SIGINT once games are being committed: an `interrupted` line, status 130, and a
     tournament that is neither running nor resumed by the next arena (demo.py says why)."""
     db = tmp_path / "demo.db"
-    demo = subprocess.Popen([SCOUT_ARENA, "demo", "--db", str(db), "--seed", "4"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=CI, stdin=subprocess.DEVNULL)
+    demo = subprocess.Popen(
+        [SCOUT_ARENA, "demo", "--db", str(db), "--seed", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=CI,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 240
         while finished_games(db) < 1:
@@ -153,8 +195,10 @@ def test_ctrl_c_stops_the_demo_and_marks_its_tournament_failed(tmp_path: Path) -
     done = f"{t.games.finished} of {t.games.total} games"
     assert t.failure == f"interrupted: the demo was stopped (Ctrl-C) after {done}"
     assert 1 <= t.games.finished < t.games.total
-    assert err.splitlines()[-1] == (f"interrupted: the demo stopped after {done}; tournament 'demo' is marked failed, "
-                                    f"its finished games and ratings are kept in {db}")
+    assert err.splitlines()[-1] == (
+        f"interrupted: the demo stopped after {done}; tournament 'demo' is marked failed, "
+        f"its finished games and ratings are kept in {db}"
+    )
 
 
 def finished_games(db: Path) -> int:

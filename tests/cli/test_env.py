@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from typer.main import get_command
 
-from arena.cli.app import app as scout_arena
 from arena.api.server import ADMIN_TOKEN_VARIABLE
+from arena.cli.app import app as scout_arena
 from bots.greedy import GreedyBot
 from sdk import env
-from sdk.cli import app as scout_bot, bot_program
+from sdk.cli import app as scout_bot
+from sdk.cli import bot_program
 from sdk.tokens import tokens_path
-
 from tests.cli.conftest import assert_one_line_error, bot_cli
 
 DOCS = Path(__file__).parents[2] / "docs"

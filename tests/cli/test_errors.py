@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.arena_process import ArenaProcess
-
 from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
+from tests.tournaments.arena_process import ArenaProcess
 
 
 @pytest.fixture(scope="module")
@@ -37,18 +36,26 @@ def closed_port() -> int:
         (["head-to-head", "--tournament", "nope"], 1, "there is no tournament named 'nope'"),
         (["games", "show", "12345"], 1, "there is no game 12345"),
         (["games", "show", "twelve"], 2, "Invalid value for 'ID': "),
-        (["tournament", "create", "t", "--starts-at", "next friday"], 2,
-         "Invalid value for --starts-at: expected an ISO 8601 time such as 2030-01-04T18:00:00Z"),
+        (
+            ["tournament", "create", "t", "--starts-at", "next friday"],
+            2,
+            "Invalid value for --starts-at: expected an ISO 8601 time such as 2030-01-04T18:00:00Z",
+        ),
         (["tournament", "create", "t", "--starts-at", "now", "--table-size", "7"], 1, "table size must be 2 to 5"),
-        (["tournament", "create", "t", "--starts-at", "now", "--move-ms", "1"], 1,
-         "move_limit_ms must be within 10..600000, not 1"),
+        (
+            ["tournament", "create", "t", "--starts-at", "now", "--move-ms", "1"],
+            1,
+            "move_limit_ms must be within 10..600000, not 1",
+        ),
         (["tournament", "start", "nope"], 1, "there is no tournament named 'nope'"),
         (["bot", "register", "no spaces"], 1, "invalid bot name 'no spaces'"),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
 def test_mistakes_against_a_server(server: ArenaProcess, args: list[str], status: int, message: str) -> None:
-    code, output = arena_cli(*args, "--server", server.target, env={"SCOUT_ARENA_ADMIN_TOKEN": server.admin_token or ""})
+    code, output = arena_cli(
+        *args, "--server", server.target, env={"SCOUT_ARENA_ADMIN_TOKEN": server.admin_token or ""}
+    )
     assert code == status
     assert_one_line_error(output, message)
 
@@ -57,8 +64,9 @@ def test_organiser_commands_need_the_right_admin_token(server: ArenaProcess) -> 
     create = ["tournament", "create", "t", "--starts-at", "+1h", "--server", server.target]
     code, output = arena_cli(*create, env={"SCOUT_ARENA_ADMIN_TOKEN": ""})
     assert code == 1
-    assert_one_line_error(output, "this command needs the arena's admin token: pass --admin-token or set "
-                                  "SCOUT_ARENA_ADMIN_TOKEN")
+    assert_one_line_error(
+        output, "this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN"
+    )
     code, output = arena_cli(*create, "--admin-token", "0" * 64)
     assert code == 1
     assert_one_line_error(output, f"the arena at {server.target} refused the admin token")
@@ -100,12 +108,24 @@ def test_scout_bot_run_mistakes(server: ArenaProcess, tmp_path: Path) -> None:
     code, output = bot_cli("run", "random", "--tournament", "nope", "--target", server.target, env=env)
     assert code == 1
     assert output.splitlines()[0].startswith("registered 'RandomBot'")
-    assert_one_line_error(output.split("\n", 1)[1], "the arena refused RandomBot: NOT_FOUND: there is no tournament named 'nope'")
-    code, output = bot_cli("run", "random", "--tournament", "nope", "--target", server.target,
-                           env={"SCOUT_ARENA_TOKENS": str(tmp_path / "other.json")})
+    assert_one_line_error(
+        output.split("\n", 1)[1], "the arena refused RandomBot: NOT_FOUND: there is no tournament named 'nope'"
+    )
+    code, output = bot_cli(
+        "run",
+        "random",
+        "--tournament",
+        "nope",
+        "--target",
+        server.target,
+        env={"SCOUT_ARENA_TOKENS": str(tmp_path / "other.json")},
+    )
     assert code == 1
-    assert_one_line_error(output, f"cannot register 'RandomBot' at {server.target}: ALREADY_EXISTS: the bot name "
-                                  "'RandomBot' is taken: choose another; if the name is yours, pass its --token")
+    assert_one_line_error(
+        output,
+        f"cannot register 'RandomBot' at {server.target}: ALREADY_EXISTS: the bot name "
+        "'RandomBot' is taken: choose another; if the name is yours, pass its --token",
+    )
     code, output = bot_cli("run", "random", "--tournament", "t", "--target", server.target, "--token", "bad")
     assert code == 1
     assert_one_line_error(output, "the arena refused RandomBot: UNAUTHENTICATED: unknown bot token")
@@ -116,8 +136,9 @@ def test_scout_bot_run_mistakes(server: ArenaProcess, tmp_path: Path) -> None:
     assert code == 1
     assert_one_line_error(output, "--move-time is for example bots that search (montecarlo, strong), not 'greedy'")
     (tmp_path / "broken.json").write_text("{not json")
-    code, output = bot_cli("run", "random", "--target", server.target,
-                           env={"SCOUT_ARENA_TOKENS": str(tmp_path / "broken.json")})
+    code, output = bot_cli(
+        "run", "random", "--target", server.target, env={"SCOUT_ARENA_TOKENS": str(tmp_path / "broken.json")}
+    )
     assert code == 1
     assert_one_line_error(output, f"cannot read the token file {tmp_path / 'broken.json'}: ")
 

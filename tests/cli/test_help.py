@@ -10,8 +10,8 @@ from typer.main import get_command
 
 from arena.cli.app import app as scout_arena
 from bots.greedy import GreedyBot
-from sdk.cli import app as scout_bot, bot_program
-
+from sdk.cli import app as scout_bot
+from sdk.cli import bot_program
 from tests.cli.conftest import runner
 
 PROGRAMS = {"scout-arena": scout_arena, "scout-bot": scout_bot, "python -m bots.greedy": bot_program(GreedyBot)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -16,7 +16,7 @@ from arena.storage.store import GameStatus
 def test_times_are_utc_to_the_millisecond_whatever_zone_they_come_in() -> None:
     paris = timezone(timedelta(hours=1))
     assert json_output.utc_time(datetime(2030, 1, 4, 19, 0, 0, 123456, tzinfo=paris)) == "2030-01-04T18:00:00.123Z"
-    assert json_output.utc_time(datetime(2030, 1, 4, 18, tzinfo=timezone.utc)) == "2030-01-04T18:00:00.000Z"
+    assert json_output.utc_time(datetime(2030, 1, 4, 18, tzinfo=UTC)) == "2030-01-04T18:00:00.000Z"
 
 
 def test_plain_turns_a_model_into_json_data_field_by_field() -> None:
@@ -27,9 +27,12 @@ def test_plain_turns_a_model_into_json_data_field_by_field() -> None:
         names: tuple[str, ...]
         share: float
 
-    value = Model(GameStatus.FINISHED, datetime(2030, 1, 4, 18, tzinfo=timezone.utc), ("a", "b"), 0.5)
+    value = Model(GameStatus.FINISHED, datetime(2030, 1, 4, 18, tzinfo=UTC), ("a", "b"), 0.5)
     assert json_output.plain(value) == {
-        "status": "finished", "when": "2030-01-04T18:00:00.000Z", "names": ["a", "b"], "share": 0.5,
+        "status": "finished",
+        "when": "2030-01-04T18:00:00.000Z",
+        "names": ["a", "b"],
+        "share": 0.5,
     }
 
 

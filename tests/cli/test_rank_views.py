@@ -7,10 +7,10 @@ import io
 
 from rich.console import Console, RenderableType
 
+from arena.cli.views import crosstable_view, ratings_table
 from arena.ratings.head_to_head import crosstable
 from arena.ratings.played_games import PlayedGame
 from arena.ratings.table import RatingRow
-from arena.cli.views import crosstable_view, ratings_table
 
 
 def rendered(renderable: RenderableType) -> str:
@@ -42,7 +42,9 @@ def test_the_bootstrap_column_appears_when_the_rows_have_it() -> None:
 
 
 def test_the_crosstable_bolds_significant_cells_and_lists_pairs_best_first() -> None:
-    games = [PlayedGame(("ann", "bob", "cy"), (30, 20, 10), (1, 2, 3))] * 8 + [PlayedGame(("bob", "cy"), (5, 5), (1, 1))]
+    games = [PlayedGame(("ann", "bob", "cy"), (30, 20, 10), (1, 2, 3))] * 8 + [
+        PlayedGame(("bob", "cy"), (5, 5), (1, 1))
+    ]
     console = Console(width=80, record=True, file=io.StringIO())
     console.print(crosstable_view([row(1, "ann", None), row(2, "bob", 0.9), row(3, "cy", 0.9)], crosstable(games), "t"))
     styled = console.export_text(styles=True, clear=False)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import typer
 
 from arena.cli.app import PAST_TOLERANCE, parse_start
-
 from tests.cli.conftest import arena_cli, assert_one_line_error
 
-NOW = datetime(2030, 1, 4, 18, 0, 30, tzinfo=timezone.utc)
+NOW = datetime(2030, 1, 4, 18, 0, 30, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -19,9 +18,9 @@ NOW = datetime(2030, 1, 4, 18, 0, 30, tzinfo=timezone.utc)
     [
         ("now", NOW),
         ("+10m", NOW + timedelta(minutes=10)),
-        ("2030-01-04T19:00:00Z", datetime(2030, 1, 4, 19, tzinfo=timezone.utc)),
-        ("2030-01-04T20:00:00+01:00", datetime(2030, 1, 4, 19, tzinfo=timezone.utc)),
-        ("2030-01-04T18:00Z", datetime(2030, 1, 4, 18, tzinfo=timezone.utc)),  # this minute, typed to the minute
+        ("2030-01-04T19:00:00Z", datetime(2030, 1, 4, 19, tzinfo=UTC)),
+        ("2030-01-04T20:00:00+01:00", datetime(2030, 1, 4, 19, tzinfo=UTC)),
+        ("2030-01-04T18:00Z", datetime(2030, 1, 4, 18, tzinfo=UTC)),  # this minute, typed to the minute
     ],
 )
 def test_start_times(text: str, expected: datetime) -> None:
@@ -30,8 +29,11 @@ def test_start_times(text: str, expected: datetime) -> None:
 
 @pytest.mark.parametrize("text", ["2030-01-04T17:59:00Z", "2029-01-04T18:00:00Z", "2030-01-04T18:00:00+01:00"])
 def test_a_start_time_in_the_past_is_refused(text: str) -> None:
-    with pytest.raises(typer.BadParameter, match=r"is in the past \(it is 2030-01-04 18:00 UTC\): give a later time "
-                                                 r"such as \+10m, or 'now' to start at once"):
+    with pytest.raises(
+        typer.BadParameter,
+        match=r"is in the past \(it is 2030-01-04 18:00 UTC\): give a later time "
+        r"such as \+10m, or 'now' to start at once",
+    ):
         parse_start(text, NOW)
     assert parse_start(text, datetime.fromisoformat(text) + PAST_TOLERANCE) is not None
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from arena.ratings.table import RatingRow
 from arena.cli.views import SHARED_WINS, ratings_table, win_decimals
+from arena.ratings.table import RatingRow
 
 
 def row(bot: str, wins: float) -> RatingRow:

@@ -136,7 +136,9 @@ def hadolint() -> str:
 def test_dockerfile_lints_clean() -> None:
     done = subprocess.run(
         [hadolint(), "--no-color", "--failure-threshold", "info", str(DOCKERFILE)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr
 
@@ -162,7 +164,7 @@ def test_the_runtime_runs_as_an_unprivileged_user() -> None:
     user = users[-1].split(":")[0]
     assert user not in ("root", "0")
     assert int(user) >= 1000, "a numeric uid outside the system range"
-    after_user = final_stage()[[i.keyword for i in final_stage()].index("USER"):]
+    after_user = final_stage()[[i.keyword for i in final_stage()].index("USER") :]
     assert not any(i.keyword == "USER" and i.args.split(":")[0] in ("root", "0") for i in after_user)
 
 
@@ -184,9 +186,18 @@ def test_the_image_serves_on_the_exposed_port_and_checks_its_health_over_grpc() 
 
 def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    needed = {"pyproject.toml", project["project"]["readme"], *project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]}
-    copied = {source for stage in ("build", "runtime") for sources, _, from_stage in
-              copies([i for i in instructions() if i.stage == stage]) if not from_stage for source in sources}
+    needed = {
+        "pyproject.toml",
+        project["project"]["readme"],
+        *project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"],
+    }
+    copied = {
+        source
+        for stage in ("build", "runtime")
+        for sources, _, from_stage in copies([i for i in instructions() if i.stage == stage])
+        if not from_stage
+        for source in sources
+    }
     assert needed <= copied
     patterns = dockerignore()
     for source in copied:
@@ -290,21 +301,30 @@ def test_compose_validates_where_a_compose_cli_exists() -> None:
     if not compose_v2():
         pytest.skip("no `docker compose` (Compose v2) on this machine")
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
-    done = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def compose_v2() -> bool:
-    return bool(shutil.which("docker")) and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0
+    return (
+        bool(shutil.which("docker"))
+        and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0
+    )
 
 
 def test_compose_v1_refuses_the_file_before_doing_anything() -> None:
     """Compose v1 does not know the top-level `name` (a Compose v2 key): it stops at once."""
-    if not shutil.which("docker-compose") or "version 1." not in subprocess.run(
-        ["docker-compose", "version"], capture_output=True, text=True).stdout:
+    if (
+        not shutil.which("docker-compose")
+        or "version 1." not in subprocess.run(["docker-compose", "version"], capture_output=True, text=True).stdout
+    ):
         pytest.skip("no docker-compose v1 on this machine")
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
-    done = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env
+    )
     assert done.returncode != 0 and "name" in done.stdout + done.stderr, done.stdout + done.stderr
 
 
@@ -316,7 +336,7 @@ def test_the_file_is_for_compose_v2_and_says_so() -> None:
     assert "version" not in spec
     header = "".join(line for line in COMPOSE.read_text().splitlines(keepends=True) if line.startswith("#"))
     readme = (ROOT / "README.md").read_text()
-    docker_section = readme[readme.index("## Deploy with Docker"):]
+    docker_section = readme[readme.index("## Deploy with Docker") :]
     for text in (" ".join(header.replace("#", " ").split()), " ".join(docker_section.split())):
         assert "Docker Compose v2" in text and "`docker compose`" in text and "`docker-compose`" in text, text[:400]
 
@@ -340,7 +360,9 @@ def test_no_documented_docker_command_puts_a_secret_on_its_command_line() -> Non
         values += [w.split("=", 1)[1] for w in argv if w.startswith(("-e=", "--env="))]
         for value in values:
             name, has_value, _ = value.partition("=")
-            assert not (has_value and re.search(r"TOKEN|PASSWORD|SECRET|ENTRY_CODE", name)), f"{line}: {name} on a command line"
+            assert not (has_value and re.search(r"TOKEN|PASSWORD|SECRET|ENTRY_CODE", name)), (
+                f"{line}: {name} on a command line"
+            )
         assert not any(re.search(r"://[^/@\s]*:[^/@\s]*@", w) for w in argv), f"{line}: a URL with a password"
 
 
@@ -386,7 +408,9 @@ def healthcheck_argv() -> list[str]:
 
 
 def healthy(port: int) -> bool:
-    done = subprocess.run(healthcheck_argv(), env={**os.environ, "SCOUT_PORT": str(port)}, capture_output=True, timeout=30)
+    done = subprocess.run(
+        healthcheck_argv(), env={**os.environ, "SCOUT_PORT": str(port)}, capture_output=True, timeout=30
+    )
     return done.returncode == 0
 
 
@@ -416,7 +440,10 @@ def arena_server(tmp_path: Path) -> Iterator[int]:
     log = tmp_path / "server.log"
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--in-memory", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True, cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        text=True,
+        cwd=tmp_path,
     )
     try:
         wait_healthy(proc, port, log)
@@ -431,7 +458,11 @@ def test_the_healthcheck_passes_while_the_arena_serves(arena_server: int) -> Non
 
 def test_the_healthcheck_fails_without_an_arena() -> None:
     done = subprocess.run(
-        healthcheck_argv(), env={**os.environ, "SCOUT_PORT": str(free_port())}, capture_output=True, text=True, timeout=30
+        healthcheck_argv(),
+        env={**os.environ, "SCOUT_PORT": str(free_port())},
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 1
     assert done.stderr.startswith("unhealthy: 127.0.0.1:") and "UNAVAILABLE" in done.stderr
@@ -439,7 +470,11 @@ def test_the_healthcheck_fails_without_an_arena() -> None:
 
 def service_commands() -> list[tuple[str, list[str]]]:
     env = {"SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
-    return [(name, [interpolate(str(w), env) for w in spec["command"]]) for name, spec in compose()["services"].items() if "command" in spec]
+    return [
+        (name, [interpolate(str(w), env) for w in spec["command"]])
+        for name, spec in compose()["services"].items()
+        if "command" in spec
+    ]
 
 
 @pytest.mark.parametrize(("service", "argv"), service_commands(), ids=[name for name, _ in service_commands()])
@@ -478,7 +513,7 @@ def pointed_at(argv: list[str], address: str) -> list[str]:
     container the arena is at the command's default address, here it is on a free port."""
     from arena.cli.app import app
 
-    path, ctx = parse(app, argv[0], argv[1:])
+    _, ctx = parse(app, argv[0], argv[1:])
     options = {opt for param in ctx.command.params for opt in getattr(param, "opts", ())}
     named = [opt for opt in TARGET_OPTIONS if opt in options]
     if named and not any(word.split("=")[0] in TARGET_OPTIONS for word in argv):
@@ -500,17 +535,29 @@ def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) ->
     services = compose()["services"]
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     env.update({k: interpolate(str(v), env) for k, v in services["arena"]["environment"].items()}, SCOUT_PORT=str(port))
-    replacements = {"--db": f"sqlite:///{tmp_path / 'arena.db'}", "--host": "127.0.0.1", "--port": str(port), "arena:50051": address}
+    replacements = {
+        "--db": f"sqlite:///{tmp_path / 'arena.db'}",
+        "--host": "127.0.0.1",
+        "--port": str(port),
+        "arena:50051": address,
+    }
     log = tmp_path / "arena.log"
     arena = subprocess.Popen(
         local([interpolate(str(w), env) for w in services["arena"]["command"]], replacements),
-        stdout=log.open("w"), stderr=subprocess.STDOUT, text=True, cwd=tmp_path, env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+        env=env,
     )
     bots: list[subprocess.Popen[str]] = []
     try:
         wait_healthy(arena, port, log)
-        in_arena = {tuple(c.argv[6:9]): c.argv[6:] for c in commands()
-                    if c.argv[:6] == ["docker", "compose", "-f", "docker/compose.yaml", "exec", "arena"]}
+        in_arena = {
+            tuple(c.argv[6:9]): c.argv[6:]
+            for c in commands()
+            if c.argv[:6] == ["docker", "compose", "-f", "docker/compose.yaml", "exec", "arena"]
+        }
 
         def organiser(*words: str) -> str:
             """Run the README's `exec arena scout-arena tournament ...` command of that verb."""
@@ -525,11 +572,19 @@ def test_the_compose_services_work_without_docker(tmp_path: Path, play: bool) ->
             argv = local([interpolate(str(w), env) for w in services[name]["command"]], replacements)
             bot_env = {k: v for k, v in os.environ.items() if not k.startswith("SCOUT_")}
             bot_env["HOME"] = str(tmp_path / name)  # each bot's home is a volume of its own: its token is saved there
-            bots.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("w"),
-                                         text=True, cwd=tmp_path / name, env=bot_env))
+            bots.append(
+                subprocess.Popen(
+                    argv,
+                    stdout=subprocess.DEVNULL,
+                    stderr=(tmp_path / f"{name}.log").open("w"),
+                    text=True,
+                    cwd=tmp_path / name,
+                    env=bot_env,
+                )
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while log.read_text().count("connected (") < len(BOTS):
-            for bot, name in zip(bots, BOTS):
+            for bot, name in zip(bots, BOTS, strict=True):
                 assert bot.poll() is None, f"{name} exited: {(tmp_path / f'{name}.log').read_text()[-2000:]}"
             assert time.monotonic() < deadline, f"the bots did not all connect: {log.read_text()[-2000:]}"
             time.sleep(0.2)

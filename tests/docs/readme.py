@@ -57,7 +57,9 @@ def blocks(path: Path = README) -> list[Block]:
     for match in _FENCE.finditer(text):
         headings = _HEADING.findall(text, 0, match.start())
         saved = _SAVE_AS.findall(text, prose_start, match.start())
-        found.append(Block(match.group(1), match.group(2), headings[-1] if headings else "", saved[-1] if saved else None))
+        found.append(
+            Block(match.group(1), match.group(2), headings[-1] if headings else "", saved[-1] if saved else None)
+        )
         prose_start = match.end()
     return found
 

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from sdk.engine import Observation, PlayerView, PublicView
-
 from tests.docs.readme import ROOT
 
 sys.path.insert(0, str(ROOT / "docs"))
-import protocol_reference  # noqa: E402
+import protocol_reference
 
 DOCS = ROOT / "docs"
 PROTOCOL = DOCS / "protocol.md"
@@ -33,7 +32,9 @@ def test_the_protocol_reference_is_generated_from_the_current_proto_files() -> N
 
 
 def test_the_generator_checks_from_the_command_line() -> None:
-    done = subprocess.run([sys.executable, str(DOCS / "protocol_reference.py"), "--check"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(DOCS / "protocol_reference.py"), "--check"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -41,7 +42,9 @@ def test_the_generator_keeps_the_hand_written_part() -> None:
     text = PROTOCOL.read_text()
     before = text[: text.index(protocol_reference.BEGIN)]
     assert protocol_reference.updated(text).startswith(before)
-    assert protocol_reference.updated("# Title\n\nProse.\n").startswith("# Title\n\nProse.\n\n" + protocol_reference.BEGIN)
+    assert protocol_reference.updated("# Title\n\nProse.\n").startswith(
+        "# Title\n\nProse.\n\n" + protocol_reference.BEGIN
+    )
 
 
 def test_every_service_rpc_message_field_and_enum_value_is_in_protocol_md() -> None:
@@ -76,15 +79,37 @@ def test_the_bot_guide_covers_every_field_of_the_observation() -> None:
 
 def test_the_bot_guide_answers_a_bot_authors_first_questions() -> None:
     guide = (DOCS / "bot-guide.md").read_text().lower()
-    for topic in ("time bank", "forfeit", "fallback", "scout-bot play", "scout-bot check", "reconnect", ".proto",
-                  "legal_actions", "async def"):
+    for topic in (
+        "time bank",
+        "forfeit",
+        "fallback",
+        "scout-bot play",
+        "scout-bot check",
+        "reconnect",
+        ".proto",
+        "legal_actions",
+        "async def",
+    ):
         assert topic in guide, topic
 
 
 def test_the_operator_guide_answers_an_organisers_first_questions() -> None:
     guide = (DOCS / "operator-guide.md").read_text()
-    for topic in ("admin token", "postgresql+psycopg://", "sqlite:///", ".backup", "pg_dump", "Resuming after a crash",
-                  "absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "--port", "Logs", "concurrency"):
+    for topic in (
+        "admin token",
+        "postgresql+psycopg://",
+        "sqlite:///",
+        ".backup",
+        "pg_dump",
+        "Resuming after a crash",
+        "absent_wait_ms",
+        "grace_ms",
+        "time_bank_ms",
+        "max_invalid",
+        "--port",
+        "Logs",
+        "concurrency",
+    ):
         assert topic in guide, topic
 
 

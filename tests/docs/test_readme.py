@@ -27,9 +27,9 @@ from arena.storage.store import TournamentStatus
 from sdk.cli import app as scout_bot
 from sdk.loading import load_bot
 from sdk.local import play_match
+from tests.docs.readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
 
 from . import walk as walking
-from tests.docs.readme import FIRST_BOT, README, ROOT, Command, blocks, commands, envvars, parse
 
 SETUP = [
     "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/scout-arena demo",
@@ -107,7 +107,10 @@ def test_the_first_bot_plays_local_games_and_beats_random(players: int) -> None:
 
 def test_the_first_bot_is_a_program_of_its_own() -> None:
     done = subprocess.run(
-        [sys.executable, str(FIRST_BOT), "--help"], capture_output=True, text=True, timeout=60,
+        [sys.executable, str(FIRST_BOT), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr
@@ -219,8 +222,9 @@ def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) 
     """The newcomer's first command, whole, in a copy of this checkout: a virtual environment,
     the install and the full demo; then the commands that look closer at what it played."""
     copy = tmp_path / "scout-arena"
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     for name in files:
         if (ROOT / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
@@ -230,7 +234,7 @@ def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) 
     done = subprocess.run(["bash", "-c", SETUP[0]], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Ratings: tournament demo" in done.stdout
-    demo = [s for s in STEPS if s.command is not None and s.section == STEPS[0].section][len(SETUP):]
+    demo = [s for s in STEPS if s.command is not None and s.section == STEPS[0].section][len(SETUP) :]
     for step in demo:
         assert step.command is not None
         line = f"source .venv/bin/activate && {step.command.line}"
@@ -241,8 +245,11 @@ def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) 
 DOCKER = [c for c in readme_commands() if c.argv[0] == "docker"]
 """Run by no walk: this machine has no `docker compose`. Each is validated against the compose file
 below, and the command lines the compose file runs are run without Docker in tests/docker."""
-DOCKER_SHELL = [s.command for s, how in README_COMMANDS if how == walking.DOCKER and s.command is not None
-                and s.command.argv[0] != "docker"]
+DOCKER_SHELL = [
+    s.command
+    for s, how in README_COMMANDS
+    if how == walking.DOCKER and s.command is not None and s.command.argv[0] != "docker"
+]
 
 
 def _with_exports(monkeypatch: pytest.MonkeyPatch, upto: Command) -> None:
@@ -260,8 +267,9 @@ def test_the_docker_sections_shell_commands_run(command: Command) -> None:
     """What the Docker section has the shell do besides `docker` (choosing the token) runs here."""
     assert command.argv[0] == "export", command
     name = command.line.split(" ", 1)[1].partition("=")[0]
-    done = subprocess.run(["bash", "-c", f"{command.line} && printf %s \"${name}\""], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        ["bash", "-c", f'{command.line} && printf %s "${name}"'], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert re.fullmatch(r"[0-9a-f]{64}", done.stdout), f"{name} is set to a fresh secret: {done.stdout!r}"
 

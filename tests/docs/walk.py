@@ -53,7 +53,6 @@ from arena.cli.clients import LocalArena
 from arena.storage.store import GameStatus
 from sdk.cli import app as bot_app
 from sdk.loading import load_bot
-
 from tests.docs.readme import README, Command, blocks, commands_of, option_envvars, parse
 
 README_PORT = "50051"
@@ -146,8 +145,11 @@ def reader_environment(home: Path, address: str) -> dict[str, str]:
     """A new terminal's environment: none of the project's or libpq's variables, no virtual
     environment active, its own home, and the default arena address (rule PORT)."""
     venv_bin = str(Path(sys.prefix) / "bin")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SCOUT_", "PG", "XDG_")) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SCOUT_", "PG", "XDG_")) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+    }
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != venv_bin)
     env["HOME"] = str(home)
     for app, option in ((arena_app, "--server"), (bot_app, "--target")):
@@ -252,9 +254,17 @@ class Walk:
         """Give `line` to the shell and keep the environment it leaves."""
         saved = self.where / ".walk-env"
         script = f"{{ {line}\n}} && env -0 > {shlex.quote(str(saved))}"
-        done = subprocess.run(["bash", "-c", script], cwd=self.where, env=self.env, capture_output=True,
-                              text=True, timeout=COMMAND_TIMEOUT_S)
-        assert done.returncode == 0, f"{line}: exit status {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        done = subprocess.run(
+            ["bash", "-c", script],
+            cwd=self.where,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+        )
+        assert done.returncode == 0, (
+            f"{line}: exit status {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
         assert "Traceback" not in done.stderr, f"{line}:\n{done.stderr[-3000:]}"
         self.env = dict(item.split("=", 1) for item in saved.read_text().split("\0") if "=" in item)
         for name in ("_", "SHLVL", "OLDPWD"):
@@ -268,8 +278,14 @@ class Walk:
         """Start `line` "in another terminal": its own process group, its output in files."""
         n = len(self.background)
         out, err = self.where / f".walk-{n}.out", self.where / f".walk-{n}.err"
-        proc = subprocess.Popen(["bash", "-c", f"exec {line}"], cwd=self.where, env=dict(self.env),
-                                stdout=out.open("wb"), stderr=err.open("wb"), start_new_session=True)
+        proc = subprocess.Popen(
+            ["bash", "-c", f"exec {line}"],
+            cwd=self.where,
+            env=dict(self.env),
+            stdout=out.open("wb"),
+            stderr=err.open("wb"),
+            start_new_session=True,
+        )
         process = Process(step, line, path, ctx, proc, out, err)
         self.background.append(process)
         if path == "scout-arena serve":
@@ -298,13 +314,16 @@ class Walk:
         """Before the next command, the bots started for a tournament have all entered it."""
         waiting = [b for b in self.running_bots() if b.ctx.params.get("tournament")]
         for name in {b.ctx.params["tournament"] for b in waiting}:
-            expected = sum(1 for b in self.background if b.path == "scout-bot run" and b.ctx.params.get("tournament") == name)
+            expected = sum(
+                1 for b in self.background if b.path == "scout-bot run" and b.ctx.params.get("tournament") == name
+            )
             deadline = time.monotonic() + ENTRY_TIMEOUT_S
             while len(self.entrants(name)) < expected:
                 for bot in waiting:
                     assert bot.proc.poll() is None, f"a bot exited with {bot.proc.returncode}:\n{bot.logs()}"
                 assert time.monotonic() < deadline, f"the bots did not all enter {name!r}:\n" + "\n".join(
-                    b.logs() for b in waiting)
+                    b.logs() for b in waiting
+                )
                 time.sleep(0.3)
 
     def entrants(self, tournament: str) -> tuple[str, ...]:
@@ -345,7 +364,7 @@ class Walk:
             (arena,) = [p for p in self.background if p.path == "scout-arena serve" and p.proc.poll() is None]
             db = str(arena.ctx.params["db"])
         for prefix in ("sqlite:///", ""):
-            rest = db[len(prefix):]
+            rest = db[len(prefix) :]
             if db.startswith(prefix) and "://" not in rest and not rest.startswith("/"):
                 db = f"sqlite:///{self.where / rest}"
                 break
@@ -402,8 +421,11 @@ def check_show(walk: Walk, ran: Ran) -> None:
 def check_start(walk: Walk, ran: Ran) -> None:
     name = ran.ctx.params["name"]
     bots = [b for b in walk.background if b.path == "scout-bot run" and b.ctx.params.get("tournament") == name]
-    assert re.search(rf"^Started tournament {re.escape(repr(name))}: \d+ games scheduled among {len(bots)} entrants",
-                     ran.out, re.MULTILINE), ran.out
+    assert re.search(
+        rf"^Started tournament {re.escape(repr(name))}: \d+ games scheduled among {len(bots)} entrants",
+        ran.out,
+        re.MULTILINE,
+    ), ran.out
 
 
 def check_list(walk: Walk, ran: Ran) -> None:

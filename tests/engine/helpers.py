@@ -95,8 +95,7 @@ def table(
             hand = []
             for top in spec:
                 bottom = next(
-                    b for b in range(1, 11)
-                    if b != top and Card(top, b).id in deck_ids and Card(top, b).id not in used
+                    b for b in range(1, 11) if b != top and Card(top, b).id in deck_ids and Card(top, b).id not in used
                 )
                 used.add(Card(top, bottom).id)
                 hand.append(Card(top, bottom))
@@ -191,13 +190,7 @@ def public_card_ids(game: Game) -> set[tuple[int, int]]:
 def hidden_cards(game: Game, viewer: int) -> list[tuple[int, int]]:
     """(seat, index) of every card in another seat's hand that `viewer` has never seen."""
     seen = public_card_ids(game)
-    return [
-        (s, i)
-        for s in range(game.players)
-        if s != viewer
-        for i, c in enumerate(game.hands[s])
-        if c.id not in seen
-    ]
+    return [(s, i) for s in range(game.players) if s != viewer for i, c in enumerate(game.hands[s]) if c.id not in seen]
 
 
 def card_ids(obj: Any) -> set[tuple[int, int]]:

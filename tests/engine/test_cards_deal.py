@@ -89,8 +89,11 @@ def test_2_reference_splitmix64_matches_published_vectors() -> None:
     really test the documented procedure."""
     out = splitmix64(1234567)
     assert [next(out) for _ in range(5)] == [
-        6457827717110365317, 3203168211198807973, 9817491932198370423,
-        4593380528125082431, 16408922859458223821,
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+        4593380528125082431,
+        16408922859458223821,
     ]
     assert next(iter(splitmix64(0))) == 0xE220A8397B1DCDAF
 
@@ -134,7 +137,11 @@ def test_2_deal_is_stable_across_interpreter_runs() -> None:
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
     ).stdout
     here = [[list(map(list, h)) for h in record_of(Game(n, 31337)).deals[0]] for n in (2, 3, 4, 5)]

@@ -83,7 +83,7 @@ def test_hidden_cards_are_drawn_only_from_cards_the_seat_has_not_seen() -> None:
 
 
 def test_the_hidden_cards_vary_between_samples() -> None:
-    game, obs = next(positions(4, 2))
+    _, obs = next(positions(4, 2))
     worlds = Determinizer(obs)
     rng = random.Random(0)
     assert len({tuple(map(tuple, worlds.sample(rng).hands)) for _ in range(5)}) == 5
@@ -135,7 +135,7 @@ def test_copy_copies_every_slot_and_shares_nothing_mutable() -> None:
             assert getattr(copy, name) == getattr(game, name), name
             if isinstance(getattr(game, name), list) and name != "_stock":
                 assert getattr(copy, name) is not getattr(game, name), name
-    for original, copied in zip(game.hands + game.captured, copy.hands + copy.captured):
+    for original, copied in zip(game.hands + game.captured, copy.hands + copy.captured, strict=True):
         assert copied is not original
     before = [list(h) for h in game.hands]
     while not copy.is_over:

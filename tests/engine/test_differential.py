@@ -24,7 +24,7 @@ def is_set(values: list[int]) -> bool:
         return False
     if len(values) == 1 or all(v == values[0] for v in values):
         return True
-    steps = [b - a for a, b in zip(values, values[1:])]
+    steps = [b - a for a, b in itertools.pairwise(values)]
     return all(s == 1 for s in steps) or all(s == -1 for s in steps)
 
 
@@ -70,7 +70,7 @@ def reference_legal(game: Game) -> set[object]:
                 scout = Scout(end, flip, position)
                 legal.add(scout)
                 if not two_player and game.scout_show[seat]:
-                    after = hand[:position] + [value] + hand[position:]
+                    after = [*hand[:position], value, *hand[position:]]
                     legal.update(ScoutShow(scout, s) for s in reference_shows(after, rest))
     return legal
 

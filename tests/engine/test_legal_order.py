@@ -49,7 +49,7 @@ def order_key(game: Game, seat: int, action: Action) -> tuple[Any, ...]:
     assert isinstance(action, ScoutShow)
     scout = action.scout
     card = game.active[0] if scout.end == 0 else game.active[-1]
-    new_tops = tops[: scout.position] + [card[1] if scout.flip else card[0]] + tops[scout.position :]
+    new_tops = [*tops[: scout.position], card[1] if scout.flip else card[0], *tops[scout.position :]]
     return (3, _scout_key(scout), _show_key(new_tops, action.show))
 
 

@@ -68,12 +68,27 @@ def test_9_observation_types_have_room_for_one_hand_only() -> None:
     """Hidden information is structural: only Observation.hand can hold a hand's cards."""
     assert [f.name for f in dataclasses.fields(Observation)] == ["seat", "hand", "legal_actions", "table"]
     assert {f.name for f in dataclasses.fields(PublicView)} == {
-        "players", "round", "rounds", "first_player", "phase", "to_move", "active_set",
-        "active_owner", "seats", "round_actions", "history",
+        "players",
+        "round",
+        "rounds",
+        "first_player",
+        "phase",
+        "to_move",
+        "active_set",
+        "active_owner",
+        "seats",
+        "round_actions",
+        "history",
     }
     assert {f.name for f in dataclasses.fields(PlayerView)} == {
-        "seat", "hand_size", "captured", "scout_chips", "has_scout_show", "flipped",
-        "round_scores", "total",
+        "seat",
+        "hand_size",
+        "captured",
+        "scout_chips",
+        "has_scout_show",
+        "flipped",
+        "round_scores",
+        "total",
     }
 
 
@@ -129,7 +144,9 @@ def test_9_round_end_reveals_only_hand_sizes() -> None:
         assert len(ended) == 1 and not card_ids(ended[0])
         for viewer in (0, 1):
             # The last action may have revealed some of them (a show): only never-shown ones count.
-            still_hidden = last[viewer] - {c.id for e in public_view(game).history if isinstance(e, Shown) for c in e.cards}
+            still_hidden = last[viewer] - {
+                c.id for e in public_view(game).history if isinstance(e, Shown) for c in e.cards
+            }
             assert card_ids(observe(game, viewer)).isdisjoint(still_hidden)
 
 
@@ -189,12 +206,26 @@ def test_9_every_public_field_says_what_its_name_says(players: int, steps: int |
     for viewer in (None, *range(players)):
         view = public_view(game, viewer)
         assert (view.players, view.round, view.rounds, view.first_player) == (
-            players, game.round, game.rules.rounds, game.round % players)
+            players,
+            game.round,
+            game.rules.rounds,
+            game.round % players,
+        )
         assert (view.phase, view.active_set, view.active_owner, view.round_actions) == (
-            game.phase, tuple(game.active), game.owner, game.round_actions)
+            game.phase,
+            tuple(game.active),
+            game.owner,
+            game.round_actions,
+        )
         assert view.to_move == (game.to_move if game.phase is Phase.PLAY else None)
         assert view.history == tuple(game.events)
         for s, seat in enumerate(view.seats):
             assert (seat.seat, seat.hand_size, seat.captured, seat.scout_chips, seat.has_scout_show, seat.total) == (
-                s, len(game.hands[s]), len(game.captured[s]), game.chips[s], game.scout_show[s], game.totals[s])
+                s,
+                len(game.hands[s]),
+                len(game.captured[s]),
+                game.chips[s],
+                game.scout_show[s],
+                game.totals[s],
+            )
             assert seat.round_scores == tuple(r.scores[s] for r in game.results)

@@ -8,7 +8,18 @@ import random
 import pytest
 
 from sdk.engine import (
-    Card, End, Flip, Game, Phase, Position, Scout, ScoutShow, Show, legal_actions_for, observe, record_of,
+    Card,
+    End,
+    Flip,
+    Game,
+    Phase,
+    Position,
+    Scout,
+    ScoutShow,
+    Show,
+    legal_actions_for,
+    observe,
+    record_of,
 )
 
 from .helpers import cards, random_game, state_of
@@ -17,9 +28,18 @@ from .helpers import cards, random_game, state_of
 def position_of(game: Game, **changes: object) -> Position:
     """The position `game` is in, read from its documented attributes."""
     fields: dict[str, object] = dict(
-        hands=game.hands, round=game.round, phase=game.phase, to_move=game.to_move, active=game.active,
-        owner=game.owner, captured=game.captured, chips=game.chips, scout_show=game.scout_show,
-        flips=game.flips, round_actions=game.round_actions, totals=game.totals,
+        hands=game.hands,
+        round=game.round,
+        phase=game.phase,
+        to_move=game.to_move,
+        active=game.active,
+        owner=game.owner,
+        captured=game.captured,
+        chips=game.chips,
+        scout_show=game.scout_show,
+        flips=game.flips,
+        round_actions=game.round_actions,
+        totals=game.totals,
     )
     fields.update(changes)
     return Position(**fields)  # type: ignore[arg-type]

@@ -28,7 +28,11 @@ from .helpers import random_game
 @pytest.mark.parametrize(
     "action",
     [
-        Flip(True), Flip(False), Show(3, 2), Scout(End.LEFT, False, 0), Scout(End.RIGHT, True, 7),
+        Flip(True),
+        Flip(False),
+        Show(3, 2),
+        Scout(End.LEFT, False, 0),
+        Scout(End.RIGHT, True, 7),
         ScoutShow(Scout(End.RIGHT, True, 2), Show(0, 3)),
     ],
 )

@@ -133,7 +133,7 @@ def test_6_cap_ends_the_round_without_exemption() -> None:
             hand[seat] += 1
             chips[shower] += 1  # type: ignore[index]
     assert result.hand_sizes == tuple(hand)
-    assert result.scores == tuple(c - h for c, h in zip(chips, hand))  # the owner pays too
+    assert result.scores == tuple(c - h for c, h in zip(chips, hand, strict=True))  # the owner pays too
 
 
 def test_6_cap_natural_back_to_owner_on_the_1000th_action_wins() -> None:

@@ -93,11 +93,9 @@ def test_4_1_only_contiguous_cards_in_hand_order() -> None:
         ([2, 3], [1, 2], False),
     ],
 )
-def test_4_1_show_must_be_stronger_than_the_active_set(
-    active: list[int], candidate: list[int], stronger: bool
-) -> None:
+def test_4_1_show_must_be_stronger_than_the_active_set(active: list[int], candidate: list[int], stronger: bool) -> None:
     """§4.1 strength: more cards, then group over sequence, then the higher lowest value."""
-    game = table(4, [active + [1], candidate + [10], [5], [6]])
+    game = table(4, [[*active, 1], [*candidate, 10], [5], [6]])
     play(game, show(0, len(active)))
     shown = show(0, len(candidate))
     assert (shown in game.legal_actions()) is stronger
@@ -175,6 +173,7 @@ def test_4_2_owner_receives_one_chip_per_scout() -> None:
 
 def test_4_2_one_card_set_is_listed_once_as_left_and_right_is_accepted() -> None:
     """§4.2 Decision (encoding): a one-card set's two ends are the same card."""
+
     def fresh() -> Game:
         return play(table(3, ["7/2 9/8", [5, 6], [2]]), show(0))
 

@@ -16,7 +16,14 @@ from arena.play.results import ForfeitCause, GameResult
 from arena.play.sessions import SessionHub, Stream
 from sdk.engine import Flip
 from sdk.protocol import (
-    ActionRejected, ArenaError, ArenaMessage, Decision, DecisionKind, DecisionRequest, ErrorCode, Hello,
+    ActionRejected,
+    ArenaError,
+    ArenaMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    Hello,
 )
 from sdk.runner import local_legal_actions
 from sdk.wire import bot_session_pb2 as pb

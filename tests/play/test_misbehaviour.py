@@ -13,15 +13,17 @@ from sdk.engine import Flip, Game, GameRecord, Phase
 from sdk.runner import ArenaRefused, run_async
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
-
-from tests.conftest import Arena, check_against_replay
 from tests.api.rawclient import RawBot, flip, show
+from tests.conftest import Arena, check_against_replay
 
 NOT_STARTED = "the round has not started: decide whether to flip your hand first"
 
 
 async def two_raw_bots(arena: Arena) -> tuple[tuple[str, RawBot], tuple[str, RawBot]]:
-    (a, a_token), (b, b_token) = await asyncio.to_thread(arena.register, "raw"), await asyncio.to_thread(arena.register, "raw")
+    (a, a_token), (b, b_token) = (
+        await asyncio.to_thread(arena.register, "raw"),
+        await asyncio.to_thread(arena.register, "raw"),
+    )
     return (a, await RawBot.connect(arena.target, a_token)), (b, await RawBot.connect(arena.target, b_token))
 
 
@@ -108,9 +110,15 @@ def test_answers_for_another_seat_another_game_or_a_stale_request_change_nothing
         assert error.code == pb.ERROR_CODE_NOT_YOUR_REQUEST
         assert error.message == f"request {req_b.request_id} of game {gid!r} was never sent to bot {a!r}"
         error = await refused("no-such-game", req_a.request_id)
-        assert (error.code, error.message) == (pb.ERROR_CODE_UNKNOWN_GAME, f"bot {a!r} is not playing a game 'no-such-game'")
+        assert (error.code, error.message) == (
+            pb.ERROR_CODE_UNKNOWN_GAME,
+            f"bot {a!r} is not playing a game 'no-such-game'",
+        )
         error = await refused(gid, 999)
-        assert (error.code, error.message) == (pb.ERROR_CODE_NOT_YOUR_REQUEST, f"request 999 of game {gid!r} was never sent to bot {a!r}")
+        assert (error.code, error.message) == (
+            pb.ERROR_CODE_NOT_YOUR_REQUEST,
+            f"request 999 of game {gid!r} was never sent to bot {a!r}",
+        )
         await bot_a.answer(gid, req_a.request_id, flip(True))
         assert (await bot_a.read()).action_accepted.request_id == req_a.request_id
         error = await refused(gid, req_a.request_id)
@@ -167,15 +175,17 @@ class _NeverCalled(Bot):
 
 
 def test_runner_with_a_wrong_token_stops_with_a_clear_error(arena: Arena) -> None:
-    with pytest.raises(ArenaRefused, match="^UNAUTHENTICATED: unknown bot token: register the bot to get one$"):
+    with pytest.raises(ArenaRefused, match=r"^UNAUTHENTICATED: unknown bot token: register the bot to get one$"):
         asyncio.run(asyncio.wait_for(run_async(_NeverCalled(), target=arena.target, token="wrong"), 10))
 
 
 @pytest.mark.parametrize(
     "hello, details",
     [
-        (pb.BotMessage(decision=pb.Decision(game_id="g", request_id=1, action=flip(True))),
-         "the first message of a stream must be a Hello"),
+        (
+            pb.BotMessage(decision=pb.Decision(game_id="g", request_id=1, action=flip(True))),
+            "the first message of a stream must be a Hello",
+        ),
         (pb.BotMessage(hello=pb.Hello(capacity=0)), "Hello.capacity must be within 1..64, not 0"),
         (pb.BotMessage(), "a BotMessage must set hello or decision"),
     ],
@@ -205,18 +215,22 @@ def test_operator_calls_check_their_caller_and_arguments(arena: Arena) -> None:
 
         play = arena_pb2.PlayGameRequest(bots=[name, name], seed=1)
         assert status(stub.PlayGame, play, ()) == (
-            grpc.StatusCode.UNAUTHENTICATED, "PlayGame needs the arena's admin token as 'authorization: Bearer <token>'"
+            grpc.StatusCode.UNAUTHENTICATED,
+            "PlayGame needs the arena's admin token as 'authorization: Bearer <token>'",
         )
         assert status(stub.PlayGame, play, (("authorization", "Bearer nope"),))[0] == grpc.StatusCode.UNAUTHENTICATED
         assert status(stub.PlayGame, play) == (grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} is not connected")
         assert status(stub.PlayGame, arena_pb2.PlayGameRequest(bots=[name])) == (
-            grpc.StatusCode.INVALID_ARGUMENT, "SCOUT is played by 2 to 5 players, not 1"
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "SCOUT is played by 2 to 5 players, not 1",
         )
         assert status(stub.PlayGame, arena_pb2.PlayGameRequest(bots=[name, name], move_limit_ms=1)) == (
-            grpc.StatusCode.INVALID_ARGUMENT, "move_ms must be within 10..600000, not 1"
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "move_ms must be within 10..600000, not 1",
         )
         assert status(stub.RegisterBot, arena_pb2.RegisterBotRequest(name=name)) == (
-            grpc.StatusCode.ALREADY_EXISTS, f"the bot name {name!r} is taken: choose another"
+            grpc.StatusCode.ALREADY_EXISTS,
+            f"the bot name {name!r} is taken: choose another",
         )
         code, details = status(stub.RegisterBot, arena_pb2.RegisterBotRequest(name="no spaces"))
         assert code == grpc.StatusCode.INVALID_ARGUMENT and details.startswith("invalid bot name 'no spaces'")

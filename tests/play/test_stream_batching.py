@@ -15,10 +15,19 @@ from arena.play import sessions
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import SessionHub, Stream
 from sdk.engine import Flip, Game, observe
-from sdk.protocol import (
-    ActionAccepted, ActionRejected, ArenaError, Decision, DecisionKind, DecisionRequest, ErrorCode, GameOver, Hello, PublicEvent,
-)
 from sdk.engine.events import RoundStarted
+from sdk.protocol import (
+    ActionAccepted,
+    ActionRejected,
+    ArenaError,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    GameOver,
+    Hello,
+    PublicEvent,
+)
 
 T = TypeVar("T")
 LONG = 30.0

@@ -7,28 +7,26 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
 import pytest
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.cli.clients import LocalArena
 from arena.play.results import ForfeitCause
+from arena.storage import store
 from arena.tournaments.settings import FailurePolicy, TournamentSettings
 from bots.greedy import GreedyBot
 from sdk.protocol import TournamentEnd
 from sdk.runner import play_until_over_async, register
 from sdk.wire import bot_session_pb2 as pb
-
+from tests.api.rawclient import RawBot
+from tests.conftest import Arena
 from tests.tournaments.arena_process import ArenaProcess
 
-from tests.conftest import Arena
-from tests.api.rawclient import RawBot
-
-LATER = datetime.now(timezone.utc) + timedelta(hours=1)
+LATER = datetime.now(UTC) + timedelta(hours=1)
 WAIT_S = 60.0
 
 
@@ -127,8 +125,9 @@ def test_a_bot_that_left_is_absent_for_its_games(organiser: Organiser) -> None:
         leaver = await RawBot.connect(target, ann, tournaments=("left",))
         assert await leaver.leave() == grpc.StatusCode.OK
         assert leaver.kinds() == ["welcome"]
-        players = [play_until_over_async(GreedyBot(), target=target, token=token, tournament="left")
-                   for token in (bob, cy)]
+        players = [
+            play_until_over_async(GreedyBot(), target=target, token=token, tournament="left") for token in (bob, cy)
+        ]
         organiser.local.start_tournament("left")
         return list(await asyncio.wait_for(asyncio.gather(*players), WAIT_S))
 
@@ -154,7 +153,8 @@ def test_the_hello_may_name_16_tournaments_each_of_at_most_64_characters(arena: 
 
     async def scenario() -> None:
         assert await refusal(tuple(f"t{i}" for i in range(17))) == (
-            grpc.StatusCode.INVALID_ARGUMENT, "Hello.tournaments may name at most 16 tournaments, not 17"
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "Hello.tournaments may name at most 16 tournaments, not 17",
         )
         assert await refusal(("x" * 65,)) == (
             grpc.StatusCode.INVALID_ARGUMENT,

@@ -31,7 +31,12 @@ def rated_table(games: Sequence[PlayedGame], bots: Sequence[str]) -> list[Rating
     env = arena_env()
     standings = {b: Standing(b, env.mu, env.sigma) for b in bots}
     for g in games:
-        standings.update(apply_game(
-            env, {b: standings[b] for b in g.bots}, dict(zip(g.bots, g.points)), dict(zip(g.bots, g.ranks))
-        ))
+        standings.update(
+            apply_game(
+                env,
+                {b: standings[b] for b in g.bots},
+                dict(zip(g.bots, g.points, strict=True)),
+                dict(zip(g.bots, g.ranks, strict=True)),
+            )
+        )
     return rating_table(standings.values())

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.ratings.head_to_head import crosstable, sign_test
 from arena.ratings.played_games import PlayedGame
-
 from tests.ratings.simulated import simulated_games
 
 SKILLS = {"a": 30.0, "b": 27.0, "c": 25.0, "d": 23.0, "e": 20.0}
@@ -44,7 +44,12 @@ def test_the_crosstable_is_antisymmetric() -> None:
     assert len(grid) == len(SKILLS) * (len(SKILLS) - 1)
     for (a, b), record in grid.items():
         mirror = grid[(b, a)]
-        assert (mirror.above, mirror.below, mirror.ties, mirror.games) == (record.below, record.above, record.ties, record.games)
+        assert (mirror.above, mirror.below, mirror.ties, mirror.games) == (
+            record.below,
+            record.above,
+            record.ties,
+            record.games,
+        )
         assert mirror.point_difference == -record.point_difference
         assert mirror.p_value == record.p_value
         assert mirror.flipped() == record

@@ -3,19 +3,30 @@ stronger, rank intervals from skill draws, and the bootstrap over the games play
 
 from __future__ import annotations
 
+import itertools
 import math
 from statistics import NormalDist
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.ratings.played_games import PlayedGame
 from arena.ratings.rank_confidence import (
-    BOOTSTRAP_WORK_LIMIT, MAX_RESAMPLES, MIN_RANK_SAMPLES, RANK_DRAWS, RANK_SAMPLES, bootstrap_superiority, max_resamples,
-    rank_intervals, rank_samples, superiority, with_bootstrap, with_confidence,
+    BOOTSTRAP_WORK_LIMIT,
+    MAX_RESAMPLES,
+    MIN_RANK_SAMPLES,
+    RANK_DRAWS,
+    RANK_SAMPLES,
+    bootstrap_superiority,
+    max_resamples,
+    rank_intervals,
+    rank_samples,
+    superiority,
+    with_bootstrap,
+    with_confidence,
 )
 from arena.ratings.table import arena_env
-
 from tests.ratings.simulated import rated_table, simulated_games
 
 mus = st.floats(min_value=0, max_value=50)
@@ -58,7 +69,7 @@ def test_every_row_but_the_first_carries_its_pair_with_the_row_above() -> None:
     skills = {f"b{i}": 20 + 2 * i for i in range(5)}
     rows = with_confidence(rated_table(simulated_games(skills, 3, 30, seed=1), list(skills)))
     assert rows[0].confidence is None
-    for upper, row in zip(rows, rows[1:]):
+    for upper, row in itertools.pairwise(rows):
         assert row.confidence == superiority(upper.mu, upper.sigma, row.mu, row.sigma)
     assert all(r.bootstrap_confidence is None for r in rows)
 
@@ -109,7 +120,7 @@ def test_the_bootstrap_of_one_order_and_its_reverse_add_to_one() -> None:
     games = simulated_games({"a": 26.0, "b": 25.0, "c": 24.0}, 3, 12, seed=5)
     forward = bootstrap_superiority(games, ["a", "b", "c"], resamples=40)
     backward = bootstrap_superiority(games, ["c", "b", "a"], resamples=40)
-    assert [f + b for f, b in zip(forward, reversed(backward))] == pytest.approx([1.0, 1.0])
+    assert [f + b for f, b in zip(forward, reversed(backward), strict=True)] == pytest.approx([1.0, 1.0])
 
 
 def test_without_games_every_bot_is_at_the_prior_and_each_pair_is_a_coin_toss() -> None:

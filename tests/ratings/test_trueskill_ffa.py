@@ -34,9 +34,7 @@ ratings = st.tuples(st.one_of(typical_mu, extreme_mu), st.one_of(typical_sigma, 
 def games(draw: st.DrawFn) -> tuple[list[Rating], list[int]]:
     """2-5 ratings and competition-style ranks, ties likely."""
     n = draw(st.integers(2, 5))
-    return draw(st.lists(ratings, min_size=n, max_size=n)), draw(
-        st.lists(st.integers(1, n), min_size=n, max_size=n)
-    )
+    return draw(st.lists(ratings, min_size=n, max_size=n)), draw(st.lists(st.integers(1, n), min_size=n, max_size=n))
 
 
 def library(env: TrueSkill, current: list[Rating], ranks: list[int]) -> Outcome:
@@ -65,7 +63,9 @@ def same(a: Outcome, b: Outcome) -> bool:
     if isinstance(a, type) or isinstance(b, type):
         return a is b
     return len(a) == len(b) and all(
-        x == y or (math.isnan(x) and math.isnan(y)) for pa, pb in zip(a, b) for x, y in zip(pa, pb)
+        x == y or (math.isnan(x) and math.isnan(y))
+        for pa, pb in zip(a, b, strict=True)
+        for x, y in zip(pa, pb, strict=True)
     )
 
 
@@ -125,7 +125,7 @@ def test_rate_game_returns_the_librarys_ratings_per_bot(bots: list[str], data: s
     after = rate_game(env, current, ranks)
     expected = env.rate([(current[b],) for b in bots], ranks=[ranks[b] for b in bots])
     assert {b: (r.mu, r.sigma) for b, r in after.items()} == {
-        b: (g[0].mu, g[0].sigma) for b, g in zip(bots, expected)
+        b: (g[0].mu, g[0].sigma) for b, g in zip(bots, expected, strict=True)
     }
 
 

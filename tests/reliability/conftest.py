@@ -53,9 +53,17 @@ def start_zoo(arena: Arena, token: str, behaviour: str, *args: str) -> tuple[sub
     """Start tests/reliability/zoo_bot.py; returns the process and its stderr log."""
     log = arena.logs / f"zoo-{behaviour}-{len(arena.bots)}.log"
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "zoo_bot.py"), f"--target={arena.target}", f"--token={token}",
-         f"--behaviour={behaviour}", *args],
-        stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
+        [
+            sys.executable,
+            str(HERE / "zoo_bot.py"),
+            f"--target={arena.target}",
+            f"--token={token}",
+            f"--behaviour={behaviour}",
+            *args,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        text=True,
     )
     arena.bots.append(proc)
     return proc, log

@@ -83,7 +83,7 @@ class EventScorer:
                 assert event.scores == expected, f"round {event.round}: scores {event.scores} != §7 {expected}"
                 if event.reason is EndReason.EMPTY_HAND:
                     assert 0 in hands
-                self.totals = [t + s for t, s in zip(self.totals, event.scores)]
+                self.totals = [t + s for t, s in zip(self.totals, event.scores, strict=True)]
                 self.rounds += 1
 
 

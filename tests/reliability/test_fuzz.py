@@ -12,16 +12,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from sdk.wire import arena_pb2
+from sdk.wire import arena_pb2, game_pb2
 from sdk.wire import bot_session_pb2 as pb
-from sdk.wire import game_pb2
 from tests.api.rawclient import READ_TIMEOUT_S
-
 from tests.reliability.conftest import Arena, Healthy, check_against_replay
 
 PLAY = "/scout.arena.v1.BotSession/Play"
 FUZZ = settings(
-    max_examples=60, deadline=None, derandomize=True,
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 SENTINEL = "fuzz-sentinel"
@@ -56,18 +56,22 @@ ACTIONS = st.one_of(
     st.builds(lambda s: game_pb2.Action(scout=s), SCOUTS),
     st.builds(
         lambda sc, sh: game_pb2.Action(scout_show=game_pb2.ScoutShow(scout=sc, show=sh)),
-        st.none() | SCOUTS, st.none() | SHOWS,
+        st.none() | SCOUTS,
+        st.none() | SHOWS,
     ),
 )
 DECISIONS = st.builds(
     lambda g, r, a: pb.Decision(game_id=g, request_id=r, action=a),
-    st.one_of(TEXT, st.just("")), st.integers(0, 2**64 - 1), st.none() | ACTIONS,
+    st.one_of(TEXT, st.just("")),
+    st.integers(0, 2**64 - 1),
+    st.none() | ACTIONS,
 )
 MESSAGES = st.one_of(
     st.just(pb.BotMessage()),
-    st.builds(lambda h: pb.BotMessage(hello=h), st.builds(
-        pb.Hello, bot_name=TEXT, bot_version=TEXT, capacity=INT32, want_legal_actions=st.booleans()
-    )),
+    st.builds(
+        lambda h: pb.BotMessage(hello=h),
+        st.builds(pb.Hello, bot_name=TEXT, bot_version=TEXT, capacity=INT32, want_legal_actions=st.booleans()),
+    ),
     st.builds(lambda d: pb.BotMessage(decision=d), DECISIONS),
 )
 BATCHES = st.lists(MESSAGES, min_size=0, max_size=6)
@@ -136,7 +140,9 @@ def fuzz_bot(arena: Arena) -> tuple[str, str]:
 
 @FUZZ
 @given(batch=BATCHES)
-def test_every_generated_message_gets_exactly_its_error(arena: Arena, fuzz_bot: tuple[str, str], batch: list[pb.BotMessage]) -> None:
+def test_every_generated_message_gets_exactly_its_error(
+    arena: Arena, fuzz_bot: tuple[str, str], batch: list[pb.BotMessage]
+) -> None:
     name, token = fuzz_bot
     body = pb.BotBatch(messages=batch).SerializeToString()
     replies = asyncio.run(exchange(arena, token, name, body))
@@ -162,8 +168,9 @@ def mutate(data: bytes, edits: list[tuple[int, int, int]]) -> bytes:
     return bytes(out)
 
 
-EDITS = st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 2, 3]), st.integers(0, 1 << 16), st.integers(0, 255)),
-                 min_size=1, max_size=3)
+EDITS = st.lists(
+    st.tuples(st.sampled_from([0, 0, 0, 1, 2, 3]), st.integers(0, 1 << 16), st.integers(0, 255)), min_size=1, max_size=3
+)
 """Mostly overwrites, and few edits per example, so that a good share still decodes."""
 
 
@@ -179,7 +186,7 @@ def test_every_mutated_batch_that_decodes_gets_exactly_its_errors(
     try:
         decoded = pb.BotBatch.FromString(body)
         decoded.SerializeToString()  # a string field with invalid UTF-8 may only fail here
-    except Exception:  # noqa: BLE001 - any decode failure: not this test's case
+    except Exception:
         event("undecodable")
         return
     event("decoded")
@@ -191,7 +198,9 @@ UNDECODABLE = b"\xff\xff\xff\xff"
 """Field 0 / wire type 7: no protobuf parser accepts it."""
 
 
-def test_undecodable_bytes_never_crash_or_hang_the_arena(arena: Arena, healthy: Healthy, fuzz_bot: tuple[str, str]) -> None:
+def test_undecodable_bytes_never_crash_or_hang_the_arena(
+    arena: Arena, healthy: Healthy, fuzz_bot: tuple[str, str]
+) -> None:
     """As a first message or mid-stream, bytes that are no BotBatch end in bounded time (the
     first-message case with a non-OK status) and the arena keeps serving."""
     _, token = fuzz_bot
@@ -229,7 +238,9 @@ def test_undecodable_first_message_ends_the_call_with_invalid_argument(arena: Ar
     assert asyncio.run(scenario()) == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_undecodable_bytes_mid_stream_end_the_call_with_invalid_argument(arena: Arena, fuzz_bot: tuple[str, str]) -> None:
+def test_undecodable_bytes_mid_stream_end_the_call_with_invalid_argument(
+    arena: Arena, fuzz_bot: tuple[str, str]
+) -> None:
     async def scenario() -> grpc.StatusCode:
         stream = RawBytesStream(arena.target, fuzz_bot[1])
         await stream.write(hello_bytes())
@@ -252,9 +263,11 @@ def test_undecodable_bytes_mid_game_forfeit_only_that_seat(arena: Arena, healthy
         stream = RawBytesStream(arena.target, token)
         await stream.write(hello_bytes())
         assert (await stream.read()).messages[0].WhichOneof("kind") == "welcome"
-        game = asyncio.create_task(asyncio.to_thread(
-            arena.play, [healthy.names[0], name], 202, move_limit_ms=200, time_bank_ms=0, grace_ms=300
-        ))
+        game = asyncio.create_task(
+            asyncio.to_thread(
+                arena.play, [healthy.names[0], name], 202, move_limit_ms=200, time_bank_ms=0, grace_ms=300
+            )
+        )
         while not any(m.WhichOneof("kind") == "decision_request" for m in (await stream.read()).messages):
             pass
         await stream.write(UNDECODABLE)

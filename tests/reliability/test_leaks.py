@@ -17,9 +17,8 @@ import pytest
 from sdk.engine import GameRecord
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot
-from tests.security.test_hidden_information import leaks
-
 from tests.reliability.conftest import Arena, check_against_replay
+from tests.security.test_hidden_information import leaks
 
 GAMES = 3
 SLOW_GAMES = 40
@@ -64,13 +63,16 @@ async def one_game(
 ) -> tuple[GameRecord, list[list[pb.ArenaMessage]]]:
     rng = random.Random(seed)
     async with slots:
-        names, tokens = zip(*[await asyncio.to_thread(arena.register, "leak") for _ in range(players)])
+        names, tokens = zip(*[await asyncio.to_thread(arena.register, "leak") for _ in range(players)], strict=True)
         bots = [await RawBot.connect(arena.target, token) for token in tokens]
         dropper = rng.randrange(players)
         loops = [
-            asyncio.create_task(seat_loop(bot, arena.target, token, random.Random(seed * 10 + i),
-                                          rng.randint(1, 3) if i == dropper else None))
-            for i, (bot, token) in enumerate(zip(bots, tokens))
+            asyncio.create_task(
+                seat_loop(
+                    bot, arena.target, token, random.Random(seed * 10 + i), rng.randint(1, 3) if i == dropper else None
+                )
+            )
+            for i, (bot, token) in enumerate(zip(bots, tokens, strict=True))
         ]
         response = await asyncio.to_thread(arena.play, list(names), seed, move_limit_ms=RELAXED_MOVE_MS)
         received = await asyncio.gather(*loops)

@@ -16,7 +16,6 @@ from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot, flip, show
 from tests.play.test_misbehaviour import NOT_STARTED, assert_seat_played_first_legal_actions
-
 from tests.reliability.conftest import WAIT_S, Arena, Healthy, check_against_replay, start_zoo, wait_for_text
 from tests.reliability.zoo_bot import EXIT_CODE
 
@@ -42,9 +41,14 @@ def test_crash_at_connect_leaves_the_bot_unavailable(arena: Arena, healthy: Heal
     wait_for_text(arena.logs / "server.log", f"bot {name!r} disconnected")
     with grpc.insecure_channel(arena.target) as channel, pytest.raises(grpc.RpcError) as refused:
         arena_pb2_grpc.ArenaStub(channel).PlayGame(
-            arena_pb2.PlayGameRequest(bots=[healthy.names[0], name], seed=1), metadata=arena.admin_metadata, timeout=WAIT_S
+            arena_pb2.PlayGameRequest(bots=[healthy.names[0], name], seed=1),
+            metadata=arena.admin_metadata,
+            timeout=WAIT_S,
         )
-    assert (refused.value.code(), refused.value.details()) == (grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} is not connected")
+    assert (refused.value.code(), refused.value.details()) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"bot {name!r} is not connected",
+    )
     assert "received welcome" in log.read_text()
     healthy.check_still_served(seed=101)
 
@@ -111,7 +115,8 @@ def test_answers_after_the_deadline_forfeit_and_the_late_answer_is_stale(arena: 
         forfeited = (await bot.next("error")).error
         assert (forfeited.code, forfeited.message) == (
             pb.ERROR_CODE_SEAT_FORFEITED,
-            f"seat 0 of game {req.game_id!r} was forfeited: timeout: no legal answer to request {req.request_id} within 150 ms",
+            f"seat 0 of game {req.game_id!r} was forfeited: "
+            f"timeout: no legal answer to request {req.request_id} within 150 ms",
         )
         await bot.answer(req.game_id, req.request_id, flip(False))
         stale = (await bot.next("error")).error
@@ -194,13 +199,27 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
         unknown_end = game_pb2.Action(scout=game_pb2.Scout(end=7, flip=True, position=-3))  # type: ignore[arg-type]
         cases: list[tuple[pb.BotMessage, int, str]] = [
             (pb.BotMessage(), pb.ERROR_CODE_MALFORMED, "a BotMessage must set hello or decision"),
-            (pb.BotMessage(hello=pb.Hello(capacity=64)), pb.ERROR_CODE_PROTOCOL, "Hello may only be the first message of a stream"),
-            (decision(flip(True), request_id=2**64 - 1), pb.ERROR_CODE_NOT_YOUR_REQUEST,
-             f"request {2**64 - 1} of game {gid!r} was never sent to bot {name!r}"),
-            (decision(flip(True), game_id=odd_id), pb.ERROR_CODE_UNKNOWN_GAME,
-             f"bot {name!r} is not playing a game {odd_id!r}"),
-            (decision(flip(True), game_id=odd_id * 20), pb.ERROR_CODE_MALFORMED,
-             f"the Decision for request {rid} names a game id of {len(odd_id) * 20} characters; game ids have at most 64"),
+            (
+                pb.BotMessage(hello=pb.Hello(capacity=64)),
+                pb.ERROR_CODE_PROTOCOL,
+                "Hello may only be the first message of a stream",
+            ),
+            (
+                decision(flip(True), request_id=2**64 - 1),
+                pb.ERROR_CODE_NOT_YOUR_REQUEST,
+                f"request {2**64 - 1} of game {gid!r} was never sent to bot {name!r}",
+            ),
+            (
+                decision(flip(True), game_id=odd_id),
+                pb.ERROR_CODE_UNKNOWN_GAME,
+                f"bot {name!r} is not playing a game {odd_id!r}",
+            ),
+            (
+                decision(flip(True), game_id=odd_id * 20),
+                pb.ERROR_CODE_MALFORMED,
+                f"the Decision for request {rid} names a game id of {len(odd_id) * 20} characters; "
+                "game ids have at most 64",
+            ),
         ]
         for msg, code, message in cases:
             got = await reply(msg)
@@ -211,9 +230,11 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
             (decision(game_pb2.Action()), "the action has none of flip, show, scout, scout_show set"),
             (decision(show(2**31 - 1, -(2**31))), NOT_STARTED),
         ]
-        for attempts_left, (msg, reason) in zip(range(4, 0, -1), rejected):
+        for attempts_left, (msg, reason) in zip(range(4, 0, -1), rejected, strict=True):
             got = (await reply(msg)).action_rejected
-            assert (got.game_id, got.request_id, got.reason, got.attempts_left) == (gid, rid, reason, attempts_left), msg
+            assert (got.game_id, got.request_id, got.reason, got.attempts_left) == (gid, rid, reason, attempts_left), (
+                msg
+            )
         accepted = await reply(with_unknown_field(decision(flip(False))))
         assert accepted.action_accepted.request_id == rid
         await bot.play_to_the_end(random.Random(113))
@@ -266,7 +287,8 @@ def test_another_bots_token_takes_over_its_seats_and_the_old_stream_is_supersede
         welcome = (await impostor.read()).welcome
         superseded = (await owner.next("error")).error
         assert (superseded.code, superseded.message) == (
-            pb.ERROR_CODE_SUPERSEDED, f"a newer session ({welcome.session_id}) took over bot {name!r}"
+            pb.ERROR_CODE_SUPERSEDED,
+            f"a newer session ({welcome.session_id}) took over bot {name!r}",
         )
         with pytest.raises(grpc.aio.AioRpcError) as ended:
             await asyncio.wait_for(owner.call.read(), WAIT_S)

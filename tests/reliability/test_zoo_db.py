@@ -10,22 +10,21 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.play.results import ForfeitCause, PolicyDecision
 from arena.tournaments.settings import FailurePolicy, TournamentSettings
-from tests.tournaments.arena_process import ArenaProcess
-from tests.tournaments.conftest import BotProcesses, wait_until
-
 from tests.reliability.conftest import HERE, WAIT_S
 from tests.reliability.zoo_bot import EXIT_CODE
+from tests.tournaments.arena_process import ArenaProcess
+from tests.tournaments.conftest import BotProcesses, wait_until
 
 BOT_PROCESS = str(HERE.parent / "api" / "bot_process.py")
 POLICY = FailurePolicy(absent_wait_ms=500, grace_ms=300, time_bank_ms=0)
@@ -86,9 +85,14 @@ def db_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbArena]:
     arena.engine.dispose()
 
 
-ABSENT = (ForfeitCause.ABSENT,
-          re.escape(f"absent: not connected within {POLICY.absent_wait_ms / 1000:g} s of the game being due"))
-DISCONNECT = (ForfeitCause.DISCONNECT, re.escape(f"disconnected: not back within the {POLICY.grace_ms} ms grace period"))
+ABSENT = (
+    ForfeitCause.ABSENT,
+    re.escape(f"absent: not connected within {POLICY.absent_wait_ms / 1000:g} s of the game being due"),
+)
+DISCONNECT = (
+    ForfeitCause.DISCONNECT,
+    re.escape(f"disconnected: not back within the {POLICY.grace_ms} ms grace period"),
+)
 TIMEOUT = (ForfeitCause.TIMEOUT, rf"timeout: no legal answer to request \d+ within {MOVE_MS} ms")
 CASES = [
     # behaviour, its arguments, the forfeit (cause, reason) of its every counted game, of its voided attempts
@@ -104,15 +108,23 @@ forfeits as absent there and in its later games. A timeout and an absence forfei
 
 @pytest.mark.parametrize("behaviour, args, counted, voided", CASES, ids=[c[0] for c in CASES])
 def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
-    db_arena: DbArena, behaviour: str, args: tuple[str, ...], counted: tuple[ForfeitCause, str],
+    db_arena: DbArena,
+    behaviour: str,
+    args: tuple[str, ...],
+    counted: tuple[ForfeitCause, str],
     voided: list[tuple[ForfeitCause, str]],
 ) -> None:
     name = f"zoo-{behaviour}"
     token = db_arena.register(name)
     tournament = f"t-{behaviour}"
     settings = TournamentSettings(
-        tournament, table_size=3, games_per_table=1, starts_at=datetime.now(timezone.utc) + timedelta(days=1),
-        move_limit_ms=MOVE_MS, seed=7, policy=POLICY,
+        tournament,
+        table_size=3,
+        games_per_table=1,
+        starts_at=datetime.now(UTC) + timedelta(days=1),
+        move_limit_ms=MOVE_MS,
+        seed=7,
+        policy=POLICY,
     )
     with Session(db_arena.engine) as session:
         tid = settings.create(session=session).id
@@ -136,28 +148,41 @@ def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
     after = db_arena.snapshot()
 
     with Session(db_arena.engine) as session:
-        games = [store.show_game(session=session, game_id=g.id)
-                 for g in store.list_games(session=session, tournament=tournament)]
+        games = [
+            store.show_game(session=session, game_id=g.id)
+            for g in store.list_games(session=session, tournament=tournament)
+        ]
     assert games, "the tournament played no game"
     for game in games:
         for seat in game.info.results:
             if seat.bot == name:
                 assert seat.forfeit is not None and re.fullmatch(counted[1], seat.forfeit), seat
-                assert (seat.cause, seat.policy, seat.rank) == (counted[0], PolicyDecision.FORFEIT, len(game.info.results))
+                assert (seat.cause, seat.policy, seat.rank) == (
+                    counted[0],
+                    PolicyDecision.FORFEIT,
+                    len(game.info.results),
+                )
             else:
                 assert seat.forfeit is None, seat
     attempts = [(game, v) for game in games for v in game.voided]
     assert len(attempts) == len(voided), attempts
-    for (game, attempt), (cause, reason) in zip(attempts, voided):
-        assert attempt.result.record.seed == attempt.seed != game.info.seed and game.info.attempts == attempt.attempt + 1
+    for (game, attempt), (cause, reason) in zip(attempts, voided, strict=True):
+        assert (
+            attempt.result.record.seed == attempt.seed != game.info.seed and game.info.attempts == attempt.attempt + 1
+        )
         (failed,) = [s for s in attempt.result.seats if s.forfeit is not None]
         assert failed.bot == name and re.fullmatch(reason, failed.forfeit), failed  # type: ignore[arg-type]
         assert (failed.cause, failed.policy) == (cause, PolicyDecision.VOID)
-    stored = db_arena.rows("SELECT DISTINCT forfeit_cause, policy FROM seat_results JOIN games ON games.id = game_id "
-                           "WHERE tournament_id = ? AND forfeit IS NOT NULL", (tid,))
+    stored = db_arena.rows(
+        "SELECT DISTINCT forfeit_cause, policy FROM seat_results JOIN games ON games.id = game_id "
+        "WHERE tournament_id = ? AND forfeit IS NOT NULL",
+        (tid,),
+    )
     assert stored == [(counted[0].value, "forfeit")]
 
-    bot_ids = {row[0] for row in db_arena.rows("SELECT id FROM bots WHERE name IN (?, ?, ?)", (*db_arena.healthy, name))}
+    bot_ids = {
+        row[0] for row in db_arena.rows("SELECT id FROM bots WHERE name IN (?, ?, ?)", (*db_arena.healthy, name))
+    }
     game_ids = {row[0] for row in db_arena.rows("SELECT id FROM games WHERE tournament_id = ?", (tid,))}
     assert len(bot_ids) == 3 and game_ids
 
@@ -169,11 +194,11 @@ def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
         if "game_id" in row:
             return row["game_id"] in game_ids and row.get("tournament_id") in (tid, None)
         if "tournament_id" in row:
-            return row["tournament_id"] == tid or row["tournament_id"] is None and row.get("bot_id") in bot_ids
+            return row["tournament_id"] == tid or (row["tournament_id"] is None and row.get("bot_id") in bot_ids)
         return False
 
     for table in sorted(set(before) | set(after)):
         columns = db_arena.columns(table)
-        changed = [dict(zip(columns, r)) for r in before.get(table, set()) ^ after.get(table, set())]
+        changed = [dict(zip(columns, r, strict=True)) for r in before.get(table, set()) ^ after.get(table, set())]
         strangers = [row for row in changed if not ours(table, row)]
         assert strangers == [], f"{table!r}: rows changed that are not tournament {tournament!r}'s"

@@ -49,7 +49,7 @@ async def raw_session(target: str, token: str, until: str | None) -> None:
         for msg in batch.messages:
             kind = msg.WhichOneof("kind")
             say(f"received {kind}")
-            if until is None and kind == "welcome" or kind == until:
+            if (until is None and kind == "welcome") or kind == until:
                 say("crashing")
                 os._exit(EXIT_CODE)
 

@@ -59,14 +59,20 @@ def test_play_accepts_an_example_name_and_is_reproducible() -> None:
     ("args", "code", "starts"),
     [
         (["play", "absent_bot.py"], 1, "no such file: absent_bot.py"),
-        (["play", "greedy", "--against", "greedy,nobody"], 1,
-         "unknown bot 'nobody': neither an example bot (greedy, montecarlo, random, strong) nor a file or module"),
+        (
+            ["play", "greedy", "--against", "greedy,nobody"],
+            1,
+            "unknown bot 'nobody': neither an example bot (greedy, montecarlo, random, strong) nor a file or module",
+        ),
         (["play", "greedy", "--players", "6"], 2, "Invalid value for '--players'"),
         (["play", "greedy", "--games", "many"], 2, "Invalid value for '--games'"),
         (["play"], 2, "Missing argument 'BOT'"),
         (["play", f"{MISBEHAVING}:ShowsTooMuch", "--games", "1"], 1, "bot 'ShowsTooMuch' (seat 0) chose an illegal"),
-        (["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players=5"], 1,
-         f"bot 'CrashesAtFivePlayers' (seat {balanced_seatings(5, 1)[0][0]}) rais"),
+        (
+            ["play", f"{MISBEHAVING}:CrashesAtFivePlayers", "--players=5"],
+            1,
+            f"bot 'CrashesAtFivePlayers' (seat {balanced_seatings(5, 1)[0][0]}) rais",
+        ),
         (["play", MISBEHAVING], 1, f"{MISBEHAVING} defines several Bot subclasses (AnswersWithIndex, "),
         (["check", "bots.nothing_here"], 1, "no module named 'bots.nothing_here'"),
         (["run", "greedy", "--token", "t", "--target", "localhost"], 1, "--target must be HOST:PORT, not 'localhost'"),
@@ -94,7 +100,9 @@ def test_check_fails_a_broken_bot_and_lists_the_finding() -> None:
     lines = output.splitlines()
     seat = balanced_seatings(2, 1)[0][0]
     assert lines[0].startswith("FAIL FlipsWithString: 4 games")
-    assert lines[1].startswith(f"  answered with the wrong type (4x), first at 2 players, seed 0, seat {seat}, round 1: ")
+    assert lines[1].startswith(
+        f"  answered with the wrong type (4x), first at 2 players, seed 0, seat {seat}, round 1: "
+    )
     assert lines[1].endswith("flip() returned str, not bool")
 
 
@@ -119,16 +127,27 @@ class Deep(Bot):
 def test_play_seats_bot_files_and_copies_of_one_bot_with_their_options(tmp_path: Path) -> None:
     bot = tmp_path / "deep.py"
     bot.write_text(NAMED_BY_DEPTH)
-    code, output = invoke("play", str(bot), "--bot-arg", "depth=3", "--against", f"{bot},{bot}(depth=2),greedy",
-                          "--games", "4", "--players", "4")
+    code, output = invoke(
+        "play",
+        str(bot),
+        "--bot-arg",
+        "depth=3",
+        "--against",
+        f"{bot},{bot}(depth=2),greedy",
+        "--games",
+        "4",
+        "--players",
+        "4",
+    )
     assert code == 0, output
     for name in ("Deep3", "Deep1", "Deep2", "GreedyBot"):
         assert f"│ {name} " in output
 
 
 def test_options_reach_example_bots_too() -> None:
-    code, output = invoke("play", "montecarlo(move_time=0.001)", "--against", "random(seed=5)", "--games", "1",
-                          "--players", "2")
+    code, output = invoke(
+        "play", "montecarlo(move_time=0.001)", "--against", "random(seed=5)", "--games", "1", "--players", "2"
+    )
     assert code == 0, output
     assert "│ MonteCarloBot " in output and "│ RandomBot " in output
 
@@ -147,8 +166,10 @@ def test_check_takes_bot_files_as_opponents(tmp_path: Path) -> None:
         (["play", "greedy", "--bot-arg", "depth=3"], "GreedyBot() takes no option 'depth' (it takes none)"),
         (["play", "greedy", "--against", "random(sed=1)"], "RandomBot() takes no option 'sed' (it takes seed)"),
         (["play", "greedy", "--bot-arg", "depth"], "bot option 'depth' is not KEY=VALUE"),
-        (["play", "greedy", "--players", "3", "--against", "greedy,random,greedy"],
-         "--against names 3 bots, but there are only 2 other seats at the table"),
+        (
+            ["play", "greedy", "--players", "3", "--against", "greedy,random,greedy"],
+            "--against names 3 bots, but there are only 2 other seats at the table",
+        ),
         (["play", "greedy", "--against", ","], "--against needs at least one bot"),
         (["check", "greedy", "--against", "nobody"], "unknown bot 'nobody': neither an example bot"),
         (["run", "greedy", "--bot-arg", "x=1", "--target", "127.0.0.1:1"], "GreedyBot() takes no option 'x'"),
@@ -162,11 +183,15 @@ def test_option_mistakes_print_one_line(args: list[str], starts: str) -> None:
 
 def test_shared_wins_show_as_fractions_with_a_note() -> None:
     def rows(output: str) -> dict[str, list[str]]:
-        return {cells[0]: cells[1:] for line in output.splitlines()
-                if (cells := [c.strip() for c in line.split("│")[1:-1]]) and cells[0].startswith("RandomBot")}
+        return {
+            cells[0]: cells[1:]
+            for line in output.splitlines()
+            if (cells := [c.strip() for c in line.split("│")[1:-1]]) and cells[0].startswith("RandomBot")
+        }
 
-    code, output = invoke("play", "random(seed=1)", "--against", "random(seed=2),random(seed=3)", "--players", "3",
-                          "--games", "60")
+    code, output = invoke(
+        "play", "random(seed=1)", "--against", "random(seed=2),random(seed=3)", "--players", "3", "--games", "60"
+    )
     assert code == 0
     table = rows(output)
     wins = [float(cells[1]) for cells in table.values()]

@@ -15,7 +15,9 @@ GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
 def test_generated_code_matches_proto(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(ROOT / "proto" / "generate.py"), "--out", str(tmp_path)],
-        check=True, capture_output=True, timeout=60,
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     generated = sorted(p.name for p in tmp_path.iterdir())
     committed = sorted(p.name for p in WIRE.iterdir() if p.name.endswith(GENERATED_SUFFIXES))

@@ -14,8 +14,14 @@ from sdk import Action, Bot, Observation
 from sdk.conformance import MAX_LATE_GAMES, CheckInterrupted, CheckProgress, ConformanceReport, Problem, check_bot
 from sdk.local import balanced_seatings
 from tests.sdk.misbehaving import (
-    AnswersWithIndex, AsyncFirstLegal, AsyncSleeper, CrashesAtFivePlayers, FirstLegal, FlipsWithString,
-    ShowsTooMuch, Sleeper,
+    AnswersWithIndex,
+    AsyncFirstLegal,
+    AsyncSleeper,
+    CrashesAtFivePlayers,
+    FirstLegal,
+    FlipsWithString,
+    ShowsTooMuch,
+    Sleeper,
 )
 
 
@@ -31,7 +37,8 @@ def only_finding(report: ConformanceReport) -> tuple[Problem, str]:
 
 
 @pytest.mark.parametrize(
-    "bot", [RandomBot(seed=1), GreedyBot(), MonteCarloBot(seed=1, move_time=None, iterations=1), AsyncFirstLegal()],
+    "bot",
+    [RandomBot(seed=1), GreedyBot(), MonteCarloBot(seed=1, move_time=None, iterations=1), AsyncFirstLegal()],
     ids=["random", "greedy", "montecarlo", "async"],
 )
 def test_the_example_bots_and_an_async_bot_pass(bot: Bot) -> None:
@@ -45,7 +52,9 @@ def test_the_example_bots_and_an_async_bot_pass(bot: Bot) -> None:
 def test_an_illegal_action_is_found_with_the_engines_reason() -> None:
     problem, first = only_finding(check_bot(ShowsTooMuch(), games=3, players=[3]))
     assert problem is Problem.ILLEGAL
-    assert first.startswith(f"3 players, seed 0, seat {first_seat(3)}, round 1: chose an illegal action (show 0+99): cards 0..98")
+    assert first.startswith(
+        f"3 players, seed 0, seat {first_seat(3)}, round 1: chose an illegal action (show 0+99): cards 0..98"
+    )
 
 
 def test_wrong_answer_types_are_found() -> None:
@@ -81,8 +90,10 @@ def test_a_late_answer_is_found_with_limit_and_time_and_ends_its_game() -> None:
     assert report.games == 2
     took = int(first.split("answered in ")[1].split(" ms")[0])
     assert took >= 100
-    assert first == (f"2 players, seed 0, seat {first_seat(2)}, round 1: answered in {took} ms, over the 30 ms limit "
-                     "(the referee forfeits the seat)")
+    assert first == (
+        f"2 players, seed 0, seat {first_seat(2)}, round 1: answered in {took} ms, over the 30 ms limit "
+        "(the referee forfeits the seat)"
+    )
     assert report.slowest >= 0.1
     assert report.slowest_at.startswith("2 players, seed ")
 

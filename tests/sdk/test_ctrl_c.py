@@ -21,7 +21,10 @@ PROMPT = 5.0
 def interrupt_when_slow(args: list[str]) -> tuple[int, str, str, float]:
     """Run `scout-bot ARGS`, SIGINT it once the bot says SLOW; (exit status, stdout, stderr, seconds to stop)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sdk.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "sdk.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "COLUMNS": "120"},
     )
     errors: list[str] = []

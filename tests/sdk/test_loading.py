@@ -104,7 +104,9 @@ def test_bad_module_specs_are_explained(spec: str, message: str) -> None:
     assert "\n" not in str(caught.value)
 
 
-OPTIONED = HEADER + """
+OPTIONED = (
+    HEADER
+    + """
 class Tunable(Bot):
     def __init__(self, depth: int = 1, fast: bool = False, label: str = "", seed: int | None = None) -> None:
         super().__init__()
@@ -113,12 +115,26 @@ class Tunable(Bot):
     def choose(self, obs):
         return obs.legal_actions[0]
 """
+)
 
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("3", 3), ("-12", -12), ("0.5", 0.5), ("1e-3", 0.001), (".25", 0.25), ("true", True), ("FALSE", False),
-     ("none", None), ("fast", "fast"), ("'3'", "3"), ('"true"', "true"), ("", ""), ("1.2.3", "1.2.3")],
+    [
+        ("3", 3),
+        ("-12", -12),
+        ("0.5", 0.5),
+        ("1e-3", 0.001),
+        (".25", 0.25),
+        ("true", True),
+        ("FALSE", False),
+        ("none", None),
+        ("fast", "fast"),
+        ("'3'", "3"),
+        ('"true"', "true"),
+        ("", ""),
+        ("1.2.3", "1.2.3"),
+    ],
 )
 def test_option_values_are_read_as_documented(text: str, value: object) -> None:
     assert parse_value(text) == value and type(parse_value(text)) is type(value)
@@ -163,15 +179,20 @@ def test_options_for_a_ready_instance_are_refused(tmp_path: Path) -> None:
 
 def test_a_constructor_that_refuses_a_value_is_reported_with_the_options(tmp_path: Path) -> None:
     source = OPTIONED + "\nclass Picky(Tunable):\n    def __init__(self, depth=1):\n"
-    source += "        if depth > 5:\n            raise ValueError('depth is at most 5')\n        super().__init__(depth)\n"
+    source += (
+        "        if depth > 5:\n            raise ValueError('depth is at most 5')\n        super().__init__(depth)\n"
+    )
     with pytest.raises(BotLoadError, match=r"^cannot create Picky\(depth=9\): ValueError: depth is at most 5$"):
         load_bot(f"{write(tmp_path, source)}:Picky(depth=9)")
 
 
 def test_a_maker_runs_the_file_once_and_makes_a_new_bot_each_time(tmp_path: Path) -> None:
     counter = tmp_path / "runs.txt"
-    path = write(tmp_path, f"from pathlib import Path\np = Path({str(counter)!r})\n"
-                 "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n" + OPTIONED)
+    path = write(
+        tmp_path,
+        f"from pathlib import Path\np = Path({str(counter)!r})\n"
+        "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n" + OPTIONED,
+    )
     make = bot_maker(path, {"depth": 4})
     first, second = make(1), make(2)
     assert first is not second and (first.seed, second.seed) == (1, 2)  # type: ignore[attr-defined]
@@ -181,7 +202,10 @@ def test_a_maker_runs_the_file_once_and_makes_a_new_bot_each_time(tmp_path: Path
 
 def test_a_list_of_bots_splits_on_commas_outside_options() -> None:
     assert split_bot_list(" greedy ,my_bot.py(depth=3,fast=true),, random") == [
-        "greedy", "my_bot.py(depth=3,fast=true)", "random"]
+        "greedy",
+        "my_bot.py(depth=3,fast=true)",
+        "random",
+    ]
     assert split_bot_spec("dir/my(bot).py") == ("dir/my(bot).py", {})
     assert split_bot_spec("dir(1)/my(bot).py(depth=1)") == ("dir(1)/my(bot).py", {"depth": 1})
     assert split_bot_spec("pkg.mod:Cls(a=1, b = x)") == ("pkg.mod:Cls", {"a": 1, "b": "x"})

@@ -14,11 +14,25 @@ from bots import GreedyBot, RandomBot
 from sdk import Action, Bot, End, Observation, Scout
 from sdk.engine import replay
 from sdk.local import (
-    BotRaised, GameResult, IllegalChoice, MatchInterrupted, WrongAnswerType, balanced_seatings, play_game,
-    play_game_async, play_match, unique_labels, win_shares,
+    BotRaised,
+    GameResult,
+    IllegalChoice,
+    MatchInterrupted,
+    WrongAnswerType,
+    balanced_seatings,
+    play_game,
+    play_game_async,
+    play_match,
+    unique_labels,
+    win_shares,
 )
 from tests.sdk.misbehaving import (
-    AnswersWithIndex, AsyncFirstLegal, CrashesAtFivePlayers, FirstLegal, FlipsWithString, ShowsTooMuch,
+    AnswersWithIndex,
+    AsyncFirstLegal,
+    CrashesAtFivePlayers,
+    FirstLegal,
+    FlipsWithString,
+    ShowsTooMuch,
 )
 
 
@@ -132,7 +146,6 @@ def test_a_table_of_the_wrong_size_is_refused_before_playing() -> None:
 
 def test_unique_labels_number_repeated_names() -> None:
     assert unique_labels(["A", "B", "A", "A"]) == ("A", "B", "A 2", "A 3")
-
 
 
 def test_a_shared_first_place_is_split_as_the_arena_splits_it() -> None:

@@ -21,8 +21,16 @@ import sdk.loading
 from sdk.loading import EXAMPLE_GROUP, example_bots
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER_ONLY = ("sqlmodel", "sqlalchemy", "psycopg", "psycopg_binary", "trueskill", "alembic", "grpc_health",
-               "grpc_reflection")
+SERVER_ONLY = (
+    "sqlmodel",
+    "sqlalchemy",
+    "psycopg",
+    "psycopg_binary",
+    "trueskill",
+    "alembic",
+    "grpc_health",
+    "grpc_reflection",
+)
 CODEGEN_ONLY = ("grpc_tools",)
 
 BLOCK = '''
@@ -44,12 +52,18 @@ def run_without(blocked: tuple[str, ...], body: str, **popen: object) -> subproc
     """Run `body` in a fresh interpreter in which importing any of `blocked` fails."""
     return subprocess.run(
         [sys.executable, "-c", BLOCK + textwrap.dedent(body), ",".join(blocked)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, **popen,  # type: ignore[call-overload]
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        **popen,  # type: ignore[call-overload]
     )
 
 
 def test_the_sdk_and_its_local_commands_need_neither_the_server_nor_codegen_packages() -> None:
-    done = run_without(SERVER_ONLY + CODEGEN_ONLY, """
+    done = run_without(
+        SERVER_ONLY + CODEGEN_ONLY,
+        """
         import sys
         import sdk, sdk.runner, sdk.submit, sdk.reach, sdk.tokens, sdk.local, sdk.conformance
         from sdk.cli import app
@@ -60,28 +74,34 @@ def test_the_sdk_and_its_local_commands_need_neither_the_server_nor_codegen_pack
             except SystemExit as exc:
                 assert exc.code == 0, (args, exc.code)
         print("imported:", sorted({m.split(".")[0] for m in sys.modules} & BLOCKED))
-    """)
+    """,
+    )
     assert done.returncode == 0, done.stderr
     assert "2 games, 3 players" in done.stdout and "PASS RandomBot" in done.stdout
     assert done.stdout.strip().endswith("imported: []")
 
 
 def test_the_arena_runs_without_grpcio_tools() -> None:
-    done = run_without(CODEGEN_ONLY, """
+    done = run_without(
+        CODEGEN_ONLY,
+        """
         import arena.cli.app, arena.api.server
         from arena.cli.app import app
         try:
             app(["serve", "--help"])
         except SystemExit as exc:
             assert exc.code == 0, exc.code
-    """)
+    """,
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_grpcio_tools_is_only_for_code_generation_and_tests() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
     def named(requirements: list[str]) -> set[str]:
         return {r.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip() for r in requirements}
+
     assert "grpcio-tools" not in named(project["dependencies"])
     assert "grpcio-tools" in named(project["optional-dependencies"]["codegen"])
     assert "grpcio-tools" in named(project["optional-dependencies"]["test"])
@@ -89,7 +109,9 @@ def test_grpcio_tools_is_only_for_code_generation_and_tests() -> None:
 
 def test_tokens_are_saved_and_read_without_fcntl(tmp_path: Path) -> None:
     """Windows has no fcntl: the token file's lock must not need it (filelock picks what the platform has)."""
-    done = run_without(("fcntl",), f"""
+    done = run_without(
+        ("fcntl",),
+        f"""
         from pathlib import Path
         import sdk.cli
         from sdk.tokens import save_token, saved_token
@@ -101,7 +123,8 @@ def test_tokens_are_saved_and_read_without_fcntl(tmp_path: Path) -> None:
         import sys
         assert "fcntl" not in sys.modules
         print("saved")
-    """)
+    """,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "saved"
 
@@ -127,7 +150,11 @@ WITHOUT_ADD_SIGNAL_HANDLER = """
 def test_a_stop_signal_stops_the_runner_where_add_signal_handler_is_missing(sig: signal.Signals) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-c", BLOCK + textwrap.dedent(WITHOUT_ADD_SIGNAL_HANDLER), "none"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ},
     )
     try:
         assert proc.stdout is not None
@@ -157,8 +184,11 @@ def test_the_sdk_never_imports_the_example_bots_package() -> None:
     importing = []
     for path in sorted((ROOT / "sdk").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            )
             importing += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "bots"]
     assert importing == []
 
@@ -166,9 +196,16 @@ def test_the_sdk_never_imports_the_example_bots_package() -> None:
 def test_this_projects_examples_are_registered_as_entry_points() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = project["entry-points"][EXAMPLE_GROUP]
-    assert example_bots() == declared == {"random": "bots.random_bot:RandomBot", "greedy": "bots.greedy:GreedyBot",
-                                          "montecarlo": "bots.montecarlo:MonteCarloBot",
-                                          "strong": "bots.strong:StrongBot"}
+    assert (
+        example_bots()
+        == declared
+        == {
+            "random": "bots.random_bot:RandomBot",
+            "greedy": "bots.greedy:GreedyBot",
+            "montecarlo": "bots.montecarlo:MonteCarloBot",
+            "strong": "bots.strong:StrongBot",
+        }
+    )
 
 
 def test_an_install_without_the_entry_points_still_finds_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,12 +223,16 @@ def test_another_package_can_offer_bots_by_name(tmp_path: Path) -> None:
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nimble\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[scout_arena.bots]\nnimble = nimble_bot:Nimble\n")
-    done = run_without(("bots",), """
+    done = run_without(
+        ("bots",),
+        """
         from sdk.cli import app
         try:
             app(["play", "nimble", "--against", "nimble", "--players", "2", "--games", "2"])
         except SystemExit as exc:
             assert exc.code == 0, exc.code
-    """, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    """,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr
     assert "│ Nimble " in done.stdout and "│ Nimble 2 " in done.stdout

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.api.server import ServerConfig, start_server
 from arena.storage.credentials import set_admin_token
 from arena.storage.database import open_database
-from arena.api.server import ServerConfig, start_server
 from bots import make_example
 from sdk.reach import arena_key_async
 from sdk.runner import ArenaUnreachable
@@ -26,7 +26,9 @@ async def key_of(url: str | None) -> str:
         await arena.stop(0)
 
 
-def test_an_arena_keeps_its_identity_across_restarts_and_rotation_and_a_new_database_gets_another(tmp_path: Path) -> None:
+def test_an_arena_keeps_its_identity_across_restarts_and_rotation_and_a_new_database_gets_another(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     first = asyncio.run(key_of(url))
     assert first.startswith("arena:")

@@ -12,7 +12,14 @@ from arena.api import convert as arena_convert
 from sdk import Action, Bot, Observation, runner
 from sdk.engine import Flip, Game, observe
 from sdk.protocol import (
-    ArenaMessage, Decision, DecisionKind, DecisionRequest, GameOver, GameStarted, PublicEvent, TournamentEnd,
+    ArenaMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    GameOver,
+    GameStarted,
+    PublicEvent,
+    TournamentEnd,
     TournamentOver,
 )
 from sdk.runner import Backoff, local_legal_actions
@@ -50,12 +57,14 @@ def test_a_superseded_stream_stops_the_runner_instead_of_reconnecting(monkeypatc
         if len(calls) > 1:
             raise asyncio.CancelledError
         raise grpc.aio.AioRpcError(
-            grpc.StatusCode.FAILED_PRECONDITION, grpc.aio.Metadata(), grpc.aio.Metadata(),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            grpc.aio.Metadata(),
+            grpc.aio.Metadata(),
             "superseded by a newer session of this bot",
         )
 
     monkeypatch.setattr(runner, "_play_stream", connection)
-    with pytest.raises(runner.ArenaRefused, match="^FAILED_PRECONDITION: superseded by a newer session of this bot$"):
+    with pytest.raises(runner.ArenaRefused, match=r"^FAILED_PRECONDITION: superseded by a newer session of this bot$"):
         asyncio.run(runner.run_async(RandomBot(delay=0.0), target="127.0.0.1:9", token="t", backoff=Backoff(0.0, 0.0)))
     assert calls == ["t"]
 
@@ -118,8 +127,9 @@ def test_a_sync_bot_answers_at_once_with_the_history_and_local_legal_actions() -
 
 
 @pytest.mark.parametrize("answer", [lambda obs: "show me", lambda obs: 1 / 0])
-def test_a_sync_bot_without_an_action_sends_nothing(answer: Callable[[Observation], object],
-                                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_a_sync_bot_without_an_action_sends_nothing(
+    answer: Callable[[Observation], object], caplog: pytest.LogCaptureFixture
+) -> None:
     """The arena's clock then forfeits the seat (docs/bot-guide.md); the runner must not crash."""
     session, req = asked(SyncBot(answer))
     with caplog.at_level(logging.ERROR, logger="sdk.runner"):

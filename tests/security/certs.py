@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cryptography import x509
@@ -41,20 +41,39 @@ def _name(common: str) -> x509.Name:
 
 
 def _builder(subject: str, issuer: x509.Name, key: Key, expired: bool = False) -> x509.CertificateBuilder:
-    now = datetime.now(timezone.utc) - timedelta(days=3 if expired else 0)
-    return (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(days=2)))
+    now = datetime.now(UTC) - timedelta(days=3 if expired else 0)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(issuer)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(days=2))
+    )
 
 
 def make_ca(common: str) -> tuple[x509.Certificate, Key]:
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (_builder(common, _name(common), key)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
-                                         data_encipherment=False, key_agreement=False, key_cert_sign=True,
-                                         crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        _builder(common, _name(common), key)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .sign(key, hashes.SHA256())
+    )
     return cert, key
 
 
@@ -64,10 +83,12 @@ def make_server(
     key = ec.generate_private_key(ec.SECP256R1())
     names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns]
     names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
-    cert = (_builder(dns[0], ca.subject, key, expired)
-            .add_extension(x509.SubjectAlternativeName(names), critical=False)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
+    cert = (
+        _builder(dns[0], ca.subject, key, expired)
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
     return cert, key
 
 
@@ -90,9 +111,15 @@ def make_pki(directory: Path) -> Pki:
     expired, expired_key = make_server(ca, ca_key, ["localhost"], ["127.0.0.1"], expired=True)
     other_ca, other_key = make_ca("Another CA")
     files = {
-        "ca": _cert_pem(ca), "cert": _cert_pem(cert), "key": _key_pem(key), "named": _cert_pem(named),
-        "named_key": _key_pem(named_key), "expired": _cert_pem(expired), "expired_key": _key_pem(expired_key),
-        "other_ca": _cert_pem(other_ca), "other_key": _key_pem(other_key),
+        "ca": _cert_pem(ca),
+        "cert": _cert_pem(cert),
+        "key": _key_pem(key),
+        "named": _cert_pem(named),
+        "named_key": _key_pem(named_key),
+        "expired": _cert_pem(expired),
+        "expired_key": _key_pem(expired_key),
+        "other_ca": _cert_pem(other_ca),
+        "other_key": _key_pem(other_key),
         "encrypted_key": _key_pem(key, b"secret"),
     }
     paths = {}

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from arena.tournaments import fairness
+from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.play.results import ForfeitCause, PolicyDecision
+from arena.tournaments import fairness
 from arena.tournaments.schedule import game_seed
 from tests.cli.conftest import arena_cli
 from tests.storage.helpers import play_all, random_result, running_tournament
@@ -28,7 +28,9 @@ def test_the_commitment_is_the_documented_sha256() -> None:
     """arena.proto, Tournament.seed_commitment: lowercase hex SHA-256 of the UTF-8 text
     "scout-arena seed v1:<seed>:<seed_nonce>"."""
     nonce = "ab" * 32
-    assert fairness.commitment(12345, nonce) == hashlib.sha256(f"scout-arena seed v1:12345:{nonce}".encode()).hexdigest()
+    assert (
+        fairness.commitment(12345, nonce) == hashlib.sha256(f"scout-arena seed v1:12345:{nonce}".encode()).hexdigest()
+    )
     assert re.fullmatch(r"[0-9a-f]{64}", fairness.new_nonce()) and fairness.new_nonce() != fairness.new_nonce()
 
 
@@ -49,8 +51,11 @@ def played(tmp_path: Path) -> Path:
     with Session(engine) as session:
         running_tournament(session, bots=4, table_size=3, games_per_table=2, seed=None)  # type: ignore[arg-type]
         first = store.mark_game_running(session=session, game_id=store.next_games(session=session)[0].id)
-        store.void_attempt(session=session, game_id=first.id,
-                           result=random_result(first, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID))
+        store.void_attempt(
+            session=session,
+            game_id=first.id,
+            result=random_result(first, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID),
+        )
         play_all(session)
         assert store.show_tournament(session=session, tournament="cup").status is store.TournamentStatus.FINISHED
     engine.dispose()
@@ -65,8 +70,10 @@ def verify(path: Path) -> tuple[int, list[str]]:
 def test_every_finished_game_of_a_real_tournament_verifies(played: Path) -> None:
     code, lines = verify(played)
     assert code == 0, lines
-    assert lines == ["tournament 'cup' verified: its seed matches its commitment, 8 finished games and 1 voided "
-                     "attempts re-dealt and replayed, every seed derived from it"]
+    assert lines == [
+        "tournament 'cup' verified: its seed matches its commitment, 8 finished games and 1 voided "
+        "attempts re-dealt and replayed, every seed derived from it"
+    ]
 
 
 def test_a_tampered_seed_fails_the_commitment_and_every_derivation(played: Path) -> None:
@@ -97,8 +104,10 @@ def test_a_changed_dealt_card_is_found(played: Path, table: str) -> None:
         db.execute(f"UPDATE {table} SET record = ? WHERE id = ?", (json.dumps(record), row_id))
     code, lines = verify(played)
     assert code == 1
-    assert lines[0] == (f"FAILED: game 1 (table 0, game 0){', voided attempt 1' if table == 'voided_attempts' else ''}: "
-                        "round 2, seat 2 holds cards seed " + lines[0].split("holds cards seed ")[1])
+    assert lines[0] == (
+        f"FAILED: game 1 (table 0, game 0){', voided attempt 1' if table == 'voided_attempts' else ''}: "
+        "round 2, seat 2 holds cards seed " + lines[0].split("holds cards seed ")[1]
+    )
     assert lines[0].endswith("does not deal") and len(lines) == 2, lines
 
 
@@ -112,8 +121,10 @@ def test_an_unfinished_tournament_checks_its_finished_games_and_says_the_commitm
     engine.dispose()
     code, lines = verify(path)
     assert code == 0
-    assert lines == ["tournament 'cup' is not finished: 1 finished games and 0 voided attempts re-dealt and replayed "
-                     "from their own seeds, all consistent; its seed commitment can be checked once it finishes"]
+    assert lines == [
+        "tournament 'cup' is not finished: 1 finished games and 0 voided attempts re-dealt and replayed "
+        "from their own seeds, all consistent; its seed commitment can be checked once it finishes"
+    ]
 
 
 def test_show_gives_the_commitment_and_the_organiser_reads_the_seeds_early(tmp_path: Path) -> None:
@@ -146,5 +157,9 @@ def test_mistakes_are_one_line(played: Path, args: tuple[str, ...], message: str
 
 
 def test_seeds_over_grpc_need_the_admin_token() -> None:
-    code, output = arena_cli("tournament", "seeds", "cup", "--server", "127.0.0.1:1", env={"SCOUT_ARENA_ADMIN_TOKEN": ""})
-    assert code == 1 and output.startswith("error: this command needs the arena's admin token") and output.count("\n") == 1
+    code, output = arena_cli(
+        "tournament", "seeds", "cup", "--server", "127.0.0.1:1", env={"SCOUT_ARENA_ADMIN_TOKEN": ""}
+    )
+    assert (
+        code == 1 and output.startswith("error: this command needs the arena's admin token") and output.count("\n") == 1
+    )

@@ -15,13 +15,11 @@ from typing import TypeVar
 import grpc
 import pytest
 
-from arena.play.referee import Limits
 from arena.api.resources import ResourceLimits
 from arena.api.server import ArenaServer, ServerConfig, start_server
-from sdk.wire import arena_pb2, arena_pb2_grpc
+from arena.play.referee import Limits
+from sdk.wire import arena_pb2, arena_pb2_grpc, bot_session_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
-from sdk.wire import bot_session_pb2_grpc
-
 from tests.api.rawclient import RawBot
 
 T = TypeVar("T")
@@ -33,12 +31,14 @@ PATIENT = {"handshake_timeout_ms": 60_000, "idle_connection_ms": 60_000}
 
 def with_arena(resources: ResourceLimits, test: Callable[[ArenaServer, str], Awaitable[T]]) -> T:
     """Run `test(arena, target)` against an in-memory arena with `resources`, then stop it."""
+
     async def main() -> T:
         arena = await start_server(ServerConfig(port=0, resources=resources))
         try:
             return await test(arena, f"127.0.0.1:{arena.port}")
         finally:
             await arena.stop(0)
+
     return asyncio.run(main())
 
 
@@ -123,9 +123,10 @@ def test_a_call_beyond_the_servers_cap_is_refused_resource_exhausted() -> None:
 
 def test_calls_beyond_a_connections_stream_cap_wait_while_other_connections_are_served() -> None:
     async def test(arena: ArenaServer, target: str) -> None:
-        async with grpc.aio.insecure_channel(target) as channel, grpc.aio.insecure_channel(
-            target, options=[("grpc.use_local_subchannel_pool", 1)]
-        ) as other:
+        async with (
+            grpc.aio.insecure_channel(target) as channel,
+            grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) as other,
+        ):
             for i in range(2):
                 await open_play_stream(channel, await arena.directory.register(f"held-{i}"))
             with pytest.raises(grpc.aio.AioRpcError) as waited:

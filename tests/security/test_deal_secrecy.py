@@ -21,7 +21,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -191,8 +191,9 @@ class Predictor:
 def arena(tmp_path: Path) -> Iterator[ArenaProcess]:
     # This test reads everything at every phase and polls without a token: the read limits
     # (tests/security/test_read_limits.py) would slow it, so they are lifted here.
-    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log",
-                          "--read-rate", "100000", "--read-burst", "100000")
+    server = ArenaProcess(
+        f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log", "--read-rate", "100000", "--read-burst", "100000"
+    )
     yield server
     server.stop()
 
@@ -216,13 +217,17 @@ def test_no_public_call_reveals_a_deal_before_its_game_is_finished(
     def snapshot(phase: str, *extra: object) -> None:
         phases[phase] = [*extra, *reader.everything(), *received]
 
-    settings = TournamentSettings(NAME, 3, 2, datetime.now(timezone.utc) + timedelta(days=1), 60_000, concurrency=1,
-                                  policy=POLICY)
+    settings = TournamentSettings(
+        NAME, 3, 2, datetime.now(UTC) + timedelta(days=1), 60_000, concurrency=1, policy=POLICY
+    )
     created = reader.call("CreateTournament", convert.settings_to_pb(settings), admin)
     assert isinstance(created[0], pb.CreateTournamentResponse), created
     tokens = {name: reader.stub.RegisterBot(pb.RegisterBotRequest(name=name), timeout=10).token for name in BOTS}
-    entered = [r for name in BOTS for r in reader.call("EnterTournament", pb.EnterTournamentRequest(tournament=NAME),
-                                                       tokens[name])]
+    entered = [
+        r
+        for name in BOTS
+        for r in reader.call("EnterTournament", pb.EnterTournamentRequest(tournament=NAME), tokens[name])
+    ]
     snapshot("created", *created, *entered)
 
     bots = Bots(arena.target, tokens)
@@ -251,8 +256,10 @@ def test_no_public_call_reveals_a_deal_before_its_game_is_finished(
 
         wait_until(voided, "the first game's attempt to be voided", WAIT_S)
         late = reader.stub.RegisterBot(pb.RegisterBotRequest(name="late"), timeout=10).token
-        snapshot("voided, waiting for its replay",
-                 *reader.call("EnterTournament", pb.EnterTournamentRequest(tournament=NAME), late))
+        snapshot(
+            "voided, waiting for its replay",
+            *reader.call("EnterTournament", pb.EnterTournamentRequest(tournament=NAME), late),
+        )
 
         bots.gates["cy"].set()
         bots.connect("cy")
@@ -266,13 +273,20 @@ def test_no_public_call_reveals_a_deal_before_its_game_is_finished(
         bots.stop()
     snapshot("finished")
 
-    reveal = reader.stub.RevealSeeds(pb.RevealSeedsRequest(tournament=NAME), metadata=(("authorization", f"Bearer {admin}"),),
-                                     timeout=10)
+    reveal = reader.stub.RevealSeeds(
+        pb.RevealSeedsRequest(tournament=NAME), metadata=(("authorization", f"Bearer {admin}"),), timeout=10
+    )
     assert reveal.seed_commitment == commitment(reveal.seed, reveal.seed_nonce)
     shown = reader.stub.ShowTournament(pb.ShowTournamentRequest(name=NAME), timeout=10).tournament
-    assert (shown.seed, shown.seed_nonce, shown.seed_commitment) == (reveal.seed, reveal.seed_nonce, reveal.seed_commitment)
-    games = [reader.stub.ShowGame(pb.ShowGameRequest(id=g.id), timeout=10)
-             for g in reader.stub.ListGames(pb.ListGamesRequest(tournament=NAME), timeout=10).games]
+    assert (shown.seed, shown.seed_nonce, shown.seed_commitment) == (
+        reveal.seed,
+        reveal.seed_nonce,
+        reveal.seed_commitment,
+    )
+    games = [
+        reader.stub.ShowGame(pb.ShowGameRequest(id=g.id), timeout=10)
+        for g in reader.stub.ListGames(pb.ListGamesRequest(tournament=NAME), timeout=10).games
+    ]
     tables = len({g.game.table_index for g in games})
     assert len(games) == 2 * tables, "3 entrants at 3-seat tables: every seat once each, 2 games a table"
     assert [len(g.voided_attempts) for g in games] == [1] + [0] * (len(games) - 1)
@@ -313,5 +327,7 @@ def test_reveal_seeds_is_for_the_organiser_only(arena: ArenaProcess) -> None:
     request = pb.RevealSeedsRequest(tournament="nope")
     code, message = reader.call("RevealSeeds", request)
     assert code == "UNAUTHENTICATED" and "admin token" in str(message)
-    assert reader.call("RevealSeeds", request, arena.admin_token) == ["NOT_FOUND", "there is no tournament named 'nope'"]
-
+    assert reader.call("RevealSeeds", request, arena.admin_token) == [
+        "NOT_FOUND",
+        "there is no tournament named 'nope'",
+    ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
@@ -16,20 +16,19 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.api import convert_tournaments as convert
+from arena.api.server import ServerConfig, start_server
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.entries import MAX_GAMES
 from arena.storage.tables import TournamentRow
-from arena.api.server import ServerConfig, start_server
+from arena.tournaments.entries import MAX_GAMES
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire.convert import register_request_to_pb
-
+from tests.api.test_tournament_service import Client
 from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
 from tests.tournaments.arena_process import ArenaProcess
-from tests.api.test_tournament_service import Client
 
-LATER = datetime.now(timezone.utc) + timedelta(days=30)
+LATER = datetime.now(UTC) + timedelta(days=30)
 CODE = "friday-secret-42"
 
 
@@ -65,8 +64,10 @@ def create(client: Client, admin: str | None, settings: TournamentSettings) -> s
 
 
 def enter(tournament: str, code: str | None = None) -> arena_pb2.EnterTournamentRequest:
-    return convert.enter_request_to_pb(tournament) if code is None else arena_pb2.EnterTournamentRequest(
-        tournament=tournament, entry_code=code
+    return (
+        convert.enter_request_to_pb(tournament)
+        if code is None
+        else arena_pb2.EnterTournamentRequest(tournament=tournament, entry_code=code)
     )
 
 
@@ -80,7 +81,8 @@ def test_an_invite_only_tournament_needs_its_entry_code(arena: tuple[ArenaProces
         "tournament 'invited' is invite-only: enter it with its entry code (--entry-code)",
     )
     assert client.refused("EnterTournament", enter("invited", "guess"), token) == (
-        grpc.StatusCode.PERMISSION_DENIED, "wrong entry code for tournament 'invited'"
+        grpc.StatusCode.PERMISSION_DENIED,
+        "wrong entry code for tournament 'invited'",
     )
     reply = client("EnterTournament", enter("invited", CODE), token)
     assert list(reply.tournament.entrants) == ["guest"] and reply.tournament.invite_only
@@ -99,15 +101,18 @@ def test_entries_beyond_max_entrants_are_refused(arena: tuple[ArenaProcess, Path
     for token in tokens[:2]:
         client("EnterTournament", enter("pair"), token)
     assert client.refused("EnterTournament", enter("pair"), tokens[2]) == (
-        grpc.StatusCode.FAILED_PRECONDITION, "tournament 'pair' is full (2 entrants)"
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "tournament 'pair' is full (2 entrants)",
     )
 
 
 def test_an_entrant_that_would_pass_the_game_limit_is_refused_with_the_fix(
     arena: tuple[ArenaProcess, Path], client: Client, tmp_path: Path
 ) -> None:
-    message = (f"tournament 'huge' is full: 72 entrants would play 51120 games, over the arena's limit of "
-               f"{MAX_GAMES}; create it with --rounds N for a bounded number of games per bot")
+    message = (
+        f"tournament 'huge' is full: 72 entrants would play 51120 games, over the arena's limit of "
+        f"{MAX_GAMES}; create it with --rounds N for a bounded number of games per bot"
+    )
     token = client("RegisterBot", register_request_to_pb("late")).token
     assert client.refused("EnterTournament", enter("huge"), token) == (grpc.StatusCode.FAILED_PRECONDITION, message)
     code, output = bot_cli("run", "random", "--tournament", "huge", "--target", arena[0].target, "--token", token)
@@ -122,13 +127,38 @@ def test_settings_that_can_never_fit_are_refused_at_creation(arena: tuple[ArenaP
         f"even 2 entrants would play 60000 games, over the arena's limit of {MAX_GAMES}: "
         "use fewer games per table or fewer rounds",
     )
-    code, output = arena_cli("tournament", "create", "never", "--starts-at", "+1d", "--table-size", "2",
-                             "--games-per-table", "5", "--rounds", "6000", "--server", arena[0].target,
-                             "--admin-token", arena[0].admin_token or "")
+    code, output = arena_cli(
+        "tournament",
+        "create",
+        "never",
+        "--starts-at",
+        "+1d",
+        "--table-size",
+        "2",
+        "--games-per-table",
+        "5",
+        "--rounds",
+        "6000",
+        "--server",
+        arena[0].target,
+        "--admin-token",
+        arena[0].admin_token or "",
+    )
     assert code == 1
     assert_one_line_error(output, "even 2 entrants would play 60000 games")
-    code, output = arena_cli("tournament", "create", "tiny", "--starts-at", "+1d", "--max-entrants", "1",
-                             "--server", arena[0].target, "--admin-token", arena[0].admin_token or "")
+    code, output = arena_cli(
+        "tournament",
+        "create",
+        "tiny",
+        "--starts-at",
+        "+1d",
+        "--max-entrants",
+        "1",
+        "--server",
+        arena[0].target,
+        "--admin-token",
+        arena[0].admin_token or "",
+    )
     assert code == 1
     assert_one_line_error(output, "max entrants must be 4 (one full table) to 1000, not 1")
 
@@ -151,13 +181,15 @@ def test_a_failed_tournament_shows_its_reason_and_cannot_be_started(
     server, db = arena
     reason = "starting failed: RecursionError: deep"
     assert client.refused("StartTournament", convert.start_request_to_pb("broken"), server.admin_token) == (
-        grpc.StatusCode.FAILED_PRECONDITION, f"tournament 'broken' failed: {reason}"
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"tournament 'broken' failed: {reason}",
     )
     shown = convert.tournament_reply_from_pb(client("ShowTournament", convert.show_request_to_pb("broken")))
     assert shown.status is store.TournamentStatus.FAILED and shown.failure == reason
     token = client("RegisterBot", register_request_to_pb("too-late")).token
     assert client.refused("EnterTournament", enter("broken"), token) == (
-        grpc.StatusCode.FAILED_PRECONDITION, f"tournament 'broken' failed: {reason}"
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"tournament 'broken' failed: {reason}",
     )
     for where in (("--server", server.target), ("--db", str(db))):
         code, listed = arena_cli("tournament", "list", *where, env={"COLUMNS": "250"})

@@ -16,7 +16,6 @@ from arena.cli.clients import LocalArena
 from arena.storage.database import open_database
 from sdk.runner import register
 from sdk.tokens import save_token
-
 from tests.tournaments.arena_process import ArenaProcess
 
 PERMISSIVE_UMASKS = [0o022, 0o000]

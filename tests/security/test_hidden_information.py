@@ -13,9 +13,8 @@ from google.protobuf.message import Message
 from sdk.engine import GameRecord
 from sdk.wire import bot_session_pb2 as pb
 from sdk.wire import game_pb2
-
-from tests.conftest import Arena, check_against_replay
 from tests.api.rawclient import RawBot
+from tests.conftest import Arena, check_against_replay
 
 CardId = tuple[int, int]
 
@@ -42,14 +41,17 @@ def leaks(messages: list[pb.ArenaMessage], seat: int, record: GameRecord) -> lis
             if event.WhichOneof("kind") == "round_started":
                 allowed = {c.id for c in record.deals[event.round_started.round][seat]}
             allowed.update(cards_in(event))
-        found += [f"message {index} ({msg.WhichOneof('kind')}) holds hidden card {card}"
-                  for card in cards_in(msg) if card not in allowed]
+        found += [
+            f"message {index} ({msg.WhichOneof('kind')}) holds hidden card {card}"
+            for card in cards_in(msg)
+            if card not in allowed
+        ]
     return found
 
 
 def play_captured(arena: Arena, players: int, seed: int) -> tuple[GameRecord, list[list[pb.ArenaMessage]]]:
     """Play one game with raw bots on every seat; return its record and every message per seat."""
-    names, tokens = zip(*(arena.register("seen") for _ in range(players)))
+    names, tokens = zip(*(arena.register("seen") for _ in range(players)), strict=True)
 
     async def scenario() -> tuple[GameRecord, list[list[pb.ArenaMessage]]]:
         bots = [await RawBot.connect(arena.target, token) for token in tokens]

@@ -9,30 +9,28 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.tournaments import entries
+from arena.errors import TournamentFailed, TournamentFull
+from arena.play.referee import Limits
+from arena.play.results import GameResult
+from arena.ratings.table import arena_env
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
-from arena.errors import TournamentFailed, TournamentFull
-from arena.tournaments.isolation import start_or_fail
 from arena.storage.tables import BotRatingRow, BotRow, EntryRow
-from arena.ratings.table import arena_env
-from arena.play.referee import Limits
-from arena.play.results import GameResult
-from arena.tournaments.settings import TournamentSettings
+from arena.tournaments import entries
+from arena.tournaments.isolation import start_or_fail
 from arena.tournaments.runner import TournamentRunner
-
-from tests.storage.conftest import database_url  # noqa: F401  (the fixture, on SQLite and PostgreSQL)
+from arena.tournaments.settings import TournamentSettings
 from tests.tournaments.test_failure_policy import EveryoneConnected, ScriptedReferee
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 @pytest.fixture
@@ -46,17 +44,26 @@ def field(engine: Engine, settings: TournamentSettings, entrants: int, prefix: s
     names = [f"{prefix}{i:04d}" for i in range(entrants)]
     with Session(engine) as session:
         made = settings.create(session=session)
-        session.exec(sa.insert(BotRow), params=[  # type: ignore[call-overload]
-            {"name": n, "token_hash": f"{prefix}-{n}", "created_at": NOW} for n in names
-        ])
+        session.exec(
+            sa.insert(BotRow),
+            params=[  # type: ignore[call-overload]
+                {"name": n, "token_hash": f"{prefix}-{n}", "created_at": NOW} for n in names
+            ],
+        )
         ids = session.exec(sa.select(BotRow.id).where(BotRow.name.in_(names))).scalars().all()  # type: ignore[attr-defined]
-        session.exec(sa.insert(EntryRow), params=[  # type: ignore[call-overload]
-            {"tournament_id": made.id, "bot_id": i, "entered_at": NOW} for i in ids
-        ])
+        session.exec(
+            sa.insert(EntryRow),
+            params=[  # type: ignore[call-overload]
+                {"tournament_id": made.id, "bot_id": i, "entered_at": NOW} for i in ids
+            ],
+        )
         env = arena_env()
-        session.exec(sa.insert(BotRatingRow), params=[  # type: ignore[call-overload]
-            {"tournament_id": None, "bot_id": i, "mu": env.mu, "sigma": env.sigma} for i in ids
-        ])
+        session.exec(
+            sa.insert(BotRatingRow),
+            params=[  # type: ignore[call-overload]
+                {"tournament_id": None, "bot_id": i, "mu": env.mu, "sigma": env.sigma} for i in ids
+            ],
+        )
         session.commit()
     return names
 

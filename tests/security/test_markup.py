@@ -3,7 +3,7 @@ before the name rule (markup such as `[/]`, spaces) lists, shows and addresses t
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -29,8 +29,14 @@ def old_database(tmp_path: Path) -> Path:
         for name in ("alice", "bob"):
             store.register_bot(session=session, name=name)
         for name in ("first", "second"):
-            store.create_tournament(session=session, name=name, table_size=2, games_per_table=1,
-                                    starts_at=datetime(2030, 1, 1, tzinfo=timezone.utc), move_limit_ms=1000)
+            store.create_tournament(
+                session=session,
+                name=name,
+                table_size=2,
+                games_per_table=1,
+                starts_at=datetime(2030, 1, 1, tzinfo=UTC),
+                move_limit_ms=1000,
+            )
             for bot in ("alice", "bob"):
                 store.enter_tournament(session=session, tournament=name, bot=bot)
         for old, new in (("first", MARKUP), ("second", SPACES)):
@@ -45,8 +51,12 @@ def old_database(tmp_path: Path) -> Path:
 def test_names_with_markup_or_spaces_are_listed_shown_and_addressed(old_database: Path) -> None:
     db = str(old_database)
     for args in (
-        ("tournament", "list"), ("tournament", "show", MARKUP), ("tournament", "show", SPACES),
-        ("bot", "list"), ("ratings", "--tournament", MARKUP), ("games", "list", "--tournament", MARKUP),
+        ("tournament", "list"),
+        ("tournament", "show", MARKUP),
+        ("tournament", "show", SPACES),
+        ("bot", "list"),
+        ("ratings", "--tournament", MARKUP),
+        ("games", "list", "--tournament", MARKUP),
         ("tournament", "start", SPACES),
     ):
         status, output = arena_cli(*args, "--db", db)

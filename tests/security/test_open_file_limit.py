@@ -23,7 +23,9 @@ def server(soft: int, hard: int, *args: str) -> subprocess.Popen[str]:
     """`scout-arena serve --in-memory --port 0 ARGS` with RLIMIT_NOFILE set to (soft, hard) before it runs."""
     return subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)),
     )
 

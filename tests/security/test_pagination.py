@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +16,13 @@ import grpc
 import pytest
 from sqlmodel import Session
 
-from arena.cli import clients
 from arena.api import convert_tournaments as convert
-from arena.storage import store
-from arena.cli.clients import LocalArena, RemoteArena
-from arena.storage.database import open_database
 from arena.api.pages import MAX_PAGE_SIZE
+from arena.cli import clients
+from arena.cli.clients import LocalArena, RemoteArena
+from arena.storage import store
+from arena.storage.database import open_database
 from sdk.wire import arena_pb2_grpc
-
 from tests.storage.helpers import play_all, running_tournament
 from tests.tournaments.arena_process import ArenaProcess
 
@@ -45,9 +44,14 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
         for i in range(3):
             store.register_bot(session=session, name=f"extra-{i}")
         for i in range(4):
-            store.create_tournament(session=session, name=f"later-{i}", table_size=2, games_per_table=1,
-                                    starts_at=datetime(2030, 1, 1, tzinfo=timezone.utc) + timedelta(hours=i % 2),
-                                    move_limit_ms=1000)
+            store.create_tournament(
+                session=session,
+                name=f"later-{i}",
+                table_size=2,
+                games_per_table=1,
+                starts_at=datetime(2030, 1, 1, tzinfo=UTC) + timedelta(hours=i % 2),
+                move_limit_ms=1000,
+            )
     engine.dispose()
     server = ArenaProcess(url, path / "server.log", *UNLIMITED)
     yield server, url
@@ -67,17 +71,21 @@ LISTINGS = {
     "tournaments": Listing("ListTournaments", convert.list_tournaments_request, convert.tournaments_from_pb),
     "bots": Listing("ListBots", convert.list_bots_request, convert.bots_from_pb),
     "ladder": Listing("Ratings", lambda size, token: convert.scope_to_pb(None, size, token), convert.ratings_from_pb),
-    "cup ratings": Listing("Ratings", lambda size, token: convert.scope_to_pb("cup", size, token), convert.ratings_from_pb),
+    "cup ratings": Listing(
+        "Ratings", lambda size, token: convert.scope_to_pb("cup", size, token), convert.ratings_from_pb
+    ),
     "ladder head-to-head": Listing(
         "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb(None, size, token), convert.pairs_from_pb
     ),
     "cup head-to-head": Listing(
         "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb("cup", size, token), convert.pairs_from_pb
     ),
-    "games": Listing("ListGames", lambda size, token: convert.games_request_to_pb(None, None, size, token),
-                     convert.games_from_pb),
+    "games": Listing(
+        "ListGames", lambda size, token: convert.games_request_to_pb(None, None, size, token), convert.games_from_pb
+    ),
     "finished cup games": Listing(
-        "ListGames", lambda size, token: convert.games_request_to_pb("cup", store.GameStatus.FINISHED, size, token),
+        "ListGames",
+        lambda size, token: convert.games_request_to_pb("cup", store.GameStatus.FINISHED, size, token),
         convert.games_from_pb,
     ),
 }
@@ -94,8 +102,11 @@ def whole(url: str, name: str) -> list[Any]:
     local = LocalArena.open(url.removeprefix("sqlite:///"))
     try:
         return {
-            "tournaments": local.tournaments, "bots": local.bots, "ladder": lambda: local.ratings(None),
-            "cup ratings": lambda: local.ratings("cup"), "games": lambda: local.games(None, None),
+            "tournaments": local.tournaments,
+            "bots": local.bots,
+            "ladder": lambda: local.ratings(None),
+            "cup ratings": lambda: local.ratings("cup"),
+            "games": lambda: local.games(None, None),
             "ladder head-to-head": lambda: list(local.head_to_head(None).pairs),
             "cup head-to-head": lambda: list(local.head_to_head("cup").pairs),
             "finished cup games": lambda: local.games("cup", store.GameStatus.FINISHED),
@@ -147,11 +158,15 @@ def test_a_page_larger_than_the_maximum_is_refused(stub: Any, name: str) -> None
 def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
     listing = LISTINGS[name]
     other = "bots" if name != "bots" else "games"
-    borrowed = convert.next_page_token(getattr(stub, LISTINGS[other].method)(LISTINGS[other].request(1, ""), timeout=10))
+    borrowed = convert.next_page_token(
+        getattr(stub, LISTINGS[other].method)(LISTINGS[other].request(1, ""), timeout=10)
+    )
     real = convert.next_page_token(getattr(stub, listing.method)(listing.request(1, ""), timeout=10))
     cursor, tag = real.split(".")
     for token in (borrowed, f"{int(cursor) + 1}.{tag}", "1." + "0" * 32, "x" * 5000, "-1"):
-        code, message = refusal(lambda: getattr(stub, listing.method)(listing.request(1, token), timeout=10))
+        code, message = refusal(
+            lambda token=token: getattr(stub, listing.method)(listing.request(1, token), timeout=10)
+        )
         assert code is grpc.StatusCode.INVALID_ARGUMENT, token
         assert token not in message
         if len(token) < 256:  # a longer one is refused for its length, at the boundary (arena.api.boundary)

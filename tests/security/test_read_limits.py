@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +19,16 @@ import pytest
 from sqlmodel import Session
 
 from arena.api import convert_tournaments as convert
+from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
+from arena.api.resources import ResourceLimits
+from arena.directory import InMemoryBotDirectory
 from arena.storage import store
 from arena.storage.credentials import FixedAdminToken
 from arena.storage.database import open_database
-from arena.directory import InMemoryBotDirectory
-from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
-from arena.api.resources import ResourceLimits
 from sdk.wire import arena_pb2_grpc
-
 from tests.tournaments.arena_process import ArenaProcess
 
-LATER = datetime.now(timezone.utc) + timedelta(days=30)
+LATER = datetime.now(UTC) + timedelta(days=30)
 FINISH_TIMEOUT_S = 60.0
 """Bound on the bots entering and on their two games; they take a few seconds."""
 
@@ -39,8 +38,9 @@ def database(path: Path, bots: list[str]) -> tuple[str, dict[str, str]]:
     url = f"sqlite:///{path / 'arena.db'}"
     engine = open_database(url)
     with Session(engine) as session:
-        store.create_tournament(session=session, name="cup", table_size=2, games_per_table=2, starts_at=LATER,
-                                move_limit_ms=2000)
+        store.create_tournament(
+            session=session, name="cup", table_size=2, games_per_table=2, starts_at=LATER, move_limit_ms=2000
+        )
         tokens = {bot: store.register_bot(session=session, name=bot).token for bot in bots}
         for bot in bots:
             store.enter_tournament(session=session, tournament="cup", bot=bot)
@@ -104,17 +104,34 @@ def test_bots_polling_with_their_tokens_finish_while_their_host_is_throttled(tmp
             show(stub)
         assert throttled.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, "the host's bucket is not empty"
         for name, token in tokens.items():
-            bots.append(subprocess.Popen(
-                [sys.executable, "-m", "sdk.cli", "run", "random", "--name", name, "--token", token,
-                 "--tournament", "cup", "--target", arena.target],
-                stdout=subprocess.DEVNULL, stderr=(tmp_path / f"{name}.log").open("wb"),
-            ))
+            bots.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "sdk.cli",
+                        "run",
+                        "random",
+                        "--name",
+                        name,
+                        "--token",
+                        token,
+                        "--tournament",
+                        "cup",
+                        "--target",
+                        arena.target,
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=(tmp_path / f"{name}.log").open("wb"),
+                )
+            )
         deadline = time.monotonic() + FINISH_TIMEOUT_S
         while len(show(stub, arena.admin_token).tournament.entrants) < 2:
             assert all(bot.poll() is None for bot in bots) and time.monotonic() < deadline, "the bots did not enter"
             time.sleep(0.1)
-        stub.StartTournament(convert.start_request_to_pb("cup"), timeout=10,
-                             metadata=(("authorization", f"Bearer {arena.admin_token}"),))
+        stub.StartTournament(
+            convert.start_request_to_pb("cup"), timeout=10, metadata=(("authorization", f"Bearer {arena.admin_token}"),)
+        )
         for bot in bots:
             assert bot.wait(timeout=FINISH_TIMEOUT_S) == 0, "a bot never saw its tournament finish"
         assert convert.tournament_reply_from_pb(show(stub, arena.admin_token)).status is store.TournamentStatus.FINISHED

@@ -38,8 +38,7 @@ def test_a_probe_of_another_seats_request_gets_the_same_answer_before_and_after_
             after = await probe(theirs.request_id)
             never = await probe(99)
             await bot_a.answer(gid, mine.request_id, flip(True))
-            await asyncio.gather(bot_a.play_to_the_end(random.Random(1)),
-                                 bot_b.play_to_the_end(random.Random(2)))
+            await asyncio.gather(bot_a.play_to_the_end(random.Random(1)), bot_b.play_to_the_end(random.Random(2)))
             result = await game
             await bot_a.close()
             await bot_b.close()
@@ -49,9 +48,12 @@ def test_a_probe_of_another_seats_request_gets_the_same_answer_before_and_after_
     assert before == after
     rejected = pb.Error.FromString(before)
     assert rejected.code == pb.ERROR_CODE_NOT_YOUR_REQUEST
-    assert rejected.message == f"request {rejected.request_id} of game {rejected.game_id!r} was never sent to bot 'prober'"
+    assert (
+        rejected.message == f"request {rejected.request_id} of game {rejected.game_id!r} was never sent to bot 'prober'"
+    )
     other = pb.Error.FromString(never)
     assert (other.code, other.message) == (
-        rejected.code, f"request 99 of game {rejected.game_id!r} was never sent to bot 'prober'"
+        rejected.code,
+        f"request 99 of game {rejected.game_id!r} was never sent to bot 'prober'",
     )
     assert len(result.seats) == 2

@@ -21,7 +21,12 @@ from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot, flip
 from tests.security.helpers import (
-    admin, assert_log_is_clean, assert_short_and_plain, refusal, running_arena, target,
+    admin,
+    assert_log_is_clean,
+    assert_short_and_plain,
+    refusal,
+    running_arena,
+    target,
 )
 
 FORGED_LINE = "ok\n2026-01-01 12:00:00 INFO arena.api.service: registered bot 'admin'"
@@ -36,12 +41,21 @@ def test_every_string_field_of_every_request_has_a_cap() -> None:
     assert fields | {HELLO_TOURNAMENTS} == set(STRING_CAPS)
 
 
-@pytest.mark.parametrize(("name", "version"), [
-    *((text, "1.0") for text in HOSTILE.values()),
-    *(("bot", text) for text in HOSTILE.values()),
-    ("bot", "1.0 beta"),
-    ("-bot", "1.0"),
-], ids=[*(f"name: {k}" for k in HOSTILE), *(f"version: {k}" for k in HOSTILE), "version: a space", "name: a dash first"])
+@pytest.mark.parametrize(
+    ("name", "version"),
+    [
+        *((text, "1.0") for text in HOSTILE.values()),
+        *(("bot", text) for text in HOSTILE.values()),
+        ("bot", "1.0 beta"),
+        ("-bot", "1.0"),
+    ],
+    ids=[
+        *(f"name: {k}" for k in HOSTILE),
+        *(f"version: {k}" for k in HOSTILE),
+        "version: a space",
+        "name: a dash first",
+    ],
+)
 def test_a_hello_breaking_the_name_rules_is_refused_briefly_and_nothing_raw_is_logged(
     caplog: pytest.LogCaptureFixture, name: str, version: str
 ) -> None:
@@ -101,6 +115,7 @@ def test_register_bot_refuses_a_hostile_name_briefly_and_logs_nothing_raw(
 def test_every_capped_string_is_refused_without_being_echoed(tmp_path: Path) -> None:
     """A 60 kB string in any string field of any request (bot token or admin token given) is
     INVALID_ARGUMENT with a short message; it is never quoted back."""
+
     async def scenario() -> list[str]:
         failures = []
         async with running_arena(tmp_path / "arena.db") as arena, grpc.aio.insecure_channel(target(arena)) as channel:
@@ -108,8 +123,11 @@ def test_every_capped_string_is_refused_without_being_echoed(tmp_path: Path) -> 
                 request_class = GetMessageClass(method.input_type)
                 path = f"/{ARENA.full_name}/{method.name}"
                 kind = channel.unary_stream if method.server_streaming else channel.unary_unary
-                call = kind(path, request_serializer=request_class.SerializeToString,
-                            response_deserializer=GetMessageClass(method.output_type).FromString)
+                call = kind(
+                    path,
+                    request_serializer=request_class.SerializeToString,
+                    response_deserializer=GetMessageClass(method.output_type).FromString,
+                )
                 for field in method.input_type.fields:
                     if field.full_name not in STRING_CAPS:
                         continue
@@ -123,8 +141,10 @@ def test_every_capped_string_is_refused_without_being_echoed(tmp_path: Path) -> 
                             await answer
                     except grpc.aio.AioRpcError as exc:
                         if exc.code() != grpc.StatusCode.INVALID_ARGUMENT or len(exc.details()) > 200:
-                            failures.append(f"{field.full_name}: {exc.code().name} {exc.details()[:100]!r} "
-                                            f"({len(exc.details())} characters)")
+                            failures.append(
+                                f"{field.full_name}: {exc.code().name} {exc.details()[:100]!r} "
+                                f"({len(exc.details())} characters)"
+                            )
                     else:
                         failures.append(f"{field.full_name}: accepted")
         return failures
@@ -159,17 +179,23 @@ def test_a_60_kB_game_id_in_a_decision_gets_a_short_error() -> None:
     assert error.game_id == ""
 
 
-@pytest.mark.parametrize(("method", "data"), [
-    ("RegisterBot", b"\xff\xff\xff\xff"),
-    ("ShowTournament", b"\x0a\x02\xc3\x28"),
-    ("ExportGames", b"\x0a\x05ab"),
-], ids=["corrupt", "bad UTF-8", "truncated"])
+@pytest.mark.parametrize(
+    ("method", "data"),
+    [
+        ("RegisterBot", b"\xff\xff\xff\xff"),
+        ("ShowTournament", b"\x0a\x02\xc3\x28"),
+        ("ExportGames", b"\x0a\x05ab"),
+    ],
+    ids=["corrupt", "bad UTF-8", "truncated"],
+)
 def test_a_corrupt_request_is_one_log_line_without_a_traceback_and_invalid_argument(
     caplog: pytest.LogCaptureFixture, tmp_path: Path, method: str, data: bytes
 ) -> None:
     async def scenario() -> grpc.aio.AioRpcError:
         async with running_arena(tmp_path / "arena.db") as arena, grpc.aio.insecure_channel(target(arena)) as channel:
-            raw = (channel.unary_stream if method == "ExportGames" else channel.unary_unary)(f"/{ARENA.full_name}/{method}")
+            raw = (channel.unary_stream if method == "ExportGames" else channel.unary_unary)(
+                f"/{ARENA.full_name}/{method}"
+            )
             caplog.clear()
             caplog.set_level(logging.INFO)
             if method == "ExportGames":
@@ -184,7 +210,8 @@ def test_a_corrupt_request_is_one_log_line_without_a_traceback_and_invalid_argum
     refused = asyncio.run(scenario())
     request = f"scout.arena.v1.{method}Request"
     assert (refused.code(), refused.details()) == (
-        grpc.StatusCode.INVALID_ARGUMENT, f"the request is not a serialized {request}"
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request is not a serialized {request}",
     )
     about = [r for r in caplog.records if method in r.getMessage() or r.exc_info is not None]
     assert len(about) == 1, [r.getMessage() for r in about]

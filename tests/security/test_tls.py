@@ -25,12 +25,10 @@ from arena.cli.app import app as arena_app
 from sdk.cli import app as bot_app
 from sdk.runner import ArenaRefused, register
 from sdk.tls import ClientTls, TlsConfigError
-
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.docs.readme import ROOT, commands, parse
-from tests.tournaments.arena_process import ArenaProcess
-
 from tests.security.certs import Pki, make_pki
+from tests.tournaments.arena_process import ArenaProcess
 
 BIN = Path(sys.executable).parent
 HEALTHCHECK = ROOT / "docker" / "healthcheck.py"
@@ -60,8 +58,9 @@ def tls_arena(pki: Pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ar
 @pytest.fixture(scope="module")
 def named_arena(pki: Pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArenaProcess]:
     """An arena serving TLS with a certificate for arena.example only."""
-    server = arena_process(tmp_path_factory.mktemp("named"), "--tls-cert", str(pki.named),
-                           "--tls-key", str(pki.named_key))
+    server = arena_process(
+        tmp_path_factory.mktemp("named"), "--tls-cert", str(pki.named), "--tls-key", str(pki.named_key)
+    )
     yield server
     assert server.stop() == 0
 
@@ -76,8 +75,12 @@ def plain_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArenaProce
 def scout_bot(log: Path, tokens: Path, *args: str) -> subprocess.Popen[bytes]:
     """`scout-bot ARGS` as its own process, saving tokens in `tokens`; no TLS setting inherited."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCOUT_")}
-    return subprocess.Popen([sys.executable, "-m", "sdk.cli", *args], stdout=subprocess.DEVNULL,
-                            stderr=log.open("wb"), env={**env, "SCOUT_ARENA_TOKENS": str(tokens)})
+    return subprocess.Popen(
+        [sys.executable, "-m", "sdk.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
+        env={**env, "SCOUT_ARENA_TOKENS": str(tokens)},
+    )
 
 
 def wait_for(condition: object, what: str) -> None:
@@ -96,10 +99,14 @@ def last_line(log: Path) -> str:
 
 def test_the_arena_logs_whether_it_serves_tls(tls_arena: ArenaProcess, plain_arena: ArenaProcess) -> None:
     """The log line follows the announcement on stdout: wait for it."""
-    wait_for(lambda: f"arena listening on 127.0.0.1:{tls_arena.port} with TLS" in tls_arena.log.read_text(),
-             "the TLS arena's log line")
-    wait_for(lambda: f"arena listening on 127.0.0.1:{plain_arena.port} without TLS" in plain_arena.log.read_text(),
-             "the plaintext arena's log line")
+    wait_for(
+        lambda: f"arena listening on 127.0.0.1:{tls_arena.port} with TLS" in tls_arena.log.read_text(),
+        "the TLS arena's log line",
+    )
+    wait_for(
+        lambda: f"arena listening on 127.0.0.1:{plain_arena.port} without TLS" in plain_arena.log.read_text(),
+        "the plaintext arena's log line",
+    )
 
 
 def test_bots_play_a_tournament_over_tls_run_by_scout_arena_commands(
@@ -110,16 +117,51 @@ def test_bots_play_a_tournament_over_tls_run_by_scout_arena_commands(
     ca = ("--tls-ca", str(pki.ca))
     server = ("--server", tls_arena.target)
     admin = (*server, "--admin-token", tls_arena.admin_token or "")
-    code, output = arena_cli(*ca, "tournament", "create", "secure", "--table-size", "2", "--games-per-table", "2",
-                             "--starts-at", "+1h", "--seed", "7", *admin)
+    code, output = arena_cli(
+        *ca,
+        "tournament",
+        "create",
+        "secure",
+        "--table-size",
+        "2",
+        "--games-per-table",
+        "2",
+        "--starts-at",
+        "+1h",
+        "--seed",
+        "7",
+        *admin,
+    )
     assert code == 0, output
     tokens = tmp_path / "tokens.json"
     bots = [
-        scout_bot(tmp_path / "ann.log", tokens, "run", "greedy", "--name", "ann", "--tournament", "secure",
-                  "--target", tls_arena.target, *ca),
+        scout_bot(
+            tmp_path / "ann.log",
+            tokens,
+            "run",
+            "greedy",
+            "--name",
+            "ann",
+            "--tournament",
+            "secure",
+            "--target",
+            tls_arena.target,
+            *ca,
+        ),
         # by name, as the certificate names it too
-        scout_bot(tmp_path / "bob.log", tokens, "run", "random", "--name", "bob", "--tournament", "secure",
-                  "--target", f"localhost:{tls_arena.port}", *ca),
+        scout_bot(
+            tmp_path / "bob.log",
+            tokens,
+            "run",
+            "random",
+            "--name",
+            "bob",
+            "--tournament",
+            "secure",
+            "--target",
+            f"localhost:{tls_arena.port}",
+            *ca,
+        ),
     ]
     try:
         wait_for(lambda: "ann, bob" in arena_cli(*ca, "tournament", "show", "secure", *server)[1], "the bots to enter")
@@ -139,8 +181,9 @@ def test_bots_play_a_tournament_over_tls_run_by_scout_arena_commands(
     assert "with TLS" in (tmp_path / "ann.log").read_text()
 
 
-def test_the_sdk_registers_over_tls_and_the_system_roots_work(pki: Pki, tls_arena: ArenaProcess,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_sdk_registers_over_tls_and_the_system_roots_work(
+    pki: Pki, tls_arena: ArenaProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert len(register("sdk-ca", target=tls_arena.target, tls=ClientTls(str(pki.ca)))) == 64
     monkeypatch.setenv("SCOUT_ARENA_TLS", "1")
     monkeypatch.setenv("SSL_CERT_FILE", str(pki.ca))  # the system's CAs, as Python's ssl module finds them
@@ -176,12 +219,23 @@ def test_scout_bot_without_tls_ends_with_one_line_instead_of_retrying(
 def test_a_ca_that_did_not_sign_the_certificate_is_refused(pki: Pki, tls_arena: ArenaProcess, tmp_path: Path) -> None:
     code, output = arena_cli("--tls-ca", str(pki.other_ca), "tournament", "list", "--server", tls_arena.target)
     assert code == 1
-    assert_one_line_error(output, f"the arena at {tls_arena.target} presented a certificate that the CA in "
-                                  f"{pki.other_ca} did not sign")
+    assert_one_line_error(
+        output, f"the arena at {tls_arena.target} presented a certificate that the CA in {pki.other_ca} did not sign"
+    )
     with pytest.raises(ArenaRefused, match="did not sign"):
         register("wrong-ca", target=tls_arena.target, tls=ClientTls(str(pki.other_ca)))
-    bot = scout_bot(tmp_path / "bot.log", tmp_path / "tokens.json", "run", "random", "--token", "0" * 64,
-                    "--target", tls_arena.target, "--tls-ca", str(pki.other_ca))
+    bot = scout_bot(
+        tmp_path / "bot.log",
+        tmp_path / "tokens.json",
+        "run",
+        "random",
+        "--token",
+        "0" * 64,
+        "--target",
+        tls_arena.target,
+        "--tls-ca",
+        str(pki.other_ca),
+    )
     assert bot.wait(timeout=REFUSAL_TIMEOUT_S) == 1
     assert "did not sign" in last_line(tmp_path / "bot.log")
 
@@ -189,21 +243,33 @@ def test_a_ca_that_did_not_sign_the_certificate_is_refused(pki: Pki, tls_arena: 
 def test_the_system_roots_do_not_trust_a_private_ca(tls_arena: ArenaProcess) -> None:
     code, output = arena_cli("--tls", "tournament", "list", "--server", tls_arena.target)
     assert code == 1
-    assert_one_line_error(output, f"the arena at {tls_arena.target} presented a certificate that the system's CAs "
-                                  "did not sign: give its CA with --tls-ca FILE")
+    assert_one_line_error(
+        output,
+        f"the arena at {tls_arena.target} presented a certificate that the system's CAs "
+        "did not sign: give its CA with --tls-ca FILE",
+    )
 
 
 def test_a_certificate_for_another_name_needs_the_server_name(pki: Pki, named_arena: ArenaProcess) -> None:
     ca = ("--tls-ca", str(pki.ca))
     code, output = arena_cli(*ca, "tournament", "list", "--server", named_arena.target)
     assert code == 1
-    assert_one_line_error(output, f"the arena at {named_arena.target} presented a certificate that is not for "
-                                  "'127.0.0.1': connect by a name it holds, or pass --tls-server-name NAME")
-    code, output = arena_cli(*ca, "--tls-server-name", "arena.example", "tournament", "list",
-                             "--server", named_arena.target)
+    assert_one_line_error(
+        output,
+        f"the arena at {named_arena.target} presented a certificate that is not for "
+        "'127.0.0.1': connect by a name it holds, or pass --tls-server-name NAME",
+    )
+    code, output = arena_cli(
+        *ca, "--tls-server-name", "arena.example", "tournament", "list", "--server", named_arena.target
+    )
     assert code == 0 and "Tournaments" in output, output
-    code, output = arena_cli("tournament", "list", "--server", named_arena.target,
-                             env={"SCOUT_ARENA_TLS_CA": str(pki.ca), "SCOUT_ARENA_TLS_SERVER_NAME": "arena.example"})
+    code, output = arena_cli(
+        "tournament",
+        "list",
+        "--server",
+        named_arena.target,
+        env={"SCOUT_ARENA_TLS_CA": str(pki.ca), "SCOUT_ARENA_TLS_SERVER_NAME": "arena.example"},
+    )
     assert code == 0 and "Tournaments" in output, output
 
 
@@ -214,8 +280,9 @@ def test_an_expired_certificate_is_refused_saying_so(pki: Pki, tmp_path: Path) -
     finally:
         assert server.stop() == 0
     assert code == 1
-    assert_one_line_error(output, f"the arena at {server.target} presented a certificate that is not valid: "
-                                  "certificate has expired")
+    assert_one_line_error(
+        output, f"the arena at {server.target} presented a certificate that is not valid: certificate has expired"
+    )
 
 
 def test_a_tls_client_to_a_plaintext_arena_is_told_so(pki: Pki, plain_arena: ArenaProcess) -> None:
@@ -261,33 +328,89 @@ def test_unusable_certificate_files_stop_serve_with_one_line(pki: Pki, tmp_path:
     cases = {
         ("--tls-cert", str(pki.cert)): "--tls-cert needs --tls-key too",
         ("--tls-key", str(pki.key)): "--tls-key needs --tls-cert too",
-        ("--tls-cert", str(missing), "--tls-key", str(pki.key)):
-            f"cannot read the TLS certificate file {missing}: No such file or directory",
-        ("--tls-cert", str(pki.cert), "--tls-key", str(tmp_path)):
-            f"cannot read the TLS key file {tmp_path}: Is a directory",
-        ("--tls-cert", str(pki.key), "--tls-key", str(pki.key)):
-            f"the TLS certificate file {pki.key} holds no PEM certificate",
-        ("--tls-cert", str(pki.cert), "--tls-key", str(pki.cert)): f"the TLS key file {pki.cert} holds no PEM private key",
-        ("--tls-cert", str(pki.cert), "--tls-key", str(pki.other_key)):
-            f"the TLS key {pki.other_key} is not the key of the certificate {pki.cert}",
-        ("--tls-cert", str(pki.cert), "--tls-key", str(pki.encrypted_key)):
-            f"the TLS key {pki.encrypted_key} is encrypted",
+        (
+            "--tls-cert",
+            str(missing),
+            "--tls-key",
+            str(pki.key),
+        ): f"cannot read the TLS certificate file {missing}: No such file or directory",
+        (
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(tmp_path),
+        ): f"cannot read the TLS key file {tmp_path}: Is a directory",
+        (
+            "--tls-cert",
+            str(pki.key),
+            "--tls-key",
+            str(pki.key),
+        ): f"the TLS certificate file {pki.key} holds no PEM certificate",
+        (
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.cert),
+        ): f"the TLS key file {pki.cert} holds no PEM private key",
+        (
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.other_key),
+        ): f"the TLS key {pki.other_key} is not the key of the certificate {pki.cert}",
+        (
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.encrypted_key),
+        ): f"the TLS key {pki.encrypted_key} is encrypted",
     }
     for options, message in cases.items():
         assert_one_line_error(serve_error(tmp_path, *options), message)
 
 
 def test_serve_json_refuses_a_mismatched_key_with_one_line(pki: Pki, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--tls-cert", str(pki.cert),
-                           "--tls-key", str(pki.other_key)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--json",
+            "--in-memory",
+            "--port",
+            "0",
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.other_key),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"error: the TLS key {pki.other_key} is not the key of the certificate {pki.cert}\n"
 
 
 def test_scout_arena_serve_says_it_serves_tls(pki: Pki, tmp_path: Path) -> None:
-    proc = subprocess.Popen([str(BIN / "scout-arena"), "serve", "--db", str(tmp_path / "a.db"), "--port", "0",
-                             "--tls-cert", str(pki.cert), "--tls-key", str(pki.key)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [
+            str(BIN / "scout-arena"),
+            "serve",
+            "--db",
+            str(tmp_path / "a.db"),
+            "--port",
+            "0",
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.key),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 30)
@@ -301,9 +424,26 @@ def test_scout_arena_serve_says_it_serves_tls(pki: Pki, tmp_path: Path) -> None:
 
 def test_serve_json_reports_tls_and_takes_the_admin_token_from_the_environment(pki: Pki) -> None:
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "f" * 64}
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--json", "--in-memory", "--port", "0", "--tls-cert", str(pki.cert),
-                             "--tls-key", str(pki.key)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--json",
+            "--in-memory",
+            "--port",
+            "0",
+            "--tls-cert",
+            str(pki.cert),
+            "--tls-key",
+            str(pki.key),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 30)
@@ -320,18 +460,26 @@ def test_serve_json_reports_tls_and_takes_the_admin_token_from_the_environment(p
 
 def healthcheck(port: int, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SCOUT_")}
-    return subprocess.run([sys.executable, str(HEALTHCHECK)], env={**clean, "SCOUT_PORT": str(port), **env},
-                          capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, str(HEALTHCHECK)],
+        env={**clean, "SCOUT_PORT": str(port), **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
-def test_the_healthcheck_checks_a_tls_arena_as_scout_arena_connects(pki: Pki, tls_arena: ArenaProcess,
-                                                                    named_arena: ArenaProcess) -> None:
+def test_the_healthcheck_checks_a_tls_arena_as_scout_arena_connects(
+    pki: Pki, tls_arena: ArenaProcess, named_arena: ArenaProcess
+) -> None:
     assert healthcheck(tls_arena.port, SCOUT_ARENA_TLS_CA=str(pki.ca)).returncode == 0
     done = healthcheck(named_arena.port, SCOUT_ARENA_TLS_CA=str(pki.ca), SCOUT_ARENA_TLS_SERVER_NAME="arena.example")
     assert done.returncode == 0, done.stderr
     done = healthcheck(tls_arena.port)
     assert done.returncode == 1
-    assert done.stderr.startswith("unhealthy: the arena at 127.0.0.1:") and "serves TLS: connect with --tls" in done.stderr
+    assert (
+        done.stderr.startswith("unhealthy: the arena at 127.0.0.1:") and "serves TLS: connect with --tls" in done.stderr
+    )
     assert done.stderr.count("\n") == 1, done.stderr
 
 
@@ -353,11 +501,19 @@ def test_the_operator_guides_commands_make_a_certificate_it_serves_and_clients_t
         if command.argv[0] in ("scout-arena", "scout-bot"):
             parse(arena_app if command.argv[0] == "scout-arena" else bot_app, command.argv[0], command.argv[1:])
     assert stat.S_IMODE((tmp_path / "arena.key").stat().st_mode) == 0o600
-    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "arena.log",
-                          "--tls-cert", str(tmp_path / "arena.pem"), "--tls-key", str(tmp_path / "arena.key"))
+    server = ArenaProcess(
+        f"sqlite:///{tmp_path / 'arena.db'}",
+        tmp_path / "arena.log",
+        "--tls-cert",
+        str(tmp_path / "arena.pem"),
+        "--tls-key",
+        str(tmp_path / "arena.key"),
+    )
     try:
         ca = ("--tls-ca", str(tmp_path / "ca.pem"))
         assert arena_cli(*ca, "bot", "list", "--server", server.target)[0] == 0
-        assert arena_cli(*ca, "--tls-server-name", "arena.example.org", "bot", "list", "--server", server.target)[0] == 0
+        assert (
+            arena_cli(*ca, "--tls-server-name", "arena.example.org", "bot", "list", "--server", server.target)[0] == 0
+        )
     finally:
         assert server.stop() == 0

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage.database import open_database
 from arena.tournaments.fairness import attempt_seed
-from arena.play.results import ForfeitCause, PolicyDecision
 from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
-
 from tests.security.void_play import CHEATER, HONEST, Outcome, play
 
 GAMES_PER_TABLE = 8
@@ -53,8 +52,11 @@ def test_each_voided_attempt_was_dealt_apart_from_its_replay(engine: Engine) -> 
         assert game.info.attempts == v.attempt + 1 or any(o.attempt > v.attempt for o in game.voided)
         later = game.record.deals
         assert all(hand not in {h for d in later for h in d} for d in v.result.record.deals for hand in d)
-    deals = [attempt_seed(SEED, g.info.table_index, g.info.game_index, d)
-             for g in cheat.games for d in range(1, len(g.voided) + 2)]
+    deals = [
+        attempt_seed(SEED, g.info.table_index, g.info.game_index, d)
+        for g in cheat.games
+        for d in range(1, len(g.voided) + 2)
+    ]
     assert len(set(deals)) == len(deals) == sum(g.info.attempts for g in cheat.games)
 
 
@@ -74,6 +76,7 @@ def test_the_cap_counts_per_bot_from_the_stored_voids(engine: Engine) -> None:
     from sqlmodel import Session
 
     from arena.storage import store
+
     cheat: Outcome = play(engine, "counted", CHEATER, 2, SEED, FailurePolicy(absent_wait_ms=0, max_voids_per_bot=1))
     with Session(engine) as session:
         assert store.voids_by_bot(session=session, tournament="counted") == {CHEATER: cheat.voids} == {CHEATER: 1}

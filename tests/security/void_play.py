@@ -15,18 +15,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import ClassVar
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.storage import store
-from arena.storage.async_store import AsyncStore
-from arena.ratings.table import RatingRow
 from arena.play.referee import Limits, fallback_action
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.ratings.table import RatingRow
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
 from arena.tournaments.runner import TournamentRunner
+from arena.tournaments.settings import FailurePolicy, TournamentSettings
 from bots.greedy import GreedyBot, hand_value
 from sdk.engine import Card, Flip, Game, Phase, observe, record_of
 
@@ -75,7 +76,7 @@ class GreedyReferee:
 class _Connected:
     connected = True
     capacity = 64
-    tables: dict[str, object] = {}
+    tables: ClassVar[dict[str, object]] = {}
 
 
 class _EveryoneConnected:
@@ -99,8 +100,13 @@ class Outcome:
     @property
     def voids(self) -> int:
         """Voided attempts the subject caused."""
-        return sum(1 for g in self.games for v in g.voided for s in v.result.seats
-                   if s.bot == self.subject and s.policy is PolicyDecision.VOID)
+        return sum(
+            1
+            for g in self.games
+            for v in g.voided
+            for s in v.result.seats
+            if s.bot == self.subject and s.policy is PolicyDecision.VOID
+        )
 
     def forfeits(self, decision: PolicyDecision) -> int:
         """Counted games in which the subject forfeited with `decision`."""
@@ -111,11 +117,19 @@ class Outcome:
         return sum(s.points for g in self.games for s in g.info.results if s.bot == self.subject)
 
 
-def play(engine: Engine, name: str, subject: str, games_per_table: int, seed: int, policy: FailurePolicy,
-         timeout_s: float = 600.0) -> Outcome:
+def play(
+    engine: Engine,
+    name: str,
+    subject: str,
+    games_per_table: int,
+    seed: int,
+    policy: FailurePolicy,
+    timeout_s: float = 600.0,
+) -> Outcome:
     """Play a 3-seat tournament of `subject` and OPPONENTS to its end with the real runner."""
-    settings = TournamentSettings(name, 3, games_per_table, datetime.now(timezone.utc), 1000, concurrency=4,
-                                  seed=seed, policy=policy)
+    settings = TournamentSettings(
+        name, 3, games_per_table, datetime.now(UTC), 1000, concurrency=4, seed=seed, policy=policy
+    )
     with Session(engine) as session:
         settings.create(session=session)
         known = {b.name for b in store.list_bots(session=session)}
@@ -143,5 +157,7 @@ def play(engine: Engine, name: str, subject: str, games_per_table: int, seed: in
     asyncio.run(run())
     with Session(engine) as session:
         (rating,) = [r for r in store.rating_table(session=session, tournament=name) if r.bot == subject]
-        games = [store.show_game(session=session, game_id=g.id) for g in store.list_games(session=session, tournament=name)]
+        games = [
+            store.show_game(session=session, game_id=g.id) for g in store.list_games(session=session, tournament=name)
+        ]
     return Outcome(subject, rating, games, referee.drops)

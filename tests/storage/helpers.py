@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.storage import store
 from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
 
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def random_result(
-    game: store.GameToPlay, forfeits: Collection[int] = (), cause: ForfeitCause = ForfeitCause.TIMEOUT,
+    game: store.GameToPlay,
+    forfeits: Collection[int] = (),
+    cause: ForfeitCause = ForfeitCause.TIMEOUT,
     policy: PolicyDecision = PolicyDecision.FORFEIT,
 ) -> GameResult:
     """Play `game` with every seat choosing uniformly at random (seeded by the deal seed); the
@@ -33,16 +35,18 @@ def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Colle
     """A result with the given totals, its record reduced to what storage checks."""
     n = len(game.seats)
     rounds = tuple(
-        RoundResult(r, EndReason.EMPTY_HAND, tuple(totals) if r == 0 else (0,) * n, (0,) * n, None)
-        for r in range(n)
+        RoundResult(r, EndReason.EMPTY_HAND, tuple(totals) if r == 0 else (0,) * n, (0,) * n, None) for r in range(n)
     )
     record = GameRecord(n, game.seed, (), (), (), rounds, tuple(totals))
     return result_of(game, record, forfeits)
 
 
 def result_of(
-    game: store.GameToPlay, record: GameRecord, forfeits: Collection[int] = (),
-    cause: ForfeitCause = ForfeitCause.TIMEOUT, policy: PolicyDecision = PolicyDecision.FORFEIT,
+    game: store.GameToPlay,
+    record: GameRecord,
+    forfeits: Collection[int] = (),
+    cause: ForfeitCause = ForfeitCause.TIMEOUT,
+    policy: PolicyDecision = PolicyDecision.FORFEIT,
 ) -> GameResult:
     forfeited = [s in forfeits for s in range(len(game.seats))]
     ranks = final_ranks(record.totals, forfeited)

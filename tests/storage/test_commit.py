@@ -11,10 +11,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.errors import GameAlreadyFinished, GameNotRunning, ResultMismatch, UnknownGame
 from arena.play.results import GameResult
-
+from arena.storage import store
 from tests.storage.helpers import START, chosen_result, play_all, random_result, running_tournament
 
 
@@ -32,9 +31,7 @@ def start_one(session: Session, bots: int = 3, table_size: int = 3) -> store.Gam
     return game
 
 
-def test_a_failure_between_record_and_ratings_stores_neither(
-    session: Session, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failure_between_record_and_ratings_stores_neither(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
     game = start_one(session)
     result = random_result(game)
     ratings_before = store.rating_table(session=session, tournament="cup")
@@ -148,7 +145,7 @@ def test_rating_table_counts_shared_wins_averages_and_forfeits(session: Session)
     games = store.next_games(session=session)
     plans = [((5, 5, 1), ()), ((3, 2, 1), ()), ((9, 0, 0), (0,))]
     by_bot: dict[str, list[tuple[int, int, float]]] = {}
-    for game, (totals, forfeits) in zip(games, plans):
+    for game, (totals, forfeits) in zip(games, plans, strict=True):
         store.mark_game_running(session=session, game_id=game.id)
         result = chosen_result(game, totals, forfeits)
         store.commit_game(session=session, game_id=game.id, result=result)
@@ -168,7 +165,9 @@ def test_rating_table_counts_shared_wins_averages_and_forfeits(session: Session)
     assert sum(r.wins for r in rows) == pytest.approx(3.0)
     forfeit_game = store.show_game(session=session, game_id=games[2].id).info
     assert [(s.points, s.rank, s.forfeit) for s in forfeit_game.results] == [
-        (9, 3, "timeout: as the test says"), (0, 1, None), (0, 1, None)
+        (9, 3, "timeout: as the test says"),
+        (0, 1, None),
+        (0, 1, None),
     ]
     assert any(w == pytest.approx(0.5) for _, _, w in by_bot[forfeit_game.results[1].bot])
 
@@ -187,7 +186,10 @@ def test_recomputed_ratings_equal_the_stored_ones_after_real_tournaments(session
     first = {r.bot: r for r in store.rating_table(session=session, tournament="first")}
     in_ladder = ladder["bot05"]  # only in "first": the same rating, placed in another table
     assert in_ladder == replace(
-        first["bot05"], rank=in_ladder.rank, rank_low=in_ladder.rank_low, rank_high=in_ladder.rank_high,
+        first["bot05"],
+        rank=in_ladder.rank,
+        rank_low=in_ladder.rank_low,
+        rank_high=in_ladder.rank_high,
         confidence=in_ladder.confidence,
     )
     assert ladder["bot00"].games == first["bot00"].games + 3

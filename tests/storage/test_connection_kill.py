@@ -17,10 +17,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.errors import GameAlreadyFinished
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.errors import GameAlreadyFinished
-
 from tests.storage.helpers import random_result, running_tournament
 from tests.storage.test_commit import row_counts
 

@@ -11,10 +11,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from arena.storage.database import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
+from arena.storage.database import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.storage.tables import SCHEMA_VERSION, SchemaInfo
-
 from tests.storage.conftest import POSTGRES_URL_VARIABLE
 
 
@@ -23,7 +22,7 @@ def test_every_sqlite_connection_gets_wal_and_the_pragmas(tmp_path: Path) -> Non
     try:
         with engine.connect() as first, engine.connect() as second:
             for connection in (first, second):
-                pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
+                pragma = lambda name, connection=connection: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
                 assert pragma("journal_mode") == "wal"
                 assert pragma("synchronous") == 1  # NORMAL
                 assert pragma("busy_timeout") == BUSY_TIMEOUT_MS

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,14 +16,14 @@ from alembic.migration import MigrationContext
 from sqlmodel import Session, SQLModel
 
 import arena.storage.database
+from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
 from arena.storage import store
 from arena.storage.database import SchemaKind, database_state, open_database, upgrade_database
-from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
-from arena.tournaments.fairness import commitment, verify
-from arena.storage.migrations.__main__ import NOTHING, draft, main as migrations_main
-from arena.storage.tables import SCHEMA_VERSION
+from arena.storage.migrations.__main__ import NOTHING, draft
+from arena.storage.migrations.__main__ import main as migrations_main
 from arena.storage.store import GameStatus, TournamentStatus
-
+from arena.storage.tables import SCHEMA_VERSION
+from arena.tournaments.fairness import commitment, verify
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3, rows, snapshot
 
@@ -66,8 +66,14 @@ def test_a_version_3_database_is_refused_untouched_until_upgraded(v3_url: str) -
 
 def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> None:
     bots = sorted(r[0] for r in rows(v3_url, "SELECT name FROM bots"))
-    ratings = sorted(rows(v3_url, "SELECT b.name, r.tournament_id, r.mu, r.sigma, r.games, r.wins "
-                                  "FROM ratings r JOIN bots b ON b.id = r.bot_id"), key=repr)
+    ratings = sorted(
+        rows(
+            v3_url,
+            "SELECT b.name, r.tournament_id, r.mu, r.sigma, r.games, r.wins "
+            "FROM ratings r JOIN bots b ON b.id = r.bot_id",
+        ),
+        key=repr,
+    )
     records = dict(rows(v3_url, "SELECT id, record FROM games WHERE status = 'finished'"))
     assert bots and ratings and records, "the fixture holds bots, ratings and finished games"
 
@@ -82,26 +88,34 @@ def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> No
             assert sorted(b.name for b in store.list_bots(session=session)) == bots
             demo = store.show_tournament(session=session, tournament="demo")
             assert demo.status is TournamentStatus.FINISHED and demo.games.finished == len(records)
-            assert demo.seed is not None and demo.seed_nonce is not None and re.fullmatch("[0-9a-f]{64}", demo.seed_nonce)
+            assert (
+                demo.seed is not None and demo.seed_nonce is not None and re.fullmatch("[0-9a-f]{64}", demo.seed_nonce)
+            )
             assert demo.seed_commitment == commitment(demo.seed, demo.seed_nonce)
             assert demo.rounds is None and demo.max_entrants == 1000 and demo.failure is None
-            games = [store.show_game(session=session, game_id=g.id)
-                     for g in store.list_games(session=session, tournament="demo", status=GameStatus.FINISHED)]
+            games = [
+                store.show_game(session=session, game_id=g.id)
+                for g in store.list_games(session=session, tournament="demo", status=GameStatus.FINISHED)
+            ]
             assert {g.info.id: g.record.to_json() for g in games if g.record} == records
             checked = verify(demo, games)
             assert checked.ok, checked.problems
-            table = {(r.bot, 1, r.mu, r.sigma, r.games, r.wins)
-                     for r in store.rating_table(session=session, tournament="demo")}
-            ladder = {(r.bot, None, r.mu, r.sigma, r.games, r.wins)
-                      for r in store.rating_table(session=session, tournament=None)}
+            table = {
+                (r.bot, 1, r.mu, r.sigma, r.games, r.wins)
+                for r in store.rating_table(session=session, tournament="demo")
+            }
+            ladder = {
+                (r.bot, None, r.mu, r.sigma, r.games, r.wins)
+                for r in store.rating_table(session=session, tournament=None)
+            }
             assert sorted(table | ladder, key=repr) == sorted(ratings, key=repr)
 
             store.register_bot(session=session, name="after-upgrade")
-            later = store.start_tournament(session=session, tournament="later",
-                                           now=datetime(2030, 1, 5, tzinfo=timezone.utc))
+            later = store.start_tournament(session=session, tournament="later", now=datetime(2030, 1, 5, tzinfo=UTC))
             assert later.status is TournamentStatus.RUNNING and later.games.scheduled == later.games.total > 0
-            assert later.seed_commitment == commitment(12345, rows(v3_url, "SELECT seed_nonce FROM tournaments "
-                                                                           "WHERE name = 'later'")[0][0])
+            assert later.seed_commitment == commitment(
+                12345, rows(v3_url, "SELECT seed_nonce FROM tournaments WHERE name = 'later'")[0][0]
+            )
     finally:
         engine.dispose()
 
@@ -116,7 +130,7 @@ def test_a_failed_upgrade_changes_nothing(v3_url: str, monkeypatch: pytest.Monke
 
     before = snapshot(v3_url)
     monkeypatch.setattr(arena.storage.database.command, "upgrade", upgrade_then_fail)
-    with pytest.raises(SchemaCreationFailed, match="^cannot upgrade .*: disk I/O error$"):
+    with pytest.raises(SchemaCreationFailed, match=r"^cannot upgrade .*: disk I/O error$"):
         upgrade_database(v3_url)
     assert snapshot(v3_url) == before
     assert database_state(v3_url).kind is SchemaKind.OUTDATED
@@ -155,8 +169,10 @@ def test_a_database_of_a_newer_arena_is_refused(database_url: str) -> None:
     engine.dispose()
     before = snapshot(database_url, beside=False)
     for attempt in (open_database, upgrade_database):
-        with pytest.raises(SchemaVersionMismatch, match="has schema version 99 from a newer Scout Arena, this arena "
-                                                        "knows up to 4: use that arena's version"):
+        with pytest.raises(
+            SchemaVersionMismatch,
+            match="has schema version 99 from a newer Scout Arena, this arena knows up to 4: use that arena's version",
+        ):
             attempt(database_url)
     assert snapshot(database_url, beside=False) == before
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.api.convert_tournaments import tournament_from_pb, tournament_to_pb
-
+from arena.storage import store
 from tests.storage.helpers import random_result, running_tournament
 
 
@@ -24,7 +23,8 @@ def test_a_game_waiting_for_its_commit_is_played_not_running(session: Session) -
 
     store.commit_game(session=session, game_id=first.id, result=random_result(first))
     assert store.show_tournament(session=session, tournament="cup").games == store.GameCounts(
-        scheduled=len(rest), played=1, finished=1)
+        scheduled=len(rest), played=1, finished=1
+    )
 
     assert store.void_interrupted_games(session=session) == 1  # the arena stopped before its commit
     counts = store.show_tournament(session=session, tournament="cup").games

@@ -3,15 +3,16 @@ tables carrying confidence, intervals and bootstrap over whole tables, the cross
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from sqlmodel import Session
 
-from arena.ratings import rank_confidence
-from arena.storage import store
 from arena.errors import InvalidBootstrap, UnknownTournament
+from arena.ratings import rank_confidence
 from arena.ratings.head_to_head import crosstable
 from arena.ratings.rank_confidence import bootstrap_superiority, superiority
-
+from arena.storage import store
 from tests.storage.helpers import play_all, running_tournament
 
 
@@ -32,7 +33,7 @@ def test_played_games_are_the_stored_results_in_rating_order(session: Session) -
         }
         played = store.played_games(session=session, tournament=tournament)
         assert len(played) == len(listed)
-        assert {tuple(zip(o.bots, o.points, o.ranks)) for o in played} == expected
+        assert {tuple(zip(o.bots, o.points, o.ranks, strict=True)) for o in played} == expected
     everything = store.played_games(session=session)
     assert everything == store.played_games(session=session, tournament="first") + store.played_games(
         session=session, tournament="second"
@@ -44,7 +45,7 @@ def test_every_table_carries_its_confidence_and_intervals(session: Session) -> N
     for tournament in ("first", None):
         rows = store.rating_table(session=session, tournament=tournament)
         assert rows[0].confidence is None
-        for upper, row in zip(rows, rows[1:]):
+        for upper, row in itertools.pairwise(rows):
             assert row.confidence == superiority(upper.mu, upper.sigma, row.mu, row.sigma)
         assert all(r.rank_low is not None and r.rank_high is not None for r in rows)
         assert all(1 <= r.rank_low <= r.rank_high <= len(rows) for r in rows)  # type: ignore[operator]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.errors import (
     AlreadyEntered,
     DuplicateName,
@@ -24,9 +23,9 @@ from arena.errors import (
     UnknownGame,
     UnknownTournament,
 )
+from arena.storage import store
 from arena.tournaments.fairness import commitment
 from arena.tournaments.schedule import game_seed, round_robin, schedule_seed
-
 from tests.storage.helpers import START, running_tournament
 
 
@@ -100,7 +99,7 @@ def test_a_created_tournament_keeps_its_settings(session: Session) -> None:
     made = create(session, starts_at=starts, concurrency=4, seed=99, failure_policy={"retries": 2})
     shown = store.show_tournament(session=session, tournament="cup")
     assert shown == made
-    assert shown.starts_at == datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+    assert shown.starts_at == datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
     assert (shown.table_size, shown.games_per_table, shown.move_limit_ms, shown.concurrency) == (3, 2, 500, 4)
     assert (shown.seed, shown.failure_policy, shown.status) == (None, {"retries": 2}, store.TournamentStatus.SCHEDULED)
     assert shown.entrants == () and shown.games.total == 0
@@ -135,7 +134,7 @@ def test_entries_are_checked_and_close_at_the_start(session: Session) -> None:
 
 
 def test_due_tournaments_are_those_whose_time_has_come(session: Session) -> None:
-    now = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 3, 1, 12, tzinfo=UTC)
     create(session, name="later", starts_at=now + timedelta(minutes=1))
     create(session, name="earlier", starts_at=now - timedelta(hours=1))
     create(session, name="now", starts_at=now)
@@ -147,7 +146,9 @@ def test_start_stores_the_schedule_and_every_game_with_derived_seeds(session: Se
     tournament = store.show_tournament(session=session, tournament="cup")
     assert tournament.status is store.TournamentStatus.RUNNING and tournament.started_at is not None
     schedule = store.show_schedule(session=session, tournament="cup")
-    assert schedule == round_robin(bots, 3, schedule_seed(21)), "the public schedule is drawn from a hash of the secret seed"
+    assert schedule == round_robin(bots, 3, schedule_seed(21)), (
+        "the public schedule is drawn from a hash of the secret seed"
+    )
     games = store.list_games(session=session, tournament="cup")
     assert len(games) == 2 * len(schedule.tables) == tournament.games.scheduled
     seeds = {(g.table_index, g.game_index): g.seed for g in store.reveal_seeds(session=session, tournament="cup").games}

@@ -10,10 +10,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from arena.storage import store
 from arena.errors import GameNotRunning, ResultMismatch
 from arena.play.results import ForfeitCause, PolicyDecision
-
+from arena.storage import store
 from tests.storage.helpers import chosen_result, play_all, random_result, running_tournament
 
 VOID = PolicyDecision.VOID
@@ -48,11 +47,15 @@ def test_a_voided_attempt_is_kept_unrated_and_the_game_is_played_again(session: 
     assert kept.attempt == 1 and kept.result == voided and kept.seed == game.seed
     failing = kept.result.seats[1]
     assert (failing.cause, failing.policy, failing.forfeit) == (
-        ForfeitCause.DISCONNECT, VOID, "disconnect: as the test says")
+        ForfeitCause.DISCONNECT,
+        VOID,
+        "disconnect: as the test says",
+    )
     assert history_rows(session, game.id) == 2 * 3  # the committed attempt only, both scopes
     play_all(session)
     assert store.rating_table(session=session, tournament="cup") == store.recompute_ratings(
-        session=session, tournament="cup")
+        session=session, tournament="cup"
+    )
 
 
 def test_ratings_ignore_voided_attempts(session: Session) -> None:
@@ -69,17 +72,20 @@ def test_ratings_ignore_voided_attempts(session: Session) -> None:
             totals = [(7 * game.table_index + 3 * game.game_index + 5 * s) % 11 for s in range(3)]
             store.commit_game(session=session, game_id=game.id, result=chosen_result(game, totals))
     assert store.rating_table(session=session, tournament="plain") == store.rating_table(
-        session=session, tournament="voided")
+        session=session, tournament="voided"
+    )
     assert store.recompute_ratings(session=session, tournament="voided") == store.rating_table(
-        session=session, tournament="voided")
+        session=session, tournament="voided"
+    )
 
 
 def test_each_committed_seat_row_keeps_its_cause_and_decision(session: Session) -> None:
     game = first_game_running(session)
     result = random_result(game, forfeits={2}, cause=ForfeitCause.DISCONNECT, policy=PolicyDecision.CAP_REACHED)
     store.commit_game(session=session, game_id=game.id, result=result)
-    rows = session.exec(sa.text(
-        f"SELECT seat, forfeit_cause, policy FROM seat_results WHERE game_id = {game.id} ORDER BY seat")).all()
+    rows = session.exec(
+        sa.text(f"SELECT seat, forfeit_cause, policy FROM seat_results WHERE game_id = {game.id} ORDER BY seat")
+    ).all()
     assert [tuple(r) for r in rows] == [(0, None, None), (1, None, None), (2, "disconnect", "void-cap-reached")]
     assert store.show_game(session=session, game_id=game.id).info.results == result.seats
 
@@ -89,7 +95,11 @@ def test_each_committed_seat_row_keeps_its_cause_and_decision(session: Session) 
     [
         ({1}, PolicyDecision.FORFEIT, "no seat's failure voids the attempt: commit it instead"),
         ((), PolicyDecision.FORFEIT, "no seat's failure voids the attempt"),
-        ({1}, PolicyDecision.CAP_REACHED, r"needs the failure policy's decision \(forfeit or void or bot-void-cap-reached\), not void-cap-reached"),
+        (
+            {1},
+            PolicyDecision.CAP_REACHED,
+            r"needs the failure policy's decision \(forfeit or void or bot-void-cap-reached\), not void-cap-reached",
+        ),
     ],
 )
 def test_only_an_attempt_the_policy_voids_can_be_voided(
@@ -105,8 +115,15 @@ def test_only_an_attempt_the_policy_voids_can_be_voided(
 @pytest.mark.parametrize(
     ("policy", "message"),
     [
-        (None, r"forfeited seat 1 needs the failure policy's decision \(forfeit or void-cap-reached or bot-void-cap-reached\), not None"),
-        (VOID, r"needs the failure policy's decision \(forfeit or void-cap-reached or bot-void-cap-reached\), not void"),
+        (
+            None,
+            r"forfeited seat 1 needs the failure policy's decision "
+            r"\(forfeit or void-cap-reached or bot-void-cap-reached\), not None",
+        ),
+        (
+            VOID,
+            r"needs the failure policy's decision \(forfeit or void-cap-reached or bot-void-cap-reached\), not void",
+        ),
     ],
 )
 def test_a_committed_forfeit_needs_a_forfeiting_decision(

@@ -20,7 +20,9 @@ class ArenaProcess:
         self.log = log
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "serve", "--json", "--db", url, "--port", str(port), *args],
-            stdout=subprocess.PIPE, stderr=log.open("a"), text=True,
+            stdout=subprocess.PIPE,
+            stderr=log.open("a"),
+            text=True,
         )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)

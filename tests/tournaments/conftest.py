@@ -31,7 +31,8 @@ class BotProcesses:
         log = (self.logs / f"{name}.log").open("wb")
         proc = subprocess.Popen(
             [sys.executable, *program, "--target", target, "--token", token, *args],
-            stdout=subprocess.DEVNULL, stderr=log,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
         )
         self.procs.append(proc)
         return proc

@@ -41,7 +41,10 @@ class HashedRandomBot(Bot):
 
 
 def main(
-    target: str = typer.Option(...), token: str = typer.Option(...), seed: int = 0, delay: float = 0.0,
+    target: str = typer.Option(...),
+    token: str = typer.Option(...),
+    seed: int = 0,
+    delay: float = 0.0,
     capacity: int = 4,
 ) -> None:
     serve(HashedRandomBot(seed, delay), target=target, token=token, capacity=capacity, max_games=None)

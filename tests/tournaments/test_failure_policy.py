@@ -13,20 +13,21 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import ClassVar
 
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.play.referee import Limits
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
 from arena.tournaments.fairness import attempt_seed
-from arena.play.referee import Limits
-from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
 from arena.tournaments.runner import TournamentRunner
+from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
 from sdk.engine import Game, record_of
 
 BOTS = ("ann", "bob", "cy")
@@ -63,8 +64,13 @@ class ScriptedReferee:
             engine_game.apply(engine_game.to_move, actions[rng.randrange(len(actions))])
         ranks = final_ranks(engine_game.totals, [s in failing for s in range(len(seat_bots))])
         seats = tuple(
-            SeatResult(s, bot, engine_game.totals[s], ranks[s],
-                       *((f"{failing[s].value}: scripted", failing[s]) if s in failing else ()))
+            SeatResult(
+                s,
+                bot,
+                engine_game.totals[s],
+                ranks[s],
+                *((f"{failing[s].value}: scripted", failing[s]) if s in failing else ()),
+            )
             for s, bot in enumerate(seat_bots)
         )
         self.finished.append(game)
@@ -74,7 +80,7 @@ class ScriptedReferee:
 class _Connected:
     connected = True
     capacity = 8
-    tables: dict[str, object] = {}
+    tables: ClassVar[dict[str, object]] = {}
 
 
 class EveryoneConnected:
@@ -89,8 +95,16 @@ class EveryoneConnected:
 def play_tournament(engine: Engine, name: str, policy: FailurePolicy, script: Script) -> ScriptedReferee:
     """Create, enter and start a 2-seat tournament of BOTS (6 games), and run the tournament
     runner with a scripted referee until it finishes."""
-    settings = TournamentSettings(name, table_size=2, games_per_table=1, starts_at=datetime.now(timezone.utc),
-                                  move_limit_ms=1000, concurrency=3, seed=17, policy=policy)
+    settings = TournamentSettings(
+        name,
+        table_size=2,
+        games_per_table=1,
+        starts_at=datetime.now(UTC),
+        move_limit_ms=1000,
+        concurrency=3,
+        seed=17,
+        policy=policy,
+    )
     with Session(engine) as session:
         settings.create(session=session)
         for bot in BOTS:
@@ -125,7 +139,9 @@ def engine(database_url: str) -> Engine:
 
 def games(engine: Engine, name: str) -> list[store.GameDetail]:
     with Session(engine) as session:
-        return [store.show_game(session=session, game_id=g.id) for g in store.list_games(session=session, tournament=name)]
+        return [
+            store.show_game(session=session, game_id=g.id) for g in store.list_games(session=session, tournament=name)
+        ]
 
 
 def test_a_voiding_cause_stores_the_attempt_and_replays_the_game_in_its_place(engine: Engine) -> None:
@@ -142,7 +158,9 @@ def test_a_voiding_cause_stores_the_attempt_and_replays_the_game_in_its_place(en
     (voided,) = first.voided
     assert voided.attempt == 1 and voided.result.record.seed == voided.seed == seeds[0]
     assert [(s.seat, s.cause, s.policy) for s in voided.result.seats if s.forfeit] == [
-        (0, ForfeitCause.TIMEOUT, PolicyDecision.FORFEIT), (1, ForfeitCause.DISCONNECT, PolicyDecision.VOID)]
+        (0, ForfeitCause.TIMEOUT, PolicyDecision.FORFEIT),
+        (1, ForfeitCause.DISCONNECT, PolicyDecision.VOID),
+    ]
     assert all(s.forfeit is None for g in played for s in g.info.results)
     assert [g.info.attempts for g in played[1:]] == [1] * 5 and all(g.voided == () for g in played[1:])
     # The replay finished last but was committed first: the schedule's order, as without a void.
@@ -151,7 +169,8 @@ def test_a_voiding_cause_stores_the_attempt_and_replays_the_game_in_its_place(en
 
     with Session(engine) as session:
         assert store.recompute_ratings(session=session, tournament="voided") == store.rating_table(
-            session=session, tournament="voided")
+            session=session, tournament="voided"
+        )
     # The same tournament without the failure deals the voided attempt's cards, then the same games.
     play_tournament(engine, "calm", FailurePolicy(), {})
     calm = games(engine, "calm")
@@ -190,10 +209,15 @@ def test_each_cause_gets_the_policys_choice(
     first = games(engine, "per-cause")[0]
     if voids:
         assert [(s.cause, s.policy) for v in first.voided for s in v.result.seats if s.forfeit] == [
-            (cause, PolicyDecision.VOID)]
+            (cause, PolicyDecision.VOID)
+        ]
         assert all(s.forfeit is None for s in first.info.results)
     else:
         assert first.voided == () and first.info.attempts == 1
         seat = first.info.results[1]
         assert (seat.forfeit, seat.cause, seat.policy, seat.rank) == (
-            f"{cause.value}: scripted", cause, PolicyDecision.FORFEIT, 2)
+            f"{cause.value}: scripted",
+            cause,
+            PolicyDecision.FORFEIT,
+            2,
+        )

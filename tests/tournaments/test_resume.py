@@ -14,24 +14,28 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlmodel import Session
 
+from arena.play.results import SeatResult
+from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.ratings.table import RatingRow
-from arena.play.results import SeatResult
 from arena.tournaments.settings import TournamentSettings
-
 from tests.tournaments.arena_process import ArenaProcess
 from tests.tournaments.conftest import GREEDY, HASHED, BotProcesses, wait_until
 
 SETTINGS = TournamentSettings(
-    "resume", table_size=3, games_per_table=4, starts_at=datetime.now(timezone.utc) + timedelta(days=1),
-    move_limit_ms=10_000, concurrency=3, seed=2024,
+    "resume",
+    table_size=3,
+    games_per_table=4,
+    starts_at=datetime.now(UTC) + timedelta(days=1),
+    move_limit_ms=10_000,
+    concurrency=3,
+    seed=2024,
 )
 BOTS = {
     "greedy-a": (GREEDY, []),
@@ -108,14 +112,15 @@ def play(
     try:
         for name, (program, args) in BOTS.items():
             bots.start(program, arena.target, tokens[name], f"{tmp.name}-{name}", *args)
-        wait_until(lambda: all(f"bot '{name}' connected" in arena.log.read_text() for name in BOTS),
-                   "the bots to connect")
+        wait_until(
+            lambda: all(f"bot '{name}' connected" in arena.log.read_text() for name in BOTS), "the bots to connect"
+        )
         with Session(engine) as session:
             store.start_tournament(session=session, tournament=settings.name)
         for n, kill in enumerate(kills, 1):
             if kill.games:
                 target = min(counts(url).finished + kill.games, total - 1)
-                wait_until(lambda: counts(url).finished >= target, f"kill {n}: {target} finished games")
+                wait_until(lambda target=target: counts(url).finished >= target, f"kill {n}: {target} finished games")
             else:
                 time.sleep(kill.delay_s)
             arena.kill()

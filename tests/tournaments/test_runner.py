@@ -7,19 +7,18 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
+from arena.api.server import ServerConfig, start_server
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.api.server import ServerConfig, start_server
 from arena.tournaments.settings import FailurePolicy, TournamentSettings
-
-from tests.tournaments.conftest import GREEDY, RANDOM, BotProcesses, FINISH_TIMEOUT_S
+from tests.tournaments.conftest import FINISH_TIMEOUT_S, GREEDY, RANDOM, BotProcesses
 
 
 def most_games_at_once(log: Path) -> int:
@@ -88,21 +87,28 @@ def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
         def recorded(*, game_id: int, **kwargs: object) -> object:
             events.append((step, game_id))
             return real(game_id=game_id, **kwargs)
+
         return recorded
 
     monkeypatch.setattr(store, "mark_game_played", spy("played", store.mark_game_played))
     monkeypatch.setattr(store, "commit_game", spy("committed", store.commit_game))
     names = ["greedy-a", "greedy-b", "random-a", "random-b"]
     settings = TournamentSettings(
-        "cup", table_size=3, games_per_table=2, starts_at=datetime.now(timezone.utc) + timedelta(seconds=1),
-        move_limit_ms=5000, concurrency=3, seed=11,
+        "cup",
+        table_size=3,
+        games_per_table=2,
+        starts_at=datetime.now(UTC) + timedelta(seconds=1),
+        move_limit_ms=5000,
+        concurrency=3,
+        seed=11,
     )
     tokens = register_and_enter(database_url, settings, names)
 
     def start_bots(target: str) -> None:
         for name in names:
-            bot_processes.start(GREEDY if name.startswith("greedy") else RANDOM, target, tokens[name], name,
-                                "--capacity", "2")
+            bot_processes.start(
+                GREEDY if name.startswith("greedy") else RANDOM, target, tokens[name], name, "--capacity", "2"
+            )
 
     finished = asyncio.run(run_until_finished(database_url, "cup", start_bots))
     assert finished.games.finished == finished.games.total == 8  # 4 tables x 2 games
@@ -127,8 +133,14 @@ def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
 def test_a_bot_that_never_connects_forfeits_each_of_its_games(database_url: str, bot_processes: BotProcesses) -> None:
     names = ["here-1", "here-2", "gone"]
     settings = TournamentSettings(
-        "absent", table_size=2, games_per_table=1, starts_at=datetime.now(timezone.utc) + timedelta(days=1), move_limit_ms=5000,
-        concurrency=2, seed=3, policy=FailurePolicy(absent_wait_ms=300),
+        "absent",
+        table_size=2,
+        games_per_table=1,
+        starts_at=datetime.now(UTC) + timedelta(days=1),
+        move_limit_ms=5000,
+        concurrency=2,
+        seed=3,
+        policy=FailurePolicy(absent_wait_ms=300),
     )
     tokens = register_and_enter(database_url, settings, names)
 
@@ -161,8 +173,13 @@ def test_a_commit_that_fails_while_the_arena_runs_is_retried_without_a_restart(
     the next tick picks it up again, the game is replayed once and counted once."""
     names = ["greedy-a", "random-a"]
     settings = TournamentSettings(
-        "flaky", table_size=2, games_per_table=2, starts_at=datetime.now(timezone.utc) + timedelta(days=1),
-        move_limit_ms=5000, concurrency=1, seed=5,
+        "flaky",
+        table_size=2,
+        games_per_table=2,
+        starts_at=datetime.now(UTC) + timedelta(days=1),
+        move_limit_ms=5000,
+        concurrency=1,
+        seed=5,
     )
     tokens = register_and_enter(database_url, settings, names)
     commit, failures = store.commit_game, []
@@ -186,6 +203,7 @@ def test_a_commit_that_fails_while_the_arena_runs_is_retried_without_a_restart(
         games = store.list_games(session=session, tournament="flaky")
         assert sorted(g.attempts for g in games) == [1, 1, 1, 2]
         assert store.rating_table(session=session, tournament="flaky") == store.recompute_ratings(
-            session=session, tournament="flaky")
+            session=session, tournament="flaky"
+        )
         assert sum(row.games for row in store.rating_table(session=session, tournament="flaky")) == 4 * 2
     engine.dispose()

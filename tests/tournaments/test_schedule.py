@@ -172,7 +172,9 @@ def test_1000_entrants_play_rounds_each_once_in_every_seat(table_size: int, roun
             assert sorted(t.seats[seat] for t in in_round) == sorted(names(n))
 
 
-@pytest.mark.parametrize(("table_size", "entrants", "rounds"), [(2, 7, 3), (3, 13, 2), (4, 9, 1), (4, 30, 4), (5, 5, 2)])
+@pytest.mark.parametrize(
+    ("table_size", "entrants", "rounds"), [(2, 7, 3), (3, 13, 2), (4, 9, 1), (4, 30, 4), (5, 5, 2)]
+)
 def test_rounds_keep_seats_exact_and_pairs_within_one(table_size: int, entrants: int, rounds: int) -> None:
     schedule = round_robin(names(entrants), table_size, seed=5, rounds=rounds)
     assert len(schedule.tables) == entrants * rounds
@@ -182,8 +184,9 @@ def test_rounds_keep_seats_exact_and_pairs_within_one(table_size: int, entrants:
 
 def test_full_round_robins_of_up_to_12_keep_their_schedules() -> None:
     """The old search's tables for small fields, unchanged (a digest of one schedule per size)."""
-    digest = hashlib.sha256(repr([round_robin(names(n), k, seed=1).tables for k in range(2, 6)
-                                  for n in range(k, 13)]).encode()).hexdigest()
+    digest = hashlib.sha256(
+        repr([round_robin(names(n), k, seed=1).tables for k in range(2, 6) for n in range(k, 13)]).encode()
+    ).hexdigest()
     assert digest == SMALL_FIELDS_DIGEST
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 import pytest
@@ -57,7 +57,7 @@ def test_one_pair_looked_at_after_every_game_keeps_its_error_rate() -> None:
     assert naive / runs > 4 * 2 * alpha, "the repeated fixed-sample test should be fooled far more often"
 
 
-@lru_cache(maxsize=None)
+@cache
 def round_of(bots: tuple[str, ...], table_size: int, r: int) -> Schedule:
     """Round r of the project's schedule as the store draws it (tournament seed 0): shared by the
     simulated tournaments, which differ in their games' noise, since drawing a round costs more
@@ -126,7 +126,9 @@ def test_the_verdict_reads_the_order_the_top_places_and_the_cap() -> None:
     # The same evidence under the opposite order proves nothing: the pair is read as the table has it.
     upside_down = evidence.verdict(["b", "a", "c", "d"], round_games=10)
     assert upside_down.outcome is Outcome.PLAYING
-    assert [(p.upper, p.lower, p.above, p.below, p.settled) for p in upside_down.unsettled] == [("b", "a", 0, 10, False)]
+    assert [(p.upper, p.lower, p.above, p.below, p.settled) for p in upside_down.unsettled] == [
+        ("b", "a", 0, 10, False)
+    ]
     assert evidence.verdict(["b", "a", "c", "d"], round_games=21).outcome is Outcome.CAP_REACHED
 
 

@@ -12,24 +12,23 @@ import asyncio
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.storage import store
-from arena.storage.async_store import AsyncStore
-from arena.storage.database import open_database
 from arena.errors import InvalidSetting, TournamentFull
 from arena.play.referee import Limits
 from arena.play.results import GameResult, SeatResult, final_ranks
-from arena.tournaments.schedule import round_robin, round_seed, schedule_seed
-from arena.tournaments.stop_rule import Outcome, StopRule
-from arena.tournaments.settings import TournamentSettings
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.database import open_database
 from arena.tournaments.runner import TournamentRunner
+from arena.tournaments.schedule import round_robin, round_seed, schedule_seed
+from arena.tournaments.settings import TournamentSettings
+from arena.tournaments.stop_rule import Outcome, StopRule
 from sdk.engine import EndReason, GameRecord, RoundResult
-
 from tests.tournaments.test_failure_policy import EveryoneConnected
 
 STRENGTH = {"ann": 30.0, "bob": 20.0, "cy": 10.0}
@@ -50,11 +49,14 @@ class StrengthReferee:
         rng = random.Random(seed)
         totals = tuple(max(0, round(self.strength[b] + rng.gauss(0, self.noise))) for b in seats)
         n = len(seats)
-        rounds = tuple(RoundResult(r, EndReason.EMPTY_HAND, totals if r == 0 else (0,) * n, (0,) * n, None)
-                       for r in range(n))
+        rounds = tuple(
+            RoundResult(r, EndReason.EMPTY_HAND, totals if r == 0 else (0,) * n, (0,) * n, None) for r in range(n)
+        )
         ranks = final_ranks(totals, [False] * n)
-        return GameResult(GameRecord(n, seed, (), (), (), rounds, totals),
-                          tuple(SeatResult(s, b, totals[s], ranks[s]) for s, b in enumerate(seats)))
+        return GameResult(
+            GameRecord(n, seed, (), (), (), rounds, totals),
+            tuple(SeatResult(s, b, totals[s], ranks[s]) for s, b in enumerate(seats)),
+        )
 
     async def play(
         self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits, absent: Mapping[str, str]
@@ -69,8 +71,16 @@ def engine(database_url: str) -> Engine:
 
 
 def create(engine: Engine, name: str, rule: StopRule, table_size: int = 3) -> None:
-    settings = TournamentSettings(name, table_size=table_size, games_per_table=1, starts_at=datetime.now(timezone.utc),
-                                  move_limit_ms=1000, concurrency=2, seed=SEED, stop_rule=rule)
+    settings = TournamentSettings(
+        name,
+        table_size=table_size,
+        games_per_table=1,
+        starts_at=datetime.now(UTC),
+        move_limit_ms=1000,
+        concurrency=2,
+        seed=SEED,
+        stop_rule=rule,
+    )
     with Session(engine) as session:
         settings.create(session=session)
         known = {b.name for b in store.list_bots(session=session)}
@@ -124,8 +134,9 @@ def outcome(engine: Engine, name: str) -> tuple[object, ...]:
         games = store.list_games(session=session, tournament=name)
         table = store.rating_table(session=session, tournament=name)
         tournament = store.show_tournament(session=session, tournament=name)
-    played = sorted(((g.finished_at, g.id), g.table_index, g.game_index, g.seats, tuple(s.points for s in g.results))
-                    for g in games)
+    played = sorted(
+        ((g.finished_at, g.id), g.table_index, g.game_index, g.seats, tuple(s.points for s in g.results)) for g in games
+    )
     return [p[1:] for p in played], table, tournament.stop
 
 
@@ -142,7 +153,7 @@ def test_it_plays_balanced_rounds_drawn_from_the_seed_until_settled(engine: Engi
         tables = store.show_schedule(session=session, tournament="settles").tables
     for r in range(t.stop.rounds):
         drawn = round_robin(sorted(STRENGTH), 3, round_seed(schedule_seed(SEED), r))
-        assert tables[r * ROUND:(r + 1) * ROUND] == drawn.tables, f"round {r} is drawn from the schedule seed"
+        assert tables[r * ROUND : (r + 1) * ROUND] == drawn.tables, f"round {r} is drawn from the schedule seed"
     assert round_seed(schedule_seed(SEED), 0) == schedule_seed(SEED), "round 0 is the ordinary schedule"
 
 
@@ -211,7 +222,7 @@ def test_the_top_places_alone_can_settle_it(engine: Engine) -> None:
 
 def test_a_tournament_without_the_rule_is_not_advanced(engine: Engine) -> None:
     with Session(engine) as session:
-        TournamentSettings("plain", 3, 1, datetime.now(timezone.utc), 1000, seed=SEED).create(session=session)
+        TournamentSettings("plain", 3, 1, datetime.now(UTC), 1000, seed=SEED).create(session=session)
         for bot in STRENGTH:
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="plain", bot=bot)
@@ -223,14 +234,20 @@ def test_a_tournament_without_the_rule_is_not_advanced(engine: Engine) -> None:
 
 def test_one_round_must_fit_under_the_cap(engine: Engine) -> None:
     with Session(engine) as session:
-        with pytest.raises(InvalidSetting, match="even 2 entrants would play 6 games a round, over the stop rule's cap"):
-            TournamentSettings("tiny", 2, 3, datetime.now(timezone.utc), 1000,
-                               stop_rule=StopRule(max_games=5)).create(session=session)
-        TournamentSettings("small", 2, 1, datetime.now(timezone.utc), 1000,
-                           stop_rule=StopRule(max_games=5)).create(session=session)
+        with pytest.raises(
+            InvalidSetting, match="even 2 entrants would play 6 games a round, over the stop rule's cap"
+        ):
+            TournamentSettings("tiny", 2, 3, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)).create(
+                session=session
+            )
+        TournamentSettings("small", 2, 1, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)).create(
+            session=session
+        )
         for bot in STRENGTH:
             store.register_bot(session=session, name=bot)
         store.enter_tournament(session=session, tournament="small", bot="ann")
         store.enter_tournament(session=session, tournament="small", bot="bob")
-        with pytest.raises(TournamentFull, match="3 entrants would play 6 games a round, over the stop rule's cap of 5"):
+        with pytest.raises(
+            TournamentFull, match="3 entrants would play 6 games a round, over the stop rule's cap of 5"
+        ):
             store.enter_tournament(session=session, tournament="small", bot="cy")

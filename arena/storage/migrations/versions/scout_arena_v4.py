@@ -69,14 +69,17 @@ def _add_missing(table: str, columns: list[tuple[str, sa.types.TypeEngine[Any]]]
 def _fill_tournaments() -> None:
     connection = op.get_bind()
     tournaments = sa.table(
-        "tournaments", sa.column("id", sa.Integer), sa.column("seed", sa.BigInteger),
-        sa.column("seed_nonce", sa.String), sa.column("seed_commitment", sa.String),
+        "tournaments",
+        sa.column("id", sa.Integer),
+        sa.column("seed", sa.BigInteger),
+        sa.column("seed_nonce", sa.String),
+        sa.column("seed_commitment", sa.String),
         sa.column("max_entrants", sa.Integer),
     )
     entries = sa.table("entries", sa.column("tournament_id", sa.Integer))
-    entrants: dict[int, int] = dict(connection.execute(
-        sa.select(entries.c.tournament_id, sa.func.count()).group_by(entries.c.tournament_id)
-    ).all())
+    entrants: dict[int, int] = dict(
+        connection.execute(sa.select(entries.c.tournament_id, sa.func.count()).group_by(entries.c.tournament_id)).all()
+    )
     for id_, seed, nonce, commitment, max_entrants in connection.execute(sa.select(tournaments)).all():
         values: dict[str, object] = {}
         if nonce is None or commitment is None:
