@@ -113,3 +113,7 @@ class GameAlreadyFinished(ArenaError):
 
 class ResultMismatch(ArenaError):
     """A game result that does not fit its scheduled game (seats, seed, points, ranks)."""
+
+
+class InvalidPage(ArenaError):
+    """A page size out of range, or a page token the arena did not issue for this list."""

@@ -53,7 +53,9 @@ def time_start(seed: int) -> tuple[int, float]:
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_database(f"sqlite:///{Path(tmp) / 'arena.db'}")
         with Session(engine) as session:
-            made = TournamentSettings("largest", 5, 1, now, 1000, seed=seed).create(session=session)
+            made = store.create_tournament(
+                session=session, settings=TournamentSettings("largest", 5, 1, now, 1000, seed=seed)
+            )
             names = [f"bot{i:04d}" for i in range(MAX_ENTRANTS)]
             session.exec(sa.insert(BotRow), params=[{"name": n, "token_hash": n, "created_at": now} for n in names])  # type: ignore[call-overload]
             ids = session.exec(sa.select(BotRow.id)).scalars().all()  # type: ignore[call-overload]

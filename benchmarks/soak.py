@@ -126,7 +126,7 @@ async def soak(args: argparse.Namespace) -> int:
         """Games in flight whose event count and request count have not moved for --stall-seconds."""
         seen = {}
         for conn in list(server.hub._bots.values()):
-            for game_id, table in conn.tables.items():
+            for game_id, table in conn.live_games.items():
                 seen[game_id] = (len(table.game.events), len(table.asked))  # type: ignore[attr-defined]
         for game_id, mark in seen.items():
             if game_id not in last_change or last_change[game_id][0] != mark:

@@ -33,17 +33,19 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from arena import records
 from arena.play.results import GameResult, SeatResult, final_ranks
 from arena.ratings.table import Rating, arena_env, rate_game
 from arena.storage import store
 from arena.storage.database import open_database
+from arena.tournaments.settings import TournamentSettings
 from sdk.engine import Game, record_of
 
 BOTS = 8
 TABLE_SIZE = 4
 
 
-def random_result(game: store.GameToPlay) -> GameResult:
+def random_result(game: records.GameToPlay) -> GameResult:
     """Play one game with every seat choosing uniformly at random."""
     engine_game = Game(len(game.seats), game.seed)
     rng = random.Random(game.seed)
@@ -64,12 +66,14 @@ def new_tournament(session: Session, name: str, games_per_table: int) -> None:
             store.register_bot(session=session, name=bot)
     store.create_tournament(
         session=session,
-        name=name,
-        table_size=TABLE_SIZE,
-        games_per_table=games_per_table,
-        starts_at=datetime.now(UTC),
-        move_limit_ms=1000,
-        seed=1,
+        settings=TournamentSettings(
+            name=name,
+            table_size=TABLE_SIZE,
+            games_per_table=games_per_table,
+            starts_at=datetime.now(UTC),
+            move_limit_ms=1000,
+            seed=1,
+        ),
     )
     for bot in bots:
         store.enter_tournament(session=session, tournament=name, bot=bot)

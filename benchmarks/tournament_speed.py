@@ -28,6 +28,7 @@ from pathlib import Path
 from sqlmodel import Session
 from storage_commit import postgres_schema
 
+from arena import records
 from arena.cli.clients import RemoteArena
 from arena.cli.demo import arena_process
 from arena.storage import store
@@ -43,15 +44,18 @@ def prepare(url: str, bots: int, table_size: int, games_per_table: int, concurre
     engine = open_database(url)
     try:
         with Session(engine) as session:
-            TournamentSettings(
-                "bench",
-                table_size,
-                games_per_table,
-                datetime.now(UTC) + timedelta(days=1),
-                2000,
-                concurrency,
-                seed=1,
-            ).create(session=session)
+            store.create_tournament(
+                session=session,
+                settings=TournamentSettings(
+                    "bench",
+                    table_size,
+                    games_per_table,
+                    datetime.now(UTC) + timedelta(days=1),
+                    2000,
+                    concurrency,
+                    seed=1,
+                ),
+            )
             tokens = {f"random-{i}": store.register_bot(session=session, name=f"random-{i}").token for i in range(bots)}
             for name in tokens:
                 store.enter_tournament(session=session, tournament="bench", bot=name)
@@ -103,7 +107,7 @@ def measure(label: str, client: RemoteArena, log: Path, bots: int) -> None:
     start = time.perf_counter()
     total = client.start_tournament("bench").games.total
     deadline = time.monotonic() + FINISH_TIMEOUT_S
-    while client.tournament("bench").status is not store.TournamentStatus.FINISHED:
+    while client.tournament("bench").status is not records.TournamentStatus.FINISHED:
         if time.monotonic() > deadline:
             raise SystemExit(f"{label}: not finished in {FINISH_TIMEOUT_S:g} s; see {log}")
         time.sleep(0.02)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.play.results import PolicyDecision
 from arena.storage.database import open_database
-from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
+from arena.tournaments.failure_policy import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
 from tests.security.void_play import CHEATER, HONEST, Outcome, play
 
 

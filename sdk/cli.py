@@ -50,7 +50,7 @@ from .loading import (
     split_bot_list,
     split_bot_spec,
 )
-from .local import BotError, GameResult, MatchInterrupted, MatchResult, play_match
+from .local import BotError, LocalGame, MatchInterrupted, MatchResult, play_match
 from .reach import wait_for_arena
 from .runner import DEFAULT_TARGET, ArenaRefused, ArenaUnreachable, run
 from .submit import bot_token, play_tournament
@@ -271,7 +271,7 @@ def play(
     ) as bar:
         task = bar.add_task("games", total=games)
 
-        def advance(_: GameResult) -> None:
+        def advance(_: LocalGame) -> None:
             bar.advance(task)
 
         try:

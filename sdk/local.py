@@ -84,7 +84,7 @@ def _where(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
+class LocalGame:
     """One finished game: who sat where, the standing, the replayable record and thinking time."""
 
     seed: int
@@ -106,7 +106,7 @@ class GameResult:
         return self.outcome.ranks
 
 
-async def play_game_async(bots: Sequence[Bot], *, seed: int = 0) -> GameResult:
+async def play_game_async(bots: Sequence[Bot], *, seed: int = 0) -> LocalGame:
     """Play one game with `bots[s]` at seat s; raise a `BotError` if a bot fails.
 
     Async bots are awaited one decision at a time, as the referee would: this is a sequential
@@ -131,7 +131,7 @@ async def play_game_async(bots: Sequence[Bot], *, seed: int = 0) -> GameResult:
         decisions[seat] += 1
         _apply(game, names[seat], seat, answer, flipping)
     assert game.outcome is not None
-    return GameResult(seed, names, game.outcome, record_of(game), tuple(decisions), tuple(seconds))
+    return LocalGame(seed, names, game.outcome, record_of(game), tuple(decisions), tuple(seconds))
 
 
 def _apply(game: Game, name: str, seat: int, answer: object, flipping: bool) -> None:
@@ -151,7 +151,7 @@ def _apply(game: Game, name: str, seat: int, answer: object, flipping: bool) -> 
         raise IllegalChoice(name, seat, answer, f"malformed action ({exc})") from None
 
 
-def play_game(bots: Sequence[Bot], *, seed: int = 0) -> GameResult:
+def play_game(bots: Sequence[Bot], *, seed: int = 0) -> LocalGame:
     """`play_game_async` for callers without an event loop."""
     return asyncio.run(play_game_async(bots, seed=seed))
 
@@ -200,7 +200,7 @@ class MatchResult:
 
     entrants: tuple[str, ...]
     """Entrant labels, made unique ("GreedyBot", "GreedyBot 2") when bots share a name."""
-    games: tuple[GameResult, ...]
+    games: tuple[LocalGame, ...]
     seatings: tuple[tuple[int, ...], ...]
 
     def summary(self) -> tuple[BotSummary, ...]:
@@ -302,7 +302,7 @@ async def play_match_async(
     games: int,
     seed: int = 0,
     rotate: bool = True,
-    progress: Callable[[GameResult], None] | None = None,
+    progress: Callable[[LocalGame], None] | None = None,
 ) -> MatchResult:
     """Play `games` games among `bots`, game g with seed `seed + g`.
 
@@ -329,13 +329,13 @@ def play_match(
     games: int,
     seed: int = 0,
     rotate: bool = True,
-    progress: Callable[[GameResult], None] | None = None,
+    progress: Callable[[LocalGame], None] | None = None,
 ) -> MatchResult:
     """`play_match_async` for callers without an event loop; Ctrl-C raises `MatchInterrupted`
     (a KeyboardInterrupt) holding the games finished so far."""
-    done: list[GameResult] = []
+    done: list[LocalGame] = []
 
-    def finished(result: GameResult) -> None:
+    def finished(result: LocalGame) -> None:
         done.append(result)
         if progress is not None:
             progress(result)

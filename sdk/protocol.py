@@ -150,8 +150,9 @@ class TournamentOver:
 
 
 @dataclass(slots=True)
-class ArenaError:
-    """An in-band refusal: `code` says why, `message` says what to do about it."""
+class ErrorNotice:
+    """An in-band error (the wire's `ArenaError` message): `code` says why, `message` says what to do
+    about it."""
 
     code: ErrorCode
     message: str
@@ -167,6 +168,6 @@ ArenaMessage: TypeAlias = (
     | ActionRejected
     | PublicEvent
     | GameOver
-    | ArenaError
+    | ErrorNotice
     | TournamentOver
 )

@@ -43,12 +43,12 @@ from .engine import Action, Event, Flip, Observation, Scout, ScoutShow, Show, le
 from .protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     Decision,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     GameOver,
     GameStarted,
     Hello,
@@ -229,7 +229,7 @@ class _Session:
         elif type(msg) is Welcome:
             self.welcomed = True
             log.info("welcome: playing as %r (session %s, capacity %d)", msg.bot_name, msg.session_id, msg.capacity)
-        elif type(msg) is ArenaError:
+        elif type(msg) is ErrorNotice:
             if msg.code is ErrorCode.SUPERSEDED:
                 raise ArenaRefused(msg.message)
             log.warning("arena: %s (%s)", msg.message, msg.code.value)

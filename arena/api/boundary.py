@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from arena.names import MAX_ENTRY_CODE, MAX_LOOKUP_NAME, MAX_NAME, MAX_PAGE_TOKEN
-from sdk.wire import arena_pb2, arena_pb2_grpc
+from sdk.wire import arena_pb2
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ _ENTRY_CODE = Cap(MAX_ENTRY_CODE, "an entry code")
 _V1 = "scout.arena.v1."
 HELLO_TOURNAMENTS = f"{_V1}Hello.tournaments"
 """The one string field of the bot session's Hello with a cap here: its names and version have
-patterns of their own (`arena.api.service.hello_problem`)."""
+patterns of their own (`arena.api.bot_session_service.hello_problem`)."""
 
 STRING_CAPS: dict[str, Cap] = {
     f"{_V1}{field}": cap
@@ -129,6 +129,13 @@ async def _request(data: bytes, context: WireCall, method: MethodDescriptor) -> 
     return request
 
 
+class Servicer(Protocol):
+    """What `add_arena` serves: the Arena calls (`arena.api.arena_service.ArenaService`), and which
+    of them this arena answers."""
+
+    def serves(self, method: str) -> bool: ...
+
+
 async def _unimplemented(method: MethodDescriptor, context: WireCall) -> None:
     await context.abort(
         grpc.StatusCode.UNIMPLEMENTED,
@@ -137,9 +144,9 @@ async def _unimplemented(method: MethodDescriptor, context: WireCall) -> None:
     )
 
 
-def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -> grpc.RpcMethodHandler[bytes, Message]:
+def _handler(servicer: Servicer, method: MethodDescriptor) -> grpc.RpcMethodHandler[bytes, Message]:
     serialize = GetMessageClass(method.output_type).SerializeToString
-    implemented = getattr(type(servicer), method.name) is not getattr(arena_pb2_grpc.ArenaServicer, method.name)
+    implemented = servicer.serves(method.name)
     behaviour: Behaviour = getattr(servicer, method.name)
 
     if method.server_streaming:
@@ -164,7 +171,7 @@ def _handler(servicer: arena_pb2_grpc.ArenaServicer, method: MethodDescriptor) -
     return grpc.unary_unary_rpc_method_handler(unary, request_deserializer=None, response_serializer=serialize)
 
 
-def add_arena(servicer: arena_pb2_grpc.ArenaServicer, server: grpc.aio.Server) -> None:
+def add_arena(servicer: Servicer, server: grpc.aio.Server) -> None:
     """Serve `servicer`'s Arena methods on `server` (in place of the generated
     `add_ArenaServicer_to_server`). Refuses to if a request string field has no cap."""
     uncapped = [

@@ -34,10 +34,10 @@ from sdk.engine import (
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     Decision,
     DecisionRequest,
+    ErrorNotice,
     GameOver,
     GameStarted,
     Hello,
@@ -308,7 +308,7 @@ def _welcome(w: Welcome) -> session_pb.ArenaMessage:
     )
 
 
-def _error(e: ArenaError) -> session_pb.ArenaMessage:
+def _error(e: ErrorNotice) -> session_pb.ArenaMessage:
     return session_pb.ArenaMessage(
         error=session_pb.Error(code=ERROR_TO_PB[e.code], message=e.message, game_id=e.game_id, request_id=e.request_id)
     )
@@ -325,7 +325,7 @@ _ENCODERS: dict[type, Callable[[Any], session_pb.ArenaMessage]] = {
     GameStarted: _game_started,
     GameOver: _game_over,
     Welcome: _welcome,
-    ArenaError: _error,
+    ErrorNotice: _error,
     TournamentOver: _tournament_over,
 }
 

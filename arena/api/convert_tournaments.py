@@ -17,8 +17,8 @@ from arena.errors import InvalidSetting
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from arena.ratings.head_to_head import PairRecord
 from arena.ratings.table import RatingRow
-from arena.storage.store import (
-    Bot,
+from arena.records import (
+    BotRecord,
     GameCounts,
     GameDetail,
     GameInfo,
@@ -29,7 +29,8 @@ from arena.storage.store import (
     TournamentStatus,
     VoidedAttempt,
 )
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Outcome, PairCheck, StopRule, Verdict
 from sdk.engine import EndReason, GameRecord
 from sdk.wire import arena_pb2 as pb
@@ -207,8 +208,7 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         failure=t.failure,
         rounds=t.rounds,
     )
-    if t.failure_policy is not None:
-        msg.failure_policy.CopyFrom(_policy_to_pb(FailurePolicy.from_json(t.failure_policy)))
+    msg.failure_policy.CopyFrom(_policy_to_pb(t.failure_policy))
     if t.started_at is not None:
         msg.started_at.CopyFrom(_timestamp(t.started_at))
     if t.finished_at is not None:
@@ -231,7 +231,7 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         concurrency=msg.concurrency,
         seed=msg.seed if msg.HasField("seed") else None,
         status=TOURNAMENT_STATUS_FROM_PB[msg.status],
-        failure_policy=_policy_from_pb(msg.failure_policy) if msg.HasField("failure_policy") else None,
+        failure_policy=FailurePolicy.from_json(_policy_from_pb(msg.failure_policy)),
         created_at=_datetime(msg.created_at),
         started_at=_optional_datetime(msg, "started_at"),
         finished_at=_optional_datetime(msg, "finished_at"),
@@ -251,12 +251,12 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
 # ---- bots and ratings -----------------------------------------------------------------------------
 
 
-def bot_to_pb(bot: Bot) -> pb.Bot:
+def bot_to_pb(bot: BotRecord) -> pb.Bot:
     return pb.Bot(id=bot.id, name=bot.name, created_at=_timestamp(bot.created_at))
 
 
-def bot_from_pb(msg: pb.Bot) -> Bot:
-    return Bot(msg.id, msg.name, _datetime(msg.created_at))
+def bot_from_pb(msg: pb.Bot) -> BotRecord:
+    return BotRecord(msg.id, msg.name, _datetime(msg.created_at))
 
 
 def rating_row_to_pb(row: RatingRow) -> pb.RatingRow:
@@ -534,11 +534,11 @@ def tournaments_from_pb(msg: pb.ListTournamentsResponse) -> list[Tournament]:
     return [tournament_from_pb(t) for t in msg.tournaments]
 
 
-def bots_to_pb(bots: list[Bot], next_page: str = "") -> pb.ListBotsResponse:
+def bots_to_pb(bots: list[BotRecord], next_page: str = "") -> pb.ListBotsResponse:
     return pb.ListBotsResponse(bots=[bot_to_pb(b) for b in bots], next_page_token=next_page)
 
 
-def bots_from_pb(msg: pb.ListBotsResponse) -> list[Bot]:
+def bots_from_pb(msg: pb.ListBotsResponse) -> list[BotRecord]:
     return [bot_from_pb(b) for b in msg.bots]
 
 

@@ -22,15 +22,11 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from arena.errors import ArenaError
+from arena.errors import InvalidPage
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 _TOKEN = re.compile(r"(0|[1-9][0-9]{0,18})\.([0-9a-f]{32})")
-
-
-class InvalidPage(ArenaError):
-    """A page size out of range, or a page token the arena did not issue for this list."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+import grpc
 
 
 def peer_host(peer: str) -> str:
@@ -79,3 +82,15 @@ class RateLimiter:
             bucket.updated = now
             self._buckets.move_to_end(key)
         return bucket
+
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+
+
+def bearer_token(context: grpc.aio.ServicerContext[Request, Response]) -> str | None:
+    """The token of the `authorization: Bearer <token>` metadata entry, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer ") :].strip()
+    return None

@@ -33,9 +33,8 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.api.peers import RateLimiter, peer_host
+from arena.api.peers import RateLimiter, Request, Response, peer_host
 from arena.api.resources import ResourceLimits
-from arena.api.service import Request, Response
 from arena.directory import BotDirectory, token_hash
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate

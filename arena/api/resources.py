@@ -50,7 +50,7 @@ class ResourceLimits:
     handshake_timeout_ms: int = 5_000
     idle_connection_ms: int = 10_000
     hello_timeout_ms: int = 3_000
-    """As `arena.api.service.HELLO_TIMEOUT_S`."""
+    """As `arena.api.bot_session_service.HELLO_TIMEOUT_S`."""
     read_rate: float = 10.0
     """Read units per second of one host calling without a token (its bucket's refill); a unit is a
     ShowGame, 25 games listed or one exported (`arena.api.read_limits`)."""

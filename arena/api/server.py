@@ -38,14 +38,14 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 
+from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService
+from arena.api.bot_session_service import BotSessionService, add_bot_session
 from arena.api.boundary import add_arena
 from arena.api.convert import SERVICE_NAMES
 from arena.api.listen import listen_problem
 from arena.api.reflection import enable_reflection
 from arena.api.resources import ResourceLimits, fit_open_file_limit
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, BotSessionService, add_bot_session
 from arena.api.tls import ServerTls
-from arena.api.tournament_service import TournamentArenaService
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import SessionHub
@@ -92,7 +92,7 @@ class ServerConfig:
     tls: ServerTls | None = None
     """The certificate and key to serve TLS with; None: plaintext."""
     registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
-    """RegisterBot calls allowed per peer host per minute (`arena.api.service`)."""
+    """RegisterBot calls allowed per peer host per minute (`arena.api.arena_service`)."""
     resources: ResourceLimits = field(default_factory=ResourceLimits)
     """Caps on connections, calls and read calls (`arena.api.resources`)."""
 
@@ -166,15 +166,15 @@ async def start_server(
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None
         runner = TournamentRunner(db, referee, hub)
-        arena_service = TournamentArenaService(
+        arena_service = ArenaService(
             directory,
             referee,
             StoredAdminToken(engine),
             config.limits,
-            db,
-            runner,
             config.registrations_per_minute,
             resources,
+            db=db,
+            runner=runner,
         )
     # so_reuseport off: a second arena on a taken port must fail, not silently split the traffic.
     server = grpc.aio.server(

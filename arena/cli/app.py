@@ -19,7 +19,7 @@ their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARE
 an arena that serves TLS, connect with `scout-arena --tls COMMAND ...` (the system's CAs) or
 `--tls-ca FILE` (a private CA), options of `scout-arena` itself that every command uses (`sdk.tls`).
 A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line). Every
-read command takes `--json` and prints one JSON document instead of its table (`arena.cli.json_output`).
+read command takes `--json` and prints one JSON document instead of its table (`arena.documents`).
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console, RenderableType
 
+from arena import documents
+from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE
 from arena.api.resources import OPTION_HELP, ResourceLimits, option
 from arena.api.server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, announce_json
 from arena.api.server import serve as serve_arena
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE
 from arena.api.tls import server_tls
 from arena.cli import demo as demo_module
-from arena.cli import json_output
 from arena.cli.clients import ArenaClient, LocalArena, RemoteArena, database_url
 from arena.cli.replay import replay_lines
 from arena.cli.views import (
@@ -62,13 +62,14 @@ from arena.cli.views import (
 from arena.errors import ArenaError
 from arena.play.referee import Limits
 from arena.ratings.rank_confidence import MAX_RESAMPLES
+from arena.records import GameStatus
 from arena.storage import upgrade as schema_upgrade
 from arena.storage.credentials import set_admin_token
 from arena.storage.database import DEFAULT_DATABASE_URL
-from arena.storage.store import GameStatus
 from arena.tournaments.entries import MAX_ENTRANTS
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import verify
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from sdk import env
 from sdk.cli import OneLineGroup
@@ -174,11 +175,11 @@ def connection(
     _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
 
 
-def show(as_json: bool, document: Callable[[], json_output.Document], view: Callable[[], RenderableType]) -> None:
+def show(as_json: bool, document: Callable[[], documents.Document], view: Callable[[], RenderableType]) -> None:
     """Print what a read command read: with --json as one JSON document and nothing else on stdout,
     else as its table. Both render the same read model."""
     if as_json:
-        typer.echo(json_output.dumps(document()))
+        typer.echo(documents.dumps(document()))
     else:
         Console().print(view())
 
@@ -530,7 +531,7 @@ def _stop_rule(
 def tournament_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json: JsonOption = False) -> None:
     with arena(server, db) as client:
         listed = client.tournaments()
-    show(as_json, lambda: json_output.tournaments(listed), lambda: tournaments_table(listed))
+    show(as_json, lambda: documents.tournaments(listed), lambda: tournaments_table(listed))
 
 
 @tournament_app.command("show", help="Show a tournament's options, entrants and progress.")
@@ -542,7 +543,7 @@ def tournament_show(
 ) -> None:
     with arena(server, db) as client:
         shown = client.tournament(name)
-    show(as_json, lambda: json_output.tournament(shown), lambda: tournament_view(shown))
+    show(as_json, lambda: documents.tournament(shown), lambda: tournament_view(shown))
 
 
 @tournament_app.command("start", help="Start a tournament now: close its entries and schedule its games.")
@@ -572,7 +573,7 @@ def tournament_seeds(
 ) -> None:
     with arena(server, db, admin_token, admin=True) as client:
         reveal = client.reveal_seeds(name)
-    show(as_json, lambda: json_output.seeds(reveal), lambda: seeds_view(reveal))
+    show(as_json, lambda: documents.seeds(reveal), lambda: seeds_view(reveal))
 
 
 # ---- bots and ratings -------------------------------------------------------------------------------
@@ -591,7 +592,7 @@ def bot_register(
 def bot_list(server: ServerOption = DEFAULT_SERVER, db: DbOption = None, as_json: JsonOption = False) -> None:
     with arena(server, db) as client:
         listed = client.bots()
-    show(as_json, lambda: json_output.bots(listed), lambda: bots_table(listed))
+    show(as_json, lambda: documents.bots(listed), lambda: bots_table(listed))
 
 
 BootstrapOption = Annotated[
@@ -618,7 +619,7 @@ def ratings(
         rows = client.ratings(tournament, bootstrap)
     show(
         as_json,
-        lambda: json_output.ratings(tournament, rows),
+        lambda: documents.ratings(tournament, rows),
         lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}"),
     )
 
@@ -634,7 +635,7 @@ def head_to_head(
         rows, table = client.ratings(tournament), client.head_to_head(tournament)
     show(
         as_json,
-        lambda: json_output.head_to_head(tournament, table),
+        lambda: documents.head_to_head(tournament, table),
         lambda: crosstable_view(rows, table, f"Head to head: {_scope(tournament)}"),
     )
 
@@ -656,7 +657,7 @@ def games_list(
 ) -> None:
     with arena(server, db) as client:
         listed = client.games(tournament, status)
-    show(as_json, lambda: json_output.games(listed), lambda: games_table(listed))
+    show(as_json, lambda: documents.games(listed), lambda: games_table(listed))
 
 
 @games_app.command("show", help="Replay a game move by move.")
@@ -669,7 +670,7 @@ def games_show(
     with arena(server, db) as client:
         detail = client.game(game_id)
     if as_json:
-        typer.echo(json_output.dumps(json_output.game(detail)))
+        typer.echo(documents.dumps(documents.game(detail)))
         return
     console = Console(highlight=False)
     for line in (game_header(detail.info), *voided_lines(detail.voided), *replay_lines(detail)):
@@ -719,7 +720,7 @@ def games_verify(
         games = [client.game(g.id) for g in client.games(tournament, GameStatus.FINISHED)]
     checked = verify(shown, games)
     if as_json:
-        typer.echo(json_output.dumps(json_output.verification(checked)))
+        typer.echo(documents.dumps(documents.verification(checked)))
     else:
         for problem in checked.problems:
             typer.echo(f"FAILED: {problem}", err=True)

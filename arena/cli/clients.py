@@ -20,11 +20,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.api.pages import MAX_PAGE_SIZE
 from arena.api.read_limits import RETRY_AFTER_KEY
 from arena.api.tls import TlsConfigError
-from arena.cli.export import export_games
+from arena.documents import EXPORT_BATCH, game_line
 from arena.errors import ArenaError
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
@@ -62,15 +63,15 @@ class ArenaClient(Protocol):
         """Register a bot and return its token (shown once)."""
         ...
 
-    def create_tournament(self, settings: TournamentSettings) -> store.Tournament: ...
+    def create_tournament(self, settings: TournamentSettings) -> records.Tournament: ...
 
-    def start_tournament(self, name: str) -> store.Tournament: ...
+    def start_tournament(self, name: str) -> records.Tournament: ...
 
-    def tournaments(self) -> list[store.Tournament]: ...
+    def tournaments(self) -> list[records.Tournament]: ...
 
-    def tournament(self, name: str) -> store.Tournament: ...
+    def tournament(self, name: str) -> records.Tournament: ...
 
-    def bots(self) -> list[store.Bot]: ...
+    def bots(self) -> list[records.BotRecord]: ...
 
     def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
         """The rating table; with `bootstrap` resamples, each row's bootstrap confidence too."""
@@ -78,15 +79,15 @@ class ArenaClient(Protocol):
 
     def head_to_head(self, tournament: str | None) -> Crosstable: ...
 
-    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]: ...
+    def games(self, tournament: str | None, status: records.GameStatus | None) -> list[records.GameInfo]: ...
 
-    def game(self, game_id: int) -> store.GameDetail: ...
+    def game(self, game_id: int) -> records.GameDetail: ...
 
     def export(self, tournament: str | None) -> Iterator[str]:
-        """Every finished game as a JSON line (`arena.cli.export`)."""
+        """Every finished game as a JSON line (`arena.documents`)."""
         ...
 
-    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+    def reveal_seeds(self, tournament: str) -> records.SeedReveal:
         """A tournament's secret seeds, before they are public (admin only)."""
         ...
 
@@ -120,19 +121,19 @@ class LocalArena:
     def register_bot(self, name: str) -> str:
         return self._db.run(store.register_bot, name=name).token
 
-    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
-        return self._db.run(settings.create)
+    def create_tournament(self, settings: TournamentSettings) -> records.Tournament:
+        return self._db.run(store.create_tournament, settings=settings)
 
-    def start_tournament(self, name: str) -> store.Tournament:
+    def start_tournament(self, name: str) -> records.Tournament:
         return self._db.run(start_or_fail, tournament=name)
 
-    def tournaments(self) -> list[store.Tournament]:
+    def tournaments(self) -> list[records.Tournament]:
         return self._db.run(store.list_tournaments)
 
-    def tournament(self, name: str) -> store.Tournament:
+    def tournament(self, name: str) -> records.Tournament:
         return self._db.run(store.show_tournament, tournament=name)
 
-    def bots(self) -> list[store.Bot]:
+    def bots(self) -> list[records.BotRecord]:
         return self._db.run(store.list_bots)
 
     def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
@@ -141,17 +142,17 @@ class LocalArena:
     def head_to_head(self, tournament: str | None) -> Crosstable:
         return self._db.run(store.head_to_head, tournament=tournament)
 
-    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+    def games(self, tournament: str | None, status: records.GameStatus | None) -> list[records.GameInfo]:
         return self._db.run(store.list_games, tournament=tournament, status=status)
 
-    def game(self, game_id: int) -> store.GameDetail:
+    def game(self, game_id: int) -> records.GameDetail:
         return self._db.run(store.show_game, game_id=game_id)
 
     def export(self, tournament: str | None) -> Iterator[str]:
         with Session(self.engine) as session:
             yield from export_games(session=session, tournament=tournament)
 
-    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+    def reveal_seeds(self, tournament: str) -> records.SeedReveal:
         return self._db.run(store.reveal_seeds, tournament=tournament)
 
     def close(self) -> None:
@@ -244,27 +245,27 @@ class RemoteArena:
     def register_bot(self, name: str) -> str:
         return registered_token(self._call("RegisterBot", register_request_to_pb(name)))
 
-    def create_tournament(self, settings: TournamentSettings) -> store.Tournament:
+    def create_tournament(self, settings: TournamentSettings) -> records.Tournament:
         reply = self._call("CreateTournament", convert.settings_to_pb(settings), admin=True)
         return convert.tournament_reply_from_pb(reply)
 
-    def start_tournament(self, name: str) -> store.Tournament:
+    def start_tournament(self, name: str) -> records.Tournament:
         reply = self._call("StartTournament", convert.start_request_to_pb(name), admin=True)
         return convert.tournament_reply_from_pb(reply)
 
-    def tournaments(self) -> list[store.Tournament]:
+    def tournaments(self) -> list[records.Tournament]:
         return self._listed(
             "ListTournaments",
             lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token),
             convert.tournaments_from_pb,
         )
 
-    def tournament(self, name: str) -> store.Tournament:
+    def tournament(self, name: str) -> records.Tournament:
         return convert.tournament_reply_from_pb(
             self._call("ShowTournament", convert.show_request_to_pb(name), admin=True)
         )
 
-    def bots(self) -> list[store.Bot]:
+    def bots(self) -> list[records.BotRecord]:
         return self._listed(
             "ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb
         )
@@ -287,14 +288,14 @@ class RemoteArena:
             )
         )
 
-    def games(self, tournament: str | None, status: store.GameStatus | None) -> list[store.GameInfo]:
+    def games(self, tournament: str | None, status: records.GameStatus | None) -> list[records.GameInfo]:
         return self._listed(
             "ListGames",
             lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
             convert.games_from_pb,
         )
 
-    def game(self, game_id: int) -> store.GameDetail:
+    def game(self, game_id: int) -> records.GameDetail:
         return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id), admin=True))
 
     def export(self, tournament: str | None) -> Iterator[str]:
@@ -315,7 +316,7 @@ class RemoteArena:
             if sent < MAX_PAGE_SIZE or not token:
                 return
 
-    def reveal_seeds(self, tournament: str) -> store.SeedReveal:
+    def reveal_seeds(self, tournament: str) -> records.SeedReveal:
         reply = self._call("RevealSeeds", convert.reveal_request_to_pb(tournament), admin=True)
         return convert.reveal_from_pb(tournament, reply)
 
@@ -361,3 +362,14 @@ def _connect_error(channel: grpc.Channel) -> str | None:
     except grpc.RpcError as exc:
         return exc.details()
     return None
+
+
+def export_games(*, session: Session, tournament: str | None = None) -> Iterator[str]:
+    """The JSON line of every finished game (of `tournament`, or all), in play order."""
+    after = None
+    while games := store.list_games(
+        session=session, tournament=tournament, status=records.GameStatus.FINISHED, after=after, limit=EXPORT_BATCH
+    ):
+        for info in games:
+            yield game_line(store.show_game(session=session, game_id=info.id))
+        after = games[-1].id

@@ -42,9 +42,9 @@ from sqlmodel import Session
 from arena.cli.clients import RemoteArena, database_url
 from arena.errors import ArenaError, UnknownTournament
 from arena.ratings.table import RatingRow
+from arena.records import Tournament, TournamentStatus
 from arena.storage import store
 from arena.storage.database import SchemaKind, database_state, open_database, parse_url, refuse_unusable, shown_database
-from arena.storage.store import Tournament, TournamentStatus
 from arena.tournaments.settings import TournamentSettings
 from sdk import env
 

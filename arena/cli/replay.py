@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.storage.store import GameDetail
+from arena.records import GameDetail
 from sdk.engine import (
     Card,
     End,

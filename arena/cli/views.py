@@ -19,8 +19,8 @@ from rich.text import Text
 from arena.play.results import ForfeitCause, PolicyDecision, SeatResult
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
-from arena.storage.store import Bot, GameInfo, SeedReveal, Tournament, VoidedAttempt
-from arena.tournaments.settings import FailureAction, FailurePolicy
+from arena.records import BotRecord, GameInfo, SeedReveal, Tournament, VoidedAttempt
+from arena.tournaments.failure_policy import FailureAction
 from arena.tournaments.stop_rule import Outcome
 
 _ACTIONS = {
@@ -66,7 +66,7 @@ def tournaments_table(tournaments: Sequence[Tournament]) -> Table:
 
 def tournament_view(t: Tournament) -> RenderableType:
     """One tournament: its options, failure policy, entrants and progress."""
-    policy = FailurePolicy.from_json(t.failure_policy)
+    policy = t.failure_policy
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
@@ -172,7 +172,7 @@ def _row(*cells: RenderableType) -> Table:
     return grid
 
 
-def bots_table(bots: Sequence[Bot]) -> Table:
+def bots_table(bots: Sequence[BotRecord]) -> Table:
     table = Table(title="Bots")
     table.add_column("bot", no_wrap=True)
     table.add_column("registered")

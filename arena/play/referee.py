@@ -30,11 +30,11 @@ from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, 
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     GameOver,
     GameStarted,
     PublicEvent,
@@ -135,8 +135,8 @@ class _Request:
             self.waiter.set_result(_Wake.EXPIRED)
 
 
-class _Table:
-    """One running game: the engine, the seats, the pending requests; implements sessions.Table.
+class _LiveGame:
+    """One running game: the engine, the seats, the pending requests; implements sessions.LiveGame.
 
     One timer per table, not per request, watches the deadlines: answers take milliseconds and
     deadlines seconds, so the timer set for one request finds it answered and moves on to the
@@ -233,7 +233,7 @@ class _Table:
         if not 1 <= rid <= len(self.asked) or self.asked[rid - 1] != bot:
             # The same answer whether the id is another seat's (pending or not) or none at all,
             # so a probe learns nothing about the other seats, such as when they decided.
-            return ArenaError(
+            return ErrorNotice(
                 ErrorCode.NOT_YOUR_REQUEST,
                 f"request {rid} of game {self.game_id!r} was never sent to bot {bot!r}",
                 self.game_id,
@@ -241,7 +241,7 @@ class _Table:
             )
         req = self.requests.get(rid)
         if req is None or req.closed:
-            return ArenaError(
+            return ErrorNotice(
                 ErrorCode.STALE_REQUEST,
                 f"request {rid} of game {self.game_id!r} was already answered or has expired",
                 self.game_id,
@@ -370,7 +370,7 @@ class _Table:
         seat.forfeit, seat.cause = reason, cause
         self._send(
             seat.bot,
-            ArenaError(
+            ErrorNotice(
                 ErrorCode.SEAT_FORFEITED,
                 f"seat {seat.index} of game {self.game_id!r} was forfeited: {reason}",
                 self.game_id,
@@ -429,7 +429,7 @@ class Referee:
         capacity; nothing has started then.
         """
         game = Game(len(seat_bots), seed)
-        table = _Table(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
+        table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
         self._hub.seat(table, table.bots)
         try:
             return await table.run()

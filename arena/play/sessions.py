@@ -16,10 +16,10 @@ from typing import Protocol, TypeAlias
 from arena.names import shown
 from sdk.protocol import (
     ActionAccepted,
-    ArenaError,
     ArenaMessage,
     Decision,
     ErrorCode,
+    ErrorNotice,
     GameStarted,
     Hello,
     PublicEvent,
@@ -60,7 +60,7 @@ Received: TypeAlias = Hello | Answer
 """A message from a bot, as the arena read it."""
 
 
-class Table(Protocol):
+class LiveGame(Protocol):
     """A running game as the hub sees it (implemented by the referee)."""
 
     game_id: str
@@ -194,13 +194,13 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("capacity", "disconnected_at", "name", "stream", "tables")
+    __slots__ = ("capacity", "disconnected_at", "live_games", "name", "stream")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.stream: Stream | None = None
         self.capacity = 0
-        self.tables: dict[str, Table] = {}
+        self.live_games: dict[str, LiveGame] = {}
         self.disconnected_at = 0.0
         """Event-loop time when the last stream ended; meaningful only while `stream` is None."""
 
@@ -210,7 +210,7 @@ class BotConnection:
 
     def busy_elsewhere(self) -> bool:
         """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
-        return any(not table.waits_for(self.name) for table in self.tables.values())
+        return any(not table.waits_for(self.name) for table in self.live_games.values())
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
@@ -234,13 +234,13 @@ class SessionHub:
             conn = self._bots[name] = BotConnection(name)
         old = conn.stream
         if old is not None:
-            old.send(ArenaError(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
+            old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
         stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments)
         conn.stream = stream
         conn.capacity = hello.capacity
         stream.send(Welcome(session_id, name, hello.capacity))
-        for table in list(conn.tables.values()):
+        for table in list(conn.live_games.values()):
             table.resync(name)
         return conn, stream
 
@@ -250,20 +250,20 @@ class SessionHub:
             return
         conn.stream = None
         conn.disconnected_at = asyncio.get_running_loop().time()
-        for table in list(conn.tables.values()):
+        for table in list(conn.live_games.values()):
             table.connection_lost(conn.name)
-        if not conn.tables:
+        if not conn.live_games:
             del self._bots[conn.name]
 
     def receive(self, conn: BotConnection, msg: Received) -> None:
         """Route a message from `conn`'s current stream; refusals go back to it as errors."""
         if isinstance(msg, Hello):
-            conn.send(ArenaError(ErrorCode.PROTOCOL, "Hello may only be the first message of a stream"))
+            conn.send(ErrorNotice(ErrorCode.PROTOCOL, "Hello may only be the first message of a stream"))
             return
-        table = conn.tables.get(msg.game_id)
+        table = conn.live_games.get(msg.game_id)
         if table is None:
             conn.send(
-                ArenaError(
+                ErrorNotice(
                     ErrorCode.UNKNOWN_GAME,
                     f"bot {conn.name!r} is not playing a game {shown(msg.game_id)}",
                     msg.game_id,
@@ -273,18 +273,18 @@ class SessionHub:
             return
         conn.send(table.submit(conn.name, msg))
 
-    def seat(self, table: Table, bots: Sequence[str]) -> None:
+    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
         """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
         for name in dict.fromkeys(bots):
             conn = self._bots.get(name)
             if conn is None or not conn.connected:
                 raise NotConnected(f"bot {name!r} is not connected")
-            if len(conn.tables) >= conn.capacity:
-                raise AtCapacity(f"bot {name!r} is already playing {len(conn.tables)} games, its capacity")
-            if table.game_id in conn.tables:
+            if len(conn.live_games) >= conn.capacity:
+                raise AtCapacity(f"bot {name!r} is already playing {len(conn.live_games)} games, its capacity")
+            if table.game_id in conn.live_games:
                 raise ValueError(f"game {table.game_id!r} is already running")
         for name in dict.fromkeys(bots):
-            self._bots[name].tables[table.game_id] = table
+            self._bots[name].live_games[table.game_id] = table
 
     def watching(self) -> bool:
         """Whether some current stream waits to hear that a tournament is over."""
@@ -302,12 +302,12 @@ class SessionHub:
                 stream.send(TournamentOver(name, ended[name]))
                 stream.tournaments.discard(name)
 
-    def release(self, table: Table, bots: Sequence[str]) -> None:
+    def release(self, table: LiveGame, bots: Sequence[str]) -> None:
         """`table`'s game is over: free its seats, and forget bots that are gone and seat-less."""
         for name in dict.fromkeys(bots):
             conn = self._bots.get(name)
             if conn is None:
                 continue
-            conn.tables.pop(table.game_id, None)
-            if not conn.tables and not conn.connected:
+            conn.live_games.pop(table.game_id, None)
+            if not conn.live_games and not conn.connected:
                 del self._bots[name]

@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
+from arena.records import GameStatus, TournamentStatus
+
 SCHEMA_VERSION = 4
 """The schema version of these tables: bump it with a new revision in `arena/storage/migrations` (whose
 docstring says how) whenever they change; `arena.storage.database` refuses a database of another version."""
@@ -35,24 +37,6 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         return None if value is None else value.replace(tzinfo=UTC)
-
-
-class TournamentStatus(StrEnum):
-    """scheduled: entries open, waiting for its start; running: games being played; finished;
-    failed: stopped by an error it cannot recover from (`TournamentRow.failure` says which)."""
-
-    SCHEDULED = "scheduled"
-    RUNNING = "running"
-    FINISHED = "finished"
-    FAILED = "failed"
-
-
-class GameStatus(StrEnum):
-    """scheduled: waiting to be played (again, after an interruption); running; finished."""
-
-    SCHEDULED = "scheduled"
-    RUNNING = "running"
-    FINISHED = "finished"
 
 
 def _status(enum: type[StrEnum]) -> sa.Enum:
@@ -150,7 +134,7 @@ class GameRow(SQLModel, table=True):
     interrupted, or voided by the failure policy (`voided_attempts`), and the game replayed.
     `seed` is the deal seed of its latest attempt (`arena.tournaments.fairness.attempt_seed`). `commit_seq`
     orders finished games as their ratings were applied. `finished_at` is set when the game
-    finishes playing: a running game with it waits for its commit (`arena.storage.store.GameCounts.played`).
+    finishes playing: a running game with it waits for its commit (`arena.records.GameCounts.played`).
     """
 
     __tablename__ = "games"

@@ -31,7 +31,7 @@ from arena.tournaments.schedule import game_seed
 from sdk.engine import GameRecord, ReplayMismatch, deal_rounds, replay
 
 if TYPE_CHECKING:
-    from arena.storage.store import GameDetail, Tournament
+    from arena.records import GameDetail, Tournament
 
 COMMITMENT_LABEL = "scout-arena seed v1"
 """Names the commitment scheme, so a later one can never be confused with it."""

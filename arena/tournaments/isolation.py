@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import (
     DatabaseUnreachable,
     NotEnoughEntrants,
@@ -51,7 +52,7 @@ def fail(*, session: Session, tournament: str, exc: BaseException, when: str, no
     return why
 
 
-def start_or_fail(*, session: Session, tournament: str, now: datetime | None = None) -> store.Tournament:
+def start_or_fail(*, session: Session, tournament: str, now: datetime | None = None) -> records.Tournament:
     """`store.start_tournament`; a start that fails for another reason than the tournament not
     being ready (NotEnoughEntrants), startable (TournamentAlreadyStarted) or known, or the database
     being unavailable, is rolled back, the tournament marked failed in a transaction of its own, and

@@ -59,22 +59,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from arena import records
 from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, PolicyDecision
 from arena.play.sessions import SessionHub, Unavailable
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
+from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.isolation import fail, is_transient, start_or_fail
-from arena.tournaments.settings import FailurePolicy
 from arena.tournaments.stop_rule import Outcome, Verdict
 from sdk.protocol import TournamentEnd
 
 log = logging.getLogger(__name__)
 
 _ENDS = {
-    store.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
-    store.TournamentStatus.FAILED: TournamentEnd.FAILED,
+    records.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
+    records.TournamentStatus.FAILED: TournamentEnd.FAILED,
 }
 """The statuses of a tournament that is over, as TournamentOver tells them (`SessionHub.tournaments_over`)."""
 TICK_S = 1.0
@@ -90,7 +91,7 @@ holds up the commits behind it, never more than that many."""
 class _Slot:
     """A game of the window: not started (task None), playing, or finished and awaiting commit."""
 
-    game: store.GameToPlay
+    game: records.GameToPlay
     task: asyncio.Task[GameResult] | None = None
 
 
@@ -156,7 +157,7 @@ class TournamentRunner:
         if self._hub.watching():
             self._hub.tournaments_over({t.name: _ENDS[t.status] for t in listed if t.status in _ENDS})
         for t in listed:
-            if t.status is store.TournamentStatus.RUNNING and t.name not in self._tasks:
+            if t.status is records.TournamentStatus.RUNNING and t.name not in self._tasks:
                 task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
                 task.add_done_callback(functools.partial(self._forget, t.name))
                 task.add_done_callback(self._ended)
@@ -176,7 +177,7 @@ class TournamentRunner:
                 exc_info=task.exception(),
             )
 
-    async def _isolated(self, t: store.Tournament) -> None:
+    async def _isolated(self, t: records.Tournament) -> None:
         """Play `t`; if that fails other than for want of the database, mark it failed (the
         unavailable database ends the task, and the next tick resumes it)."""
         try:
@@ -186,10 +187,10 @@ class TournamentRunner:
                 raise
             await self._db(fail, tournament=t.name, exc=exc, when="playing")
 
-    async def _play_tournament(self, t: store.Tournament) -> None:
+    async def _play_tournament(self, t: records.Tournament) -> None:
         """Play the scheduled games; a stop-rule tournament then asks its rule for the next round
         (`store.advance_stop_rule`) and plays it, until the rule finishes the tournament."""
-        policy = FailurePolicy.from_json(t.failure_policy)
+        policy = t.failure_policy
         limits = policy.limits(t.move_limit_ms)
         # Any game of this tournament still marked running was left by a task that is gone.
         await self._db(store.void_interrupted_games, tournament=t.name)
@@ -225,8 +226,8 @@ class TournamentRunner:
 
     async def _play_games(
         self,
-        t: store.Tournament,
-        queue: deque[store.GameToPlay],
+        t: records.Tournament,
+        queue: deque[records.GameToPlay],
         policy: FailurePolicy,
         limits: Limits,
         bot_voids: Counter[str],
@@ -272,18 +273,18 @@ class TournamentRunner:
             conn = self._hub.get(bot)
             if conn is not None and conn.connected:
                 self._absent_since.pop(bot, None)
-                if len(conn.tables) + self._reserved[bot] >= conn.capacity:
+                if len(conn.live_games) + self._reserved[bot] >= conn.capacity:
                     return False
         return True
 
     def _start(
-        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+        self, game: records.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
     ) -> asyncio.Task[GameResult]:
         self._reserved.update(game.seats)
         return asyncio.create_task(self._play(game, policy, limits, bot_voids), name=f"game {game.id}")
 
     async def _play(
-        self, game: store.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
+        self, game: records.GameToPlay, policy: FailurePolicy, limits: Limits, bot_voids: Counter[str]
     ) -> GameResult:
         """Play the game until an attempt counts: the result to commit, with the policy's decision
         on each forfeit. An attempt the policy voids is stored and the game played again (its
@@ -302,7 +303,7 @@ class TournamentRunner:
             _log_void(game, result, voided, policy.max_replays)
             self._reserved.update(game.seats)
 
-    async def _attempt(self, game: store.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
+    async def _attempt(self, game: records.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
         """Mark the game running, wait for its absent bots (bounded), then play it; the seats'
         reservation ends when the referee seats them, or with the attempt."""
         reserved = True
@@ -356,7 +357,7 @@ def _log_stop(tournament: str, verdict: Verdict) -> None:
     )
 
 
-def _log_void(game: store.GameToPlay, result: GameResult, voided: int, cap: int) -> None:
+def _log_void(game: records.GameToPlay, result: GameResult, voided: int, cap: int) -> None:
     failures = "; ".join(f"{s.bot} seat {s.seat}: {s.forfeit}" for s in result.seats if s.forfeit is not None)
     log.warning(
         "%s: game %d voided by the failure policy (%d of at most %d), playing it again: %s",
@@ -374,7 +375,7 @@ _CAPPED = {
 }
 
 
-def _log_game(tournament: str, game: store.GameToPlay, result: GameResult, done: int, total: int) -> None:
+def _log_game(tournament: str, game: records.GameToPlay, result: GameResult, done: int, total: int) -> None:
     seats = ", ".join(f"{s.bot} {s.points}" for s in result.seats)
     log.info(
         "%s: game %d (table %d, game %d) done [%d/%d]: %s",

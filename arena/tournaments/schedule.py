@@ -74,7 +74,7 @@ greedy order's time grows faster than its tables (a second for 10,000, twenty fo
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class ScheduledTable:
     """One scheduled table: `seats[s]` is the entrant in seat s (seat 0 starts round 0)."""
 
     seats: tuple[str, ...]
@@ -86,7 +86,7 @@ class Schedule:
 
     table_size: int
     entrants: tuple[str, ...]
-    tables: tuple[Table, ...]
+    tables: tuple[ScheduledTable, ...]
 
     def pair_counts(self) -> dict[tuple[str, str], int]:
         """How many tables each pair of entrants (names in sorted order) shares; 0 included."""
@@ -136,7 +136,7 @@ def round_robin(entrants: Sequence[str], table_size: int, seed: int, rounds: int
         seatings = _fair_order(_seated(blocks, n, table_size, rng), [0] * n)
     else:
         seatings = _cyclic_rounds(n, table_size, rounds or _full_rounds(n, table_size), rng)
-    tables = tuple(Table(tuple(order[i] for i in seats)) for seats in seatings)
+    tables = tuple(ScheduledTable(tuple(order[i] for i in seats)) for seats in seatings)
     return Schedule(table_size, tuple(names), tables)
 
 

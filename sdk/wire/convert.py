@@ -36,13 +36,13 @@ from ..engine import (
 from ..protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     BotMessage,
     Decision,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     GameOver,
     GameStarted,
     PublicEvent,
@@ -311,7 +311,7 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
         return Welcome(w.session_id, w.bot_name, w.capacity)
     if kind == "error":
         e = msg.error
-        return ArenaError(ERROR_FROM_PB.get(e.code, ErrorCode.PROTOCOL), e.message, e.game_id, e.request_id)
+        return ErrorNotice(ERROR_FROM_PB.get(e.code, ErrorCode.PROTOCOL), e.message, e.game_id, e.request_id)
     if kind == "tournament_over":
         t = msg.tournament_over
         if t.end not in TOURNAMENT_END_FROM_PB:

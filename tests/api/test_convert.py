@@ -24,12 +24,12 @@ from sdk.engine import (
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     Decision,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     GameOver,
     GameStarted,
     Hello,
@@ -106,7 +106,7 @@ def test_observations_events_and_requests_round_trip(players: int) -> None:
         ActionAccepted("g", 3),
         ActionRejected("g", 3, "the set shown is not stronger than the active set", 4),
         GameOver("g", (5, -2, 7), (2, 3, 1), ((1, "timeout: no legal answer"),), tuple(EndReason)[:3]),
-        *(ArenaError(code, f"because {code.value}", "g", 9) for code in ErrorCode),
+        *(ErrorNotice(code, f"because {code.value}", "g", 9) for code in ErrorCode),
     ],
 )
 def test_session_messages_round_trip(msg: ArenaMessage) -> None:
@@ -206,7 +206,7 @@ def test_a_batch_written_as_bytes_is_the_protobuf_serialization_of_its_messages(
         event,
         DecisionRequest("g", 1, DecisionKind.FLIP, obs, 100, 0),
         event,
-        ArenaError(ErrorCode.MALFORMED, "x" * 20_000),
+        ErrorNotice(ErrorCode.MALFORMED, "x" * 20_000),
         PublicEvent("g", 0, game.events[0]),
         ActionAccepted("g", 1),
     ]

@@ -14,6 +14,7 @@ import grpc
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.storage import store
 from arena.storage.database import open_database
@@ -37,20 +38,23 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
     engine = open_database(url)
     referee = StrengthReferee(EQUAL)
     with Session(engine) as session:
-        TournamentSettings(
-            "capped",
-            3,
-            1,
-            datetime(2026, 1, 1, tzinfo=UTC),
-            1000,
-            seed=3,
-            stop_rule=StopRule(confidence=0.9, max_games=8),
-        ).create(session=session)
+        store.create_tournament(
+            session=session,
+            settings=TournamentSettings(
+                "capped",
+                3,
+                1,
+                datetime(2026, 1, 1, tzinfo=UTC),
+                1000,
+                seed=3,
+                stop_rule=StopRule(confidence=0.9, max_games=8),
+            ),
+        )
         for bot in EQUAL:
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="capped", bot=bot)
         store.start_tournament(session=session, tournament="capped")
-        while store.show_tournament(session=session, tournament="capped").status is store.TournamentStatus.RUNNING:
+        while store.show_tournament(session=session, tournament="capped").status is records.TournamentStatus.RUNNING:
             play_scheduled(session, "capped", referee)
             store.advance_stop_rule(session=session, tournament="capped")
     engine.dispose()

@@ -13,12 +13,14 @@ import grpc
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.credentials import set_admin_token
 from arena.storage.database import open_database
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from sdk.engine import GameRecord, replay
 from tests.api.conftest import Client
 from tests.storage.helpers import play_all, random_result
@@ -35,7 +37,9 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
     url = f"sqlite:///{path / 'arena.db'}"
     engine = open_database(url)
     with Session(engine) as session:
-        TournamentSettings("played", 3, 1, datetime(2026, 1, 1, tzinfo=UTC), 1000, seed=5).create(session=session)
+        store.create_tournament(
+            session=session, settings=TournamentSettings("played", 3, 1, datetime(2026, 1, 1, tzinfo=UTC), 1000, seed=5)
+        )
         for bot in ("ann", "bob", "cy", "dee"):
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="played", bot=bot)
@@ -75,7 +79,7 @@ def test_replies_convert_back_to_what_the_store_holds(arena: tuple[ArenaProcess,
     assert convert.bots_from_pb(client("ListBots", convert.list_bots_request())) == bots
     assert convert.ratings_from_pb(client("Ratings", convert.scope_to_pb("played"))) == ratings
     assert convert.ratings_from_pb(client("Ratings", convert.scope_to_pb(None))) == ladder
-    listed = client("ListGames", convert.games_request_to_pb("played", store.GameStatus.FINISHED))
+    listed = client("ListGames", convert.games_request_to_pb("played", records.GameStatus.FINISHED))
     assert convert.games_from_pb(listed) == games
     shown = client("ShowGame", convert.show_game_request_to_pb(games[0].id))
     assert convert.game_detail_from_pb(shown) == detail
@@ -153,8 +157,8 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
         made.seed_nonce,
     ) == ("created", 4, 3, LATER, 750, 2, None, None)
     assert len(made.seed_commitment) == 64
-    assert FailurePolicy.from_json(made.failure_policy) == settings.policy
-    assert made.status is store.TournamentStatus.SCHEDULED and made.games.total == 0
+    assert made.failure_policy == settings.policy
+    assert made.status is records.TournamentStatus.SCHEDULED and made.games.total == 0
     assert convert.settings_from_pb(request) == settings
 
 
@@ -216,7 +220,7 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
         assert reply.bot == "eve" and list(reply.tournament.entrants) == ["eve"]
     client("EnterTournament", enter, tokens["fay"])
     started = convert.tournament_reply_from_pb(client("StartTournament", convert.start_request_to_pb("open"), admin))
-    assert started.status is store.TournamentStatus.RUNNING and started.games.total == 2
+    assert started.status is records.TournamentStatus.RUNNING and started.games.total == 2
     assert client("EnterTournament", enter, tokens["fay"]).bot == "fay"  # a restarted entrant
     assert client.refused("EnterTournament", enter, tokens["gus"]) == (
         grpc.StatusCode.FAILED_PRECONDITION,

@@ -16,9 +16,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from arena.records import TournamentStatus
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.storage.store import TournamentStatus
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.storage.conftest import postgres_schema
 

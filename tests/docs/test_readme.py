@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.app import app as arena_app
-from arena.storage.store import TournamentStatus
+from arena.records import TournamentStatus
 from sdk.cli import app as scout_bot
 from sdk.loading import load_bot
 from sdk.local import play_match

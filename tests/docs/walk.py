@@ -50,7 +50,7 @@ import typer
 
 from arena.cli.app import app as arena_app
 from arena.cli.clients import LocalArena
-from arena.storage.store import GameStatus
+from arena.records import GameStatus
 from sdk.cli import app as bot_app
 from sdk.loading import load_bot
 from tests.docs.readme import README, Command, blocks, commands_of, option_envvars, parse

@@ -17,12 +17,12 @@ from arena.play.sessions import SessionHub, Stream
 from sdk.engine import Flip
 from sdk.protocol import (
     ActionRejected,
-    ArenaError,
     ArenaMessage,
     Decision,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     Hello,
 )
 from sdk.runner import local_legal_actions
@@ -93,6 +93,6 @@ def test_a_malformed_decision_is_rejected_for_its_request_and_counts_as_an_attem
 def test_a_malformed_probe_of_another_request_gets_the_answer_a_well_formed_one_gets() -> None:
     _, heard = _play()
     rid = next(m for m in heard if type(m) is DecisionRequest).request_id
-    errors = [m for m in heard if type(m) is ArenaError and m.request_id == rid + 1]
+    errors = [m for m in heard if type(m) is ErrorNotice and m.request_id == rid + 1]
     assert len(errors) == 2 and errors[0] == errors[1]
     assert errors[0].code is ErrorCode.NOT_YOUR_REQUEST

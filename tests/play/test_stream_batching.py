@@ -19,11 +19,11 @@ from sdk.engine.events import RoundStarted
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaError,
     Decision,
     DecisionKind,
     DecisionRequest,
     ErrorCode,
+    ErrorNotice,
     GameOver,
     Hello,
     PublicEvent,
@@ -65,7 +65,7 @@ def quiet_stream() -> Stream:
     [
         request(),
         ActionRejected("g", 1, "not your turn", 4),
-        ArenaError(ErrorCode.STALE_REQUEST, "stale", "g", 1),
+        ErrorNotice(ErrorCode.STALE_REQUEST, "stale", "g", 1),
         GameOver("g", (1, 2, 3), (3, 2, 1), (), ()),
     ],
     ids=lambda m: type(m).__name__,
@@ -144,9 +144,9 @@ def test_a_bot_is_busy_elsewhere_while_one_of_its_games_waits_for_another_bot() 
         a, _ = hub.open("A", Hello("A", "1", 4, False), "a")
         b, _ = hub.open("B", Hello("B", "1", 4, False), "b")
         game = asyncio.ensure_future(Referee(hub).play("g", ["A", "B"], 7, Limits(move_ms=60_000)))
-        while "g" not in a.tables or not a.tables["g"].waits_for("B"):
+        while "g" not in a.live_games or not a.live_games["g"].waits_for("B"):
             await asyncio.sleep(0)
-        table = a.tables["g"]
+        table = a.live_games["g"]
         seen = [(table.waits_for("A"), table.waits_for("B"), a.busy_elsewhere(), b.busy_elsewhere())]
         hub.receive(a, Decision("g", 1, Flip(False)))  # seat 0's flip request is the game's first
         seen.append((table.waits_for("A"), table.waits_for("B"), a.busy_elsewhere(), b.busy_elsewhere()))

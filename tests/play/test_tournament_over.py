@@ -14,10 +14,12 @@ import grpc
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.cli.clients import LocalArena
 from arena.play.results import ForfeitCause
 from arena.storage import store
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from bots.greedy import GreedyBot
 from sdk.protocol import TournamentEnd
 from sdk.runner import play_until_over_async, register
@@ -49,8 +51,8 @@ class Organiser:
             for bot in entrants:
                 store.enter_tournament(session=session, tournament=name, bot=bot)
 
-    def results(self, tournament: str) -> list[store.GameInfo]:
-        return self.local.games(tournament, store.GameStatus.FINISHED)
+    def results(self, tournament: str) -> list[records.GameInfo]:
+        return self.local.games(tournament, records.GameStatus.FINISHED)
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ from sqlmodel import Session
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from tests.reliability.conftest import HERE, WAIT_S
 from tests.reliability.zoo_bot import EXIT_CODE
 from tests.tournaments.arena_process import ArenaProcess
@@ -127,7 +128,7 @@ def test_the_stored_result_holds_the_forfeit_and_nothing_else_changes(
         policy=POLICY,
     )
     with Session(db_arena.engine) as session:
-        tid = settings.create(session=session).id
+        tid = store.create_tournament(session=session, settings=settings).id
         for bot in (*db_arena.healthy, name):
             store.enter_tournament(session=session, tournament=tournament, bot=bot)
     db_arena.start(str(HERE / "zoo_bot.py"), token, name, "--behaviour", behaviour, *args)

@@ -15,8 +15,8 @@ from sdk import Action, Bot, End, Observation, Scout
 from sdk.engine import replay
 from sdk.local import (
     BotRaised,
-    GameResult,
     IllegalChoice,
+    LocalGame,
     MatchInterrupted,
     WrongAnswerType,
     balanced_seatings,
@@ -77,7 +77,7 @@ def test_async_and_sync_bots_mix_and_play_identically() -> None:
 
 
 def test_play_game_async_runs_inside_a_running_event_loop() -> None:
-    async def main() -> GameResult:
+    async def main() -> LocalGame:
         return await play_game_async([AsyncFirstLegal(), GreedyBot()], seed=2)
 
     result = asyncio.run(main())

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.database import open_database
@@ -57,7 +58,7 @@ def played(tmp_path: Path) -> Path:
             result=random_result(first, {1}, ForfeitCause.DISCONNECT, PolicyDecision.VOID),
         )
         play_all(session)
-        assert store.show_tournament(session=session, tournament="cup").status is store.TournamentStatus.FINISHED
+        assert store.show_tournament(session=session, tournament="cup").status is records.TournamentStatus.FINISHED
     engine.dispose()
     return path
 

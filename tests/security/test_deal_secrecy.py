@@ -30,9 +30,10 @@ import pytest
 from google.protobuf.message import Message
 
 from arena.api import convert_tournaments as convert
+from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.fairness import attempt_seed, commitment
 from arena.tournaments.schedule import game_seed
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.settings import TournamentSettings
 from sdk import Action, Bot, Observation
 from sdk import runner as sdk_runner
 from sdk.engine import GameRecord, deal_rounds

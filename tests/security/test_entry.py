@@ -15,6 +15,7 @@ import grpc
 import pytest
 from sqlmodel import Session, select
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.api.server import ServerConfig, start_server
 from arena.storage import store
@@ -24,7 +25,7 @@ from arena.tournaments.entries import MAX_GAMES
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from sdk.wire.convert import register_request_to_pb
-from tests.api.test_tournament_service import Client
+from tests.api.conftest import Client
 from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
 from tests.tournaments.arena_process import ArenaProcess
 
@@ -40,8 +41,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
     db = path / "arena.db"
     engine = open_database(f"sqlite:///{db}")
     with Session(engine) as session:
-        TournamentSettings("huge", 2, 10, LATER, 1000).create(session=session)
-        TournamentSettings("broken", 3, 1, LATER, 1000).create(session=session)
+        store.create_tournament(session=session, settings=TournamentSettings("huge", 2, 10, LATER, 1000))
+        store.create_tournament(session=session, settings=TournamentSettings("broken", 3, 1, LATER, 1000))
         for i in range(71):
             store.register_bot(session=session, name=f"z{i:02d}")
             store.enter_tournament(session=session, tournament="huge", bot=f"z{i:02d}")
@@ -59,7 +60,7 @@ def client(arena: tuple[ArenaProcess, Path]) -> Iterator[Client]:
     c.channel.close()
 
 
-def create(client: Client, admin: str | None, settings: TournamentSettings) -> store.Tournament:
+def create(client: Client, admin: str | None, settings: TournamentSettings) -> records.Tournament:
     return convert.tournament_reply_from_pb(client("CreateTournament", convert.settings_to_pb(settings), admin))
 
 
@@ -185,7 +186,7 @@ def test_a_failed_tournament_shows_its_reason_and_cannot_be_started(
         f"tournament 'broken' failed: {reason}",
     )
     shown = convert.tournament_reply_from_pb(client("ShowTournament", convert.show_request_to_pb("broken")))
-    assert shown.status is store.TournamentStatus.FAILED and shown.failure == reason
+    assert shown.status is records.TournamentStatus.FAILED and shown.failure == reason
     token = client("RegisterBot", register_request_to_pb("too-late")).token
     assert client.refused("EnterTournament", enter("broken"), token) == (
         grpc.StatusCode.FAILED_PRECONDITION,

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import TournamentFailed, TournamentFull
 from arena.play.referee import Limits
 from arena.play.results import GameResult
@@ -23,6 +24,7 @@ from arena.ratings.table import arena_env
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
+from arena.storage.store import tournaments as tournaments_store
 from arena.storage.tables import BotRatingRow, BotRow, EntryRow
 from arena.tournaments import entries
 from arena.tournaments.isolation import start_or_fail
@@ -43,7 +45,7 @@ def field(engine: Engine, settings: TournamentSettings, entrants: int, prefix: s
     `enter_tournament` would but in bulk (the entry path itself is tested one bot at a time below)."""
     names = [f"{prefix}{i:04d}" for i in range(entrants)]
     with Session(engine) as session:
-        made = settings.create(session=session)
+        made = store.create_tournament(session=session, settings=settings)
         session.exec(
             sa.insert(BotRow),
             params=[  # type: ignore[call-overload]
@@ -68,7 +70,7 @@ def field(engine: Engine, settings: TournamentSettings, entrants: int, prefix: s
     return names
 
 
-def shown(engine: Engine, name: str) -> store.Tournament:
+def shown(engine: Engine, name: str) -> records.Tournament:
     with Session(engine) as session:
         return store.show_tournament(session=session, tournament=name)
 
@@ -104,7 +106,7 @@ def test_a_field_of_300_at_4_seats_starts_and_plays_through_the_runner(engine: E
     referee = ScriptedReferee({}, replay_delay_s=0)
     run_runner(engine, referee, ["big"])
     done = shown(engine, "big")
-    assert done.status is store.TournamentStatus.FINISHED and done.games.finished == done.games.total == 300
+    assert done.status is records.TournamentStatus.FINISHED and done.games.finished == done.games.total == 300
     with Session(engine) as session:
         games = store.list_games(session=session, tournament="big")
         table = store.rating_table(session=session, tournament="big")
@@ -122,7 +124,7 @@ def test_fields_of_200_and_1000_in_rounds_start_balanced(engine: Engine) -> None
         with Session(engine) as session:
             started = start_or_fail(session=session, tournament=name)
             schedule = store.show_schedule(session=session, tournament=name)
-        assert started.status is store.TournamentStatus.RUNNING
+        assert started.status is records.TournamentStatus.RUNNING
         assert started.games.total == len(schedule.tables) == entrants * tables_each // 4
         assert set(schedule.seat_counts().values()) == {(tables_each // 4,) * 4}
         counts = schedule.pair_counts().values()
@@ -132,20 +134,20 @@ def test_fields_of_200_and_1000_in_rounds_start_balanced(engine: Engine) -> None
 def test_a_tournament_whose_start_fails_is_marked_failed_and_another_plays_on(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = store.round_robin
+    real = tournaments_store.round_robin
 
     def broken(entrants: Sequence[str], table_size: int, seed: int, rounds: int | None = None) -> object:
         if table_size == 3:
             raise RecursionError("maximum recursion depth exceeded")
         return real(entrants, table_size, seed, rounds)
 
-    monkeypatch.setattr(store, "round_robin", broken)
+    monkeypatch.setattr(tournaments_store, "round_robin", broken)
     field(engine, settings("victim", 3, starts_at=NOW - timedelta(minutes=1)), 6, "v")  # due first
     field(engine, settings("healthy", 2), 3, "h")
     run_runner(engine, ScriptedReferee({}, replay_delay_s=0), ["victim", "healthy"])
     victim, healthy = shown(engine, "victim"), shown(engine, "healthy")
-    assert healthy.status is store.TournamentStatus.FINISHED and healthy.games.finished == 6
-    assert victim.status is store.TournamentStatus.FAILED and victim.games.total == 0  # the start rolled back
+    assert healthy.status is records.TournamentStatus.FINISHED and healthy.games.finished == 6
+    assert victim.status is records.TournamentStatus.FAILED and victim.games.total == 0  # the start rolled back
     assert victim.failure == "starting failed: RecursionError: maximum recursion depth exceeded"
     with Session(engine) as session, pytest.raises(TournamentFailed) as caught:
         start_or_fail(session=session, tournament="victim")
@@ -168,8 +170,8 @@ def test_a_tournament_whose_play_fails_is_marked_failed_and_another_plays_on(eng
     field(engine, settings("fine", 3), 4, "y")
     run_runner(engine, FailingReferee({}, replay_delay_s=0), ["broken", "fine"])
     broken, fine = shown(engine, "broken"), shown(engine, "fine")
-    assert fine.status is store.TournamentStatus.FINISHED and fine.games.finished == fine.games.total == 4
-    assert broken.status is store.TournamentStatus.FAILED and broken.games.finished == 0
+    assert fine.status is records.TournamentStatus.FINISHED and fine.games.finished == fine.games.total == 4
+    assert broken.status is records.TournamentStatus.FAILED and broken.games.finished == 0
     assert broken.failure == "playing failed: ValueError: the referee broke on this table"
 
 
@@ -189,7 +191,7 @@ def test_a_full_round_robin_too_large_is_refused_at_entry_with_the_fix(engine: E
 
 def test_max_entrants_caps_the_field(engine: Engine) -> None:
     with Session(engine) as session:
-        settings("capped", 2, max_entrants=3).create(session=session)
+        store.create_tournament(session=session, settings=settings("capped", 2, max_entrants=3))
         for bot in ("ann", "bob", "cy", "dee"):
             store.register_bot(session=session, name=bot)
         for bot in ("ann", "bob", "cy"):

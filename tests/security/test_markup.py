@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.tables import BotRow, TournamentRow
+from arena.tournaments.settings import TournamentSettings
 from tests.cli.conftest import arena_cli, bot_cli
 
 MARKUP = "[/]"
@@ -31,11 +32,13 @@ def old_database(tmp_path: Path) -> Path:
         for name in ("first", "second"):
             store.create_tournament(
                 session=session,
-                name=name,
-                table_size=2,
-                games_per_table=1,
-                starts_at=datetime(2030, 1, 1, tzinfo=UTC),
-                move_limit_ms=1000,
+                settings=TournamentSettings(
+                    name=name,
+                    table_size=2,
+                    games_per_table=1,
+                    starts_at=datetime(2030, 1, 1, tzinfo=UTC),
+                    move_limit_ms=1000,
+                ),
             )
             for bot in ("alice", "bob"):
                 store.enter_tournament(session=session, tournament=name, bot=bot)

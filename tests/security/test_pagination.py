@@ -16,12 +16,14 @@ import grpc
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.api.pages import MAX_PAGE_SIZE
 from arena.cli import clients
 from arena.cli.clients import LocalArena, RemoteArena
 from arena.storage import store
 from arena.storage.database import open_database
+from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2_grpc
 from tests.storage.helpers import play_all, running_tournament
 from tests.tournaments.arena_process import ArenaProcess
@@ -46,11 +48,13 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
         for i in range(4):
             store.create_tournament(
                 session=session,
-                name=f"later-{i}",
-                table_size=2,
-                games_per_table=1,
-                starts_at=datetime(2030, 1, 1, tzinfo=UTC) + timedelta(hours=i % 2),
-                move_limit_ms=1000,
+                settings=TournamentSettings(
+                    name=f"later-{i}",
+                    table_size=2,
+                    games_per_table=1,
+                    starts_at=datetime(2030, 1, 1, tzinfo=UTC) + timedelta(hours=i % 2),
+                    move_limit_ms=1000,
+                ),
             )
     engine.dispose()
     server = ArenaProcess(url, path / "server.log", *UNLIMITED)
@@ -85,7 +89,7 @@ LISTINGS = {
     ),
     "finished cup games": Listing(
         "ListGames",
-        lambda size, token: convert.games_request_to_pb("cup", store.GameStatus.FINISHED, size, token),
+        lambda size, token: convert.games_request_to_pb("cup", records.GameStatus.FINISHED, size, token),
         convert.games_from_pb,
     ),
 }
@@ -109,7 +113,7 @@ def whole(url: str, name: str) -> list[Any]:
             "games": lambda: local.games(None, None),
             "ladder head-to-head": lambda: list(local.head_to_head(None).pairs),
             "cup head-to-head": lambda: list(local.head_to_head("cup").pairs),
-            "finished cup games": lambda: local.games("cup", store.GameStatus.FINISHED),
+            "finished cup games": lambda: local.games("cup", records.GameStatus.FINISHED),
         }[name]()
     finally:
         local.close()

@@ -18,6 +18,7 @@ import grpc
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.api import convert_tournaments as convert
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
@@ -25,6 +26,7 @@ from arena.directory import InMemoryBotDirectory
 from arena.storage import store
 from arena.storage.credentials import FixedAdminToken
 from arena.storage.database import open_database
+from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2_grpc
 from tests.tournaments.arena_process import ArenaProcess
 
@@ -39,7 +41,10 @@ def database(path: Path, bots: list[str]) -> tuple[str, dict[str, str]]:
     engine = open_database(url)
     with Session(engine) as session:
         store.create_tournament(
-            session=session, name="cup", table_size=2, games_per_table=2, starts_at=LATER, move_limit_ms=2000
+            session=session,
+            settings=TournamentSettings(
+                name="cup", table_size=2, games_per_table=2, starts_at=LATER, move_limit_ms=2000
+            ),
         )
         tokens = {bot: store.register_bot(session=session, name=bot).token for bot in bots}
         for bot in bots:
@@ -134,7 +139,9 @@ def test_bots_polling_with_their_tokens_finish_while_their_host_is_throttled(tmp
         )
         for bot in bots:
             assert bot.wait(timeout=FINISH_TIMEOUT_S) == 0, "a bot never saw its tournament finish"
-        assert convert.tournament_reply_from_pb(show(stub, arena.admin_token)).status is store.TournamentStatus.FINISHED
+        assert (
+            convert.tournament_reply_from_pb(show(stub, arena.admin_token)).status is records.TournamentStatus.FINISHED
+        )
     finally:
         for bot in bots:
             if bot.poll() is None:

@@ -29,7 +29,7 @@ from tests.security.helpers import (
     target,
 )
 
-FORGED_LINE = "ok\n2026-01-01 12:00:00 INFO arena.api.service: registered bot 'admin'"
+FORGED_LINE = "ok\n2026-01-01 12:00:00 INFO arena.api.arena_service: registered bot 'admin'"
 TERMINAL = "\x1b[2J\x1b[31mred\x1b]0;pwned\x07"
 HUGE = "x" * 60_000
 """Each a string a client may send; HUGE still fits the arena's 64 KiB receive limit."""

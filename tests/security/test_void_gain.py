@@ -16,8 +16,8 @@ from sqlalchemy.engine import Engine
 
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage.database import open_database
+from arena.tournaments.failure_policy import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
 from arena.tournaments.fairness import attempt_seed
-from arena.tournaments.settings import MAX_REPLAYS, MAX_VOIDS_PER_BOT, FailurePolicy
 from tests.security.void_play import CHEATER, HONEST, Outcome, play
 
 GAMES_PER_TABLE = 8

@@ -21,13 +21,15 @@ from typing import ClassVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.play.referee import Limits, fallback_action
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
+from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.runner import TournamentRunner
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.settings import TournamentSettings
 from bots.greedy import GreedyBot, hand_value
 from sdk.engine import Card, Flip, Game, Phase, observe, record_of
 
@@ -76,7 +78,7 @@ class GreedyReferee:
 class _Connected:
     connected = True
     capacity = 64
-    tables: ClassVar[dict[str, object]] = {}
+    live_games: ClassVar[dict[str, object]] = {}
 
 
 class _EveryoneConnected:
@@ -94,7 +96,7 @@ class Outcome:
 
     subject: str
     rating: RatingRow
-    games: list[store.GameDetail]
+    games: list[records.GameDetail]
     drops: int
 
     @property
@@ -131,7 +133,7 @@ def play(
         name, 3, games_per_table, datetime.now(UTC), 1000, concurrency=4, seed=seed, policy=policy
     )
     with Session(engine) as session:
-        settings.create(session=session)
+        store.create_tournament(session=session, settings=settings)
         known = {b.name for b in store.list_bots(session=session)}
         for bot in (subject, *OPPONENTS):
             if bot not in known:

@@ -8,15 +8,17 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session
 
+from arena import records
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from arena.storage import store
+from arena.tournaments.settings import TournamentSettings
 from sdk.engine import EndReason, Game, GameRecord, RoundResult, record_of
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def random_result(
-    game: store.GameToPlay,
+    game: records.GameToPlay,
     forfeits: Collection[int] = (),
     cause: ForfeitCause = ForfeitCause.TIMEOUT,
     policy: PolicyDecision = PolicyDecision.FORFEIT,
@@ -31,7 +33,7 @@ def random_result(
     return result_of(game, record_of(engine_game), forfeits, cause, policy)
 
 
-def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Collection[int] = ()) -> GameResult:
+def chosen_result(game: records.GameToPlay, totals: Sequence[int], forfeits: Collection[int] = ()) -> GameResult:
     """A result with the given totals, its record reduced to what storage checks."""
     n = len(game.seats)
     rounds = tuple(
@@ -42,7 +44,7 @@ def chosen_result(game: store.GameToPlay, totals: Sequence[int], forfeits: Colle
 
 
 def result_of(
-    game: store.GameToPlay,
+    game: records.GameToPlay,
     record: GameRecord,
     forfeits: Collection[int] = (),
     cause: ForfeitCause = ForfeitCause.TIMEOUT,
@@ -68,12 +70,14 @@ def running_tournament(
             store.register_bot(session=session, name=bot)
     store.create_tournament(
         session=session,
-        name=name,
-        table_size=table_size,
-        games_per_table=games_per_table,
-        starts_at=START,
-        move_limit_ms=1000,
-        seed=seed,
+        settings=TournamentSettings(
+            name=name,
+            table_size=table_size,
+            games_per_table=games_per_table,
+            starts_at=START,
+            move_limit_ms=1000,
+            seed=seed,
+        ),
     )
     for bot in names:
         store.enter_tournament(session=session, tournament=name, bot=bot)

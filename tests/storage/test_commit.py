@@ -11,9 +11,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import GameAlreadyFinished, GameNotRunning, ResultMismatch, UnknownGame
 from arena.play.results import GameResult
 from arena.storage import store
+from arena.storage.store import games as games_store
+from arena.tournaments.settings import TournamentSettings
 from tests.storage.helpers import START, chosen_result, play_all, random_result, running_tournament
 
 
@@ -24,7 +27,7 @@ def row_counts(session: Session) -> dict[str, int]:
     }
 
 
-def start_one(session: Session, bots: int = 3, table_size: int = 3) -> store.GameToPlay:
+def start_one(session: Session, bots: int = 3, table_size: int = 3) -> records.GameToPlay:
     running_tournament(session, bots=bots, table_size=table_size)
     game = store.next_games(session=session)[0]
     store.mark_game_running(session=session, game_id=game.id)
@@ -39,11 +42,11 @@ def test_a_failure_between_record_and_ratings_stores_neither(session: Session, m
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("injected failure in the rating step")
 
-    monkeypatch.setattr(store, "apply_game", broken)
+    monkeypatch.setattr(games_store, "apply_game", broken)
     with pytest.raises(RuntimeError, match="injected"):
         store.commit_game(session=session, game_id=game.id, result=result)
     detail = store.show_game(session=session, game_id=game.id)
-    assert detail.record is None and detail.info.status is store.GameStatus.RUNNING
+    assert detail.record is None and detail.info.status is records.GameStatus.RUNNING
     assert detail.info.results == () and detail.info.end_reasons == ()
     assert row_counts(session) == {"seat_results": 0, "rating_history": 0}
     assert store.rating_table(session=session, tournament="cup") == ratings_before
@@ -82,7 +85,7 @@ def test_only_running_games_can_be_committed(session: Session) -> None:
     assert row_counts(session) == {"seat_results": 0, "rating_history": 0}
 
 
-def mismatches(game: store.GameToPlay) -> list[tuple[GameResult, str]]:
+def mismatches(game: records.GameToPlay) -> list[tuple[GameResult, str]]:
     good = random_result(game)
     seats = good.seats
     swapped = (replace(seats[0], bot=seats[1].bot), replace(seats[1], bot=seats[0].bot), *seats[2:])
@@ -102,7 +105,7 @@ def test_results_that_do_not_fit_the_game_are_refused_and_nothing_changes(sessio
         with pytest.raises(ResultMismatch, match=message) as refused:
             store.commit_game(session=session, game_id=game.id, result=bad)
         assert str(game.seed) not in str(refused.value), "a failed tournament's public reason may quote this"
-    assert store.show_game(session=session, game_id=game.id).info.status is store.GameStatus.RUNNING
+    assert store.show_game(session=session, game_id=game.id).info.status is records.GameStatus.RUNNING
     assert row_counts(session) == {"seat_results": 0, "rating_history": 0}
     store.commit_game(session=session, game_id=game.id, result=random_result(game))
 
@@ -121,12 +124,12 @@ def test_interrupted_games_are_voided_and_replayed_from_the_same_seed(session: S
     assert first not in queue
     replay = store.mark_game_running(session=session, game_id=second.id)
     assert replay.seed == second.seed
-    (info,) = store.list_games(session=session, status=store.GameStatus.RUNNING)
+    (info,) = store.list_games(session=session, status=records.GameStatus.RUNNING)
     assert info.id == second.id and info.attempts == 2
     store.commit_game(session=session, game_id=second.id, result=random_result(replay))
     play_all(session)
     finished = store.list_games(session=session, tournament="cup")
-    assert all(g.status is store.GameStatus.FINISHED for g in finished)
+    assert all(g.status is records.GameStatus.FINISHED for g in finished)
     assert row_counts(session)["seat_results"] == 3 * len(finished)
     table = store.rating_table(session=session, tournament="cup")
     assert sum(r.games for r in table) == 3 * len(finished)
@@ -136,8 +139,8 @@ def test_the_last_game_finishes_the_tournament(session: Session) -> None:
     running_tournament(session, bots=2, table_size=2)
     assert play_all(session) == 2
     tournament = store.show_tournament(session=session, tournament="cup")
-    assert tournament.status is store.TournamentStatus.FINISHED and tournament.finished_at is not None
-    assert tournament.games == store.GameCounts(finished=2)
+    assert tournament.status is records.TournamentStatus.FINISHED and tournament.finished_at is not None
+    assert tournament.games == records.GameCounts(finished=2)
 
 
 def test_rating_table_counts_shared_wins_averages_and_forfeits(session: Session) -> None:
@@ -212,8 +215,8 @@ def test_recomputation_notices_a_tampered_record(session: Session) -> None:
 def test_list_and_show_games(session: Session) -> None:
     running_tournament(session, bots=3, table_size=3)
     play_all(session)
-    games = store.list_games(session=session, tournament="cup", status=store.GameStatus.FINISHED)
-    assert len(games) == 3 and store.list_games(session=session, status=store.GameStatus.SCHEDULED) == []
+    games = store.list_games(session=session, tournament="cup", status=records.GameStatus.FINISHED)
+    assert len(games) == 3 and store.list_games(session=session, status=records.GameStatus.SCHEDULED) == []
     detail = store.show_game(session=session, game_id=games[0].id)
     assert detail.info == games[0]
     assert detail.record is not None
@@ -261,7 +264,8 @@ def test_concurrent_commits_lose_no_update(engine: Engine) -> None:
 def test_an_unstarted_tournament_has_no_ratings_stored_or_recomputed(session: Session) -> None:
     store.register_bot(session=session, name="solo")
     store.create_tournament(
-        session=session, name="later", table_size=2, games_per_table=1, starts_at=START, move_limit_ms=100
+        session=session,
+        settings=TournamentSettings(name="later", table_size=2, games_per_table=1, starts_at=START, move_limit_ms=100),
     )
     store.enter_tournament(session=session, tournament="later", bot="solo")
     assert store.rating_table(session=session, tournament="later") == []

@@ -17,9 +17,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import GameAlreadyFinished
 from arena.storage import store
 from arena.storage.database import open_database
+from arena.storage.store import games as games_store
 from tests.storage.helpers import random_result, running_tournament
 from tests.storage.test_commit import row_counts
 
@@ -56,7 +58,7 @@ def test_the_connection_killed_between_record_and_ratings_stores_nothing(
         table, ladder = store.rating_table(session=session, tournament="cup"), store.rating_table(session=session)
     result = random_result(game)
     killed: list[int] = []
-    real_apply_game = store.apply_game
+    real_apply_game = games_store.apply_game
 
     def kill_then_rate(*args: Any, **kwargs: Any) -> Any:
         """Runs inside commit_game after the record's UPDATE and before the ratings' UPDATE."""
@@ -70,7 +72,7 @@ def test_the_connection_killed_between_record_and_ratings_stores_nothing(
         return real_apply_game(*args, **kwargs)
 
     killer = sa.create_engine(pg_engine.url)
-    monkeypatch.setattr(store, "apply_game", kill_then_rate)
+    monkeypatch.setattr(games_store, "apply_game", kill_then_rate)
     try:
         with Session(pg_engine) as committing:
             with pytest.raises(sa.exc.OperationalError):
@@ -79,7 +81,7 @@ def test_the_connection_killed_between_record_and_ratings_stores_nothing(
 
             # Nothing of the game was stored; the session works again on a fresh connection.
             detail = store.show_game(session=committing, game_id=game.id)
-            assert detail.record is None and detail.info.status is store.GameStatus.RUNNING
+            assert detail.record is None and detail.info.status is records.GameStatus.RUNNING
             assert detail.info.results == () and detail.info.end_reasons == ()
             assert row_counts(committing) == {"seat_results": 0, "rating_history": 0}
             assert store.rating_table(session=committing, tournament="cup") == table

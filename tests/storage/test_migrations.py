@@ -17,11 +17,11 @@ from sqlmodel import Session, SQLModel
 
 import arena.storage.database
 from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
+from arena.records import GameStatus, TournamentStatus
 from arena.storage import store
 from arena.storage.database import SchemaKind, database_state, open_database, upgrade_database
 from arena.storage.migrations.__main__ import NOTHING, draft
 from arena.storage.migrations.__main__ import main as migrations_main
-from arena.storage.store import GameStatus, TournamentStatus
 from arena.storage.tables import SCHEMA_VERSION
 from arena.tournaments.fairness import commitment, verify
 from tests.storage.conftest import postgres_schema

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
+from arena import records
 from arena.api.convert_tournaments import tournament_from_pb, tournament_to_pb
 from arena.storage import store
 from tests.storage.helpers import random_result, running_tournament
@@ -18,17 +19,17 @@ def test_a_game_waiting_for_its_commit_is_played_not_running(session: Session) -
         store.mark_game_running(session=session, game_id=game.id)
     store.mark_game_played(session=session, game_id=second.id)
     counts = store.show_tournament(session=session, tournament="cup").games
-    assert counts == store.GameCounts(scheduled=len(rest), running=1, played=1)
+    assert counts == records.GameCounts(scheduled=len(rest), running=1, played=1)
     assert store.show_game(session=session, game_id=second.id).info.finished_at is None  # not finished yet
 
     store.commit_game(session=session, game_id=first.id, result=random_result(first))
-    assert store.show_tournament(session=session, tournament="cup").games == store.GameCounts(
+    assert store.show_tournament(session=session, tournament="cup").games == records.GameCounts(
         scheduled=len(rest), played=1, finished=1
     )
 
     assert store.void_interrupted_games(session=session) == 1  # the arena stopped before its commit
     counts = store.show_tournament(session=session, tournament="cup").games
-    assert counts == store.GameCounts(scheduled=len(rest) + 1, finished=1)
+    assert counts == records.GameCounts(scheduled=len(rest) + 1, finished=1)
     replayed = store.mark_game_running(session=session, game_id=second.id)
     assert store.show_tournament(session=session, tournament="cup").games.played == 0
     store.commit_game(session=session, game_id=second.id, result=random_result(replayed))

@@ -8,6 +8,7 @@ import itertools
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import InvalidBootstrap, UnknownTournament
 from arena.ratings import rank_confidence
 from arena.ratings.head_to_head import crosstable
@@ -26,7 +27,7 @@ def two_tournaments(session: Session) -> None:
 def test_played_games_are_the_stored_results_in_rating_order(session: Session) -> None:
     two_tournaments(session)
     for tournament in ("first", "second", None):
-        listed = store.list_games(session=session, tournament=tournament, status=store.GameStatus.FINISHED)
+        listed = store.list_games(session=session, tournament=tournament, status=records.GameStatus.FINISHED)
         expected = {
             tuple((s.bot, s.points, s.rank) for s in store.show_game(session=session, game_id=g.id).info.results)
             for g in listed

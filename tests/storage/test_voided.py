@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import GameNotRunning, ResultMismatch
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
@@ -18,7 +19,7 @@ from tests.storage.helpers import chosen_result, play_all, random_result, runnin
 VOID = PolicyDecision.VOID
 
 
-def first_game_running(session: Session) -> store.GameToPlay:
+def first_game_running(session: Session) -> records.GameToPlay:
     running_tournament(session, bots=3, table_size=3, games_per_table=2)
     game = store.next_games(session=session)[0]
     return store.mark_game_running(session=session, game_id=game.id)
@@ -109,7 +110,7 @@ def test_only_an_attempt_the_policy_voids_can_be_voided(
     with pytest.raises(ResultMismatch, match=message):
         store.void_attempt(session=session, game_id=game.id, result=random_result(game, forfeits, policy=policy))
     assert store.show_game(session=session, game_id=game.id).voided == ()
-    assert store.list_games(session=session, status=store.GameStatus.RUNNING)[0].id == game.id
+    assert store.list_games(session=session, status=records.GameStatus.RUNNING)[0].id == game.id
 
 
 @pytest.mark.parametrize(
@@ -134,7 +135,7 @@ def test_a_committed_forfeit_needs_a_forfeiting_decision(
     seats = tuple(s if s.forfeit is None else replace(s, policy=policy) for s in result.seats)
     with pytest.raises(ResultMismatch, match=message):
         store.commit_game(session=session, game_id=game.id, result=replace(result, seats=seats))
-    assert store.list_games(session=session, status=store.GameStatus.RUNNING)[0].id == game.id
+    assert store.list_games(session=session, status=records.GameStatus.RUNNING)[0].id == game.id
 
 
 def test_a_game_not_running_cannot_be_voided(session: Session) -> None:

@@ -20,14 +20,16 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import attempt_seed
 from arena.tournaments.runner import TournamentRunner
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.settings import TournamentSettings
 from sdk.engine import Game, record_of
 
 BOTS = ("ann", "bob", "cy")
@@ -80,7 +82,7 @@ class ScriptedReferee:
 class _Connected:
     connected = True
     capacity = 8
-    tables: ClassVar[dict[str, object]] = {}
+    live_games: ClassVar[dict[str, object]] = {}
 
 
 class EveryoneConnected:
@@ -106,7 +108,7 @@ def play_tournament(engine: Engine, name: str, policy: FailurePolicy, script: Sc
         policy=policy,
     )
     with Session(engine) as session:
-        settings.create(session=session)
+        store.create_tournament(session=session, settings=settings)
         for bot in BOTS:
             if bot not in {b.name for b in store.list_bots(session=session)}:
                 store.register_bot(session=session, name=bot)
@@ -137,7 +139,7 @@ def engine(database_url: str) -> Engine:
     return open_database(database_url)
 
 
-def games(engine: Engine, name: str) -> list[store.GameDetail]:
+def games(engine: Engine, name: str) -> list[records.GameDetail]:
     with Session(engine) as session:
         return [
             store.show_game(session=session, game_id=g.id) for g in store.list_games(session=session, tournament=name)

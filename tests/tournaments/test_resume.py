@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
+from arena import records
 from arena.play.results import SeatResult
 from arena.ratings.table import RatingRow
 from arena.storage import store
@@ -82,7 +83,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def counts(url: str) -> store.GameCounts:
+def counts(url: str) -> records.GameCounts:
     engine = open_database(url)
     try:
         with Session(engine) as session:
@@ -102,7 +103,7 @@ def play(
     url = f"sqlite:///{tmp / 'arena.db'}"
     engine = open_database(url)
     with Session(engine) as session:
-        settings.create(session=session)
+        store.create_tournament(session=session, settings=settings)
         tokens = {name: store.register_bot(session=session, name=name).token for name in BOTS}
         for name in BOTS:
             store.enter_tournament(session=session, tournament=settings.name, bot=name)
@@ -147,7 +148,7 @@ def play(
     return outcome, interrupted
 
 
-def _finished(game: store.GameInfo) -> float:
+def _finished(game: records.GameInfo) -> float:
     return game.finished_at.timestamp() if game.finished_at else 0.0
 
 

@@ -14,10 +14,12 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
+from arena import records
 from arena.api.server import ServerConfig, start_server
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.settings import FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from tests.tournaments.conftest import FINISH_TIMEOUT_S, GREEDY, RANDOM, BotProcesses
 
 
@@ -39,7 +41,7 @@ def register_and_enter(url: str, settings: TournamentSettings, bots: list[str]) 
     engine = open_database(url)
     try:
         with Session(engine) as session:
-            settings.create(session=session)
+            store.create_tournament(session=session, settings=settings)
             tokens = {bot: store.register_bot(session=session, name=bot).token for bot in bots}
             for bot in bots:
                 store.enter_tournament(session=session, tournament=settings.name, bot=bot)
@@ -50,7 +52,7 @@ def register_and_enter(url: str, settings: TournamentSettings, bots: list[str]) 
 
 async def run_until_finished(
     url: str, tournament: str, start_bots: Callable[[str], None], start_once_connected: list[str] | None = None
-) -> store.Tournament:
+) -> records.Tournament:
     """Start an arena on `url`, call `start_bots(target)`, and wait (bounded) for the tournament to
     finish; with `start_once_connected`, start it as soon as those bots are connected."""
     arena = await start_server(ServerConfig(port=0, database_url=url))
@@ -69,7 +71,7 @@ async def run_until_finished(
         while True:
             with Session(arena.engine) as session:
                 shown = store.show_tournament(session=session, tournament=tournament)
-            if shown.status is store.TournamentStatus.FINISHED:
+            if shown.status is records.TournamentStatus.FINISHED:
                 return shown
             assert asyncio.get_running_loop().time() < deadline, f"not finished in {FINISH_TIMEOUT_S} s: {shown.games}"
             await asyncio.sleep(0.1)
@@ -116,7 +118,7 @@ def test_a_due_tournament_is_played_and_its_ratings_are_reproducible(
     engine = open_database(database_url)
     with Session(engine) as session:
         games = store.list_games(session=session, tournament="cup")
-        assert all(g.status is store.GameStatus.FINISHED and g.attempts == 1 for g in games)
+        assert all(g.status is records.GameStatus.FINISHED and g.attempts == 1 for g in games)
         assert all(s.forfeit is None for g in games for s in g.results)
         table = store.rating_table(session=session, tournament="cup")
         assert table == store.recompute_ratings(session=session, tournament="cup")

@@ -17,7 +17,8 @@ from arena.errors import InvalidSetting
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from arena.storage import store
 from arena.storage.database import open_database
-from arena.tournaments.settings import FailureAction, FailurePolicy, TournamentSettings
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from sdk.engine import Game, record_of
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.storage.helpers import random_result, running_tournament
@@ -67,9 +68,9 @@ def test_the_policy_round_trips_through_json_storage_and_protobuf(tmp_path: Path
     assert convert.settings_from_pb(convert.settings_to_pb(settings)) == settings
     engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
     with Session(engine) as session:
-        stored = settings.create(session=session)
+        stored = store.create_tournament(session=session, settings=settings)
     engine.dispose()
-    assert FailurePolicy.from_json(stored.failure_policy) == policy
+    assert stored.failure_policy == policy
     assert convert.tournament_from_pb(convert.tournament_to_pb(stored)) == stored
 
 
@@ -168,7 +169,7 @@ def test_the_cli_creates_a_tournament_with_a_policy_and_shows_it(tmp_path: Path)
     with Session(engine) as session:
         stored = store.show_tournament(session=session, tournament="cup").failure_policy
     engine.dispose()
-    assert FailurePolicy.from_json(stored) == FailurePolicy(on_timeout=VOID, on_disconnect=FORFEIT, max_replays=1)
+    assert stored == FailurePolicy(on_timeout=VOID, on_disconnect=FORFEIT, max_replays=1)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena import records
 from arena.errors import InvalidSetting, TournamentFull
 from arena.play.referee import Limits
 from arena.play.results import GameResult, SeatResult, final_ranks
@@ -82,7 +83,7 @@ def create(engine: Engine, name: str, rule: StopRule, table_size: int = 3) -> No
         stop_rule=rule,
     )
     with Session(engine) as session:
-        settings.create(session=session)
+        store.create_tournament(session=session, settings=settings)
         known = {b.name for b in store.list_bots(session=session)}
         for bot in STRENGTH:
             if bot not in known:
@@ -91,12 +92,12 @@ def create(engine: Engine, name: str, rule: StopRule, table_size: int = 3) -> No
         store.start_tournament(session=session, tournament=name)
 
 
-def show(engine: Engine, name: str) -> store.Tournament:
+def show(engine: Engine, name: str) -> records.Tournament:
     with Session(engine) as session:
         return store.show_tournament(session=session, tournament=name)
 
 
-def run(engine: Engine, name: str, referee: StrengthReferee, until: Callable[[store.Tournament], bool]) -> None:
+def run(engine: Engine, name: str, referee: StrengthReferee, until: Callable[[records.Tournament], bool]) -> None:
     """Run a fresh tournament runner until `until(tournament)` holds, then cancel it (a crash: its
     games in play stay marked running)."""
     runner = TournamentRunner(AsyncStore(engine), referee, EveryoneConnected())  # type: ignore[arg-type]
@@ -123,8 +124,8 @@ def play_scheduled(session: Session, name: str, referee: StrengthReferee) -> Non
         store.commit_game(session=session, game_id=game.id, result=referee.result(game.seats, game.seed))
 
 
-def finished(t: store.Tournament) -> bool:
-    return t.status is store.TournamentStatus.FINISHED
+def finished(t: records.Tournament) -> bool:
+    return t.status is records.TournamentStatus.FINISHED
 
 
 def outcome(engine: Engine, name: str) -> tuple[object, ...]:
@@ -183,7 +184,7 @@ def test_a_crash_between_a_rounds_last_commit_and_the_decision_decides_the_same(
     with Session(engine) as session:
         play_scheduled(session, "undecided", referee)
         waiting_round = store.show_tournament(session=session, tournament="undecided")
-        assert waiting_round.status is store.TournamentStatus.RUNNING and waiting_round.games.scheduled == 0
+        assert waiting_round.status is records.TournamentStatus.RUNNING and waiting_round.games.scheduled == 0
         assert waiting_round.stop is not None and waiting_round.stop.rounds == 1
     run(engine, "undecided", referee, finished)
     assert outcome(engine, "undecided") == outcome(engine, "whole")
@@ -222,7 +223,9 @@ def test_the_top_places_alone_can_settle_it(engine: Engine) -> None:
 
 def test_a_tournament_without_the_rule_is_not_advanced(engine: Engine) -> None:
     with Session(engine) as session:
-        TournamentSettings("plain", 3, 1, datetime.now(UTC), 1000, seed=SEED).create(session=session)
+        store.create_tournament(
+            session=session, settings=TournamentSettings("plain", 3, 1, datetime.now(UTC), 1000, seed=SEED)
+        )
         for bot in STRENGTH:
             store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament="plain", bot=bot)
@@ -237,11 +240,13 @@ def test_one_round_must_fit_under_the_cap(engine: Engine) -> None:
         with pytest.raises(
             InvalidSetting, match="even 2 entrants would play 6 games a round, over the stop rule's cap"
         ):
-            TournamentSettings("tiny", 2, 3, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)).create(
-                session=session
+            store.create_tournament(
+                session=session,
+                settings=TournamentSettings("tiny", 2, 3, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)),
             )
-        TournamentSettings("small", 2, 1, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)).create(
-            session=session
+        store.create_tournament(
+            session=session,
+            settings=TournamentSettings("small", 2, 1, datetime.now(UTC), 1000, stop_rule=StopRule(max_games=5)),
         )
         for bot in STRENGTH:
             store.register_bot(session=session, name=bot)

@@ -1,4 +1,4 @@
-"""What `scout-arena COMMAND --json` prints: one JSON document per read command, for scripts.
+"""The JSON documents of the read models: what `scout-arena COMMAND --json` prints, and game export lines.
 
 Each document is built from the same read model the command's table shows (the store's values and
 `RatingRow`), so the table and the JSON never disagree, and a field added to a model reaches the
@@ -6,7 +6,24 @@ JSON by itself: an object's keys are its model's field names (`plain`), document
 docs/operator-guide.md ("Output for scripts"). Numbers stay numbers, a missing value is null, enums
 are their values ("finished", "timeout") and times are ISO 8601 in UTC to the millisecond
 (`2030-01-04T18:00:00.000Z`, `utc_time`). Games have one shape everywhere: `games list --json`,
-`games show --json` and every line of `games export` (`arena.cli.export`) use `game_summary`.
+`games show --json` and every line of `games export` (`arena.documents`) use `game_summary`.
+
+Game export lines (`game_line`, for `games export` and the ExportGames call): finished games as
+JSON lines, one self-contained object per game, for analysis outside the arena.
+
+Each line is the game's document of `games show --json` (`game`): `id`,
+`tournament`, `table` and `game` (its place in the schedule), `status` (finished), `seed` (of the
+attempt that counted), `attempts`, `started_at` and `finished_at` (ISO 8601 in UTC,
+`2030-01-04T18:00:00.000Z`), `seats` (bot names in seat order), `results` (per seat: `seat`, `bot`,
+`points`, `rank`, `forfeit` - the reason, or null -, `cause` - timeout, illegal, disconnect or
+absent, or null - and `policy` - what the failure policy did with the forfeit: forfeit or
+void-cap-reached, or null), `end_reasons` (per round), `record`: the engine's full game record
+(`GameRecord.to_dict`), which `sdk.engine.replay(GameRecord.from_dict(line["record"]))` plays again
+move by move, and `voided_attempts`: the attempts the failure policy voided, oldest first, each with
+`attempt`, `voided_at`, `seed`, `results` (as above; a failing seat's `policy` is void, or forfeit
+for a cause the policy forfeits that failed in the same attempt, or bot-void-cap-reached) and
+`record`. With them a tournament can be re-rated under another failure policy. Only finished games
+are exported: nothing of a game's deal is public before (`arena.tournaments.fairness`).
 """
 
 from __future__ import annotations
@@ -20,9 +37,8 @@ from typing import Any
 
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
-from arena.storage.store import Bot, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
+from arena.records import BotRecord, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from arena.tournaments.fairness import Verification
-from arena.tournaments.settings import FailurePolicy
 
 Document = dict[str, Any]
 """A JSON object, ready for `json.dumps`."""
@@ -63,7 +79,7 @@ def tournament(t: Tournament) -> Document:
     policy complete (defaults filled in) and the game counts with their total."""
     return {
         **plain(t),
-        "failure_policy": FailurePolicy.from_json(t.failure_policy).to_json(),
+        "failure_policy": t.failure_policy.to_json(),
         "games": {**plain(t.games), "total": t.games.total},
     }
 
@@ -89,7 +105,7 @@ def seeds(reveal: SeedReveal) -> Document:
 # ---- bots and ratings -------------------------------------------------------------------------------
 
 
-def bots(listed: Sequence[Bot]) -> Document:
+def bots(listed: Sequence[BotRecord]) -> Document:
     return {"bots": [plain(b) for b in listed]}
 
 
@@ -151,3 +167,16 @@ def games(listed: Sequence[GameInfo]) -> Document:
 def verification(checked: Verification) -> Document:
     """What `games verify` found: its counts, `ok`, `problems` (one line each) and the summary line."""
     return {**plain(checked), "ok": checked.ok, "summary": checked.summary()}
+
+
+# ---- game export lines ------------------------------------------------------------------------------
+
+
+def game_line(detail: GameDetail) -> str:
+    """One finished game as a single JSON line (no newline): `games show --json`'s document, compact."""
+    assert detail.record is not None, "only finished games are exported"
+    return json.dumps(game(detail), separators=(",", ":"))
+
+
+EXPORT_BATCH = 100
+"""Games listed per query: an export of any size holds one batch of them at a time."""

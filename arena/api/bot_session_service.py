@@ -1,40 +1,31 @@
-"""The gRPC servicers: the bots' `BotSession` stream and the operators' `Arena` calls.
+"""The servicer of the bots' `BotSession` stream: the Hello, then decisions in and batches out.
 
-They authenticate, convert messages at the edge (`arena.api.convert`) and hand plain values to the
-session hub and the referee; no game logic lives here.
+It authenticates, converts messages at the edge (`arena.api.convert`) and hands plain values to the
+session hub; no game logic lives here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import uuid
-from typing import TypeVar
 
 import grpc
 
 from arena.api import convert
 from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
-from arena.api.peers import RateLimiter, peer_host
-from arena.directory import BotDirectory, NameTaken
-from arena.errors import InvalidName
+from arena.api.peers import bearer_token
+from arena.directory import BotDirectory
 from arena.names import NAME_PATTERN, NAME_RULE, VERSION_PATTERN, VERSION_RULE, shown
-from arena.play.referee import Limits, Referee
 from arena.play.sessions import (
     MAX_CAPACITY,
     MAX_QUEUED,
-    AtCapacity,
     BotConnection,
-    NotConnected,
     Received,
     SessionHub,
     Stream,
 )
-from arena.storage.credentials import AdminGate
-from sdk.protocol import ArenaError, ErrorCode, Hello
-from sdk.wire import arena_pb2 as pb
-from sdk.wire import arena_pb2_grpc
+from sdk.protocol import ErrorCode, ErrorNotice, Hello
 from sdk.wire.bot_session_pb2 import BotBatch
 
 log = logging.getLogger(__name__)
@@ -46,25 +37,9 @@ HELLO_TIMEOUT_S = 3.0
 a bot sends it at once, and a stream that never does holds a call slot until then."""
 SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
 """The status detail that ends a stream another stream of the same bot took over."""
-DEFAULT_REGISTRATIONS_PER_MINUTE = 60
-"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
-a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
-to one a second."""
-
-
-Request = TypeVar("Request")
-Response = TypeVar("Response")
 
 BotSessionContext = grpc.aio.ServicerContext[BotBatch, bytes]
 """A `Play` call as `add_bot_session` registers it: batches in, serialized batches out."""
-
-
-def bearer_token(context: grpc.aio.ServicerContext[Request, Response]) -> str | None:
-    """The token of the `authorization: Bearer <token>` metadata entry, if any."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :].strip()
-    return None
 
 
 UNDECODABLE_MESSAGE = "a message on this stream is not a serialized scout.arena.v1.BotBatch"
@@ -177,7 +152,7 @@ class BotSessionService:
     def _receive(self, conn: BotConnection, stream: Stream, messages: list[Received | convert.WireError]) -> None:
         for msg in messages:
             if isinstance(msg, convert.WireError):
-                stream.send(ArenaError(ErrorCode.MALFORMED, str(msg)))
+                stream.send(ErrorNotice(ErrorCode.MALFORMED, str(msg)))
             else:
                 self._hub.receive(conn, msg)
 
@@ -217,77 +192,3 @@ def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(convert.BOT_SESSION, handlers),))
     server.add_registered_method_handlers(convert.BOT_SESSION, handlers)
-
-
-class ArenaService(arena_pb2_grpc.ArenaServicer):
-    """Serves the operator calls: open registration, and games on demand for the admin."""
-
-    def __init__(
-        self,
-        directory: BotDirectory,
-        referee: Referee,
-        admin: AdminGate,
-        limits: Limits,
-        registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
-    ) -> None:
-        self._directory = directory
-        self._referee = referee
-        self._admin = admin
-        self._limits = limits
-        self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
-
-    async def require_admin(self, call: str, context: grpc.aio.ServicerContext[Request, Response]) -> None:
-        """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
-        token = bearer_token(context)
-        if token is None or not await self._admin.allows(token):
-            await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                f"{call} needs the arena's admin token as 'authorization: Bearer <token>'",
-            )
-
-    async def RegisterBot(
-        self,
-        request: pb.RegisterBotRequest,
-        context: grpc.aio.ServicerContext[pb.RegisterBotRequest, pb.RegisterBotResponse],
-    ) -> pb.RegisterBotResponse:
-        host = peer_host(context.peer())
-        if not self._registrations.allow(host):
-            wait = math.ceil(self._registrations.retry_after(host))
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
-            )
-        name = convert.register_request_name(request)
-        try:
-            token = await self._directory.register(name)
-        except InvalidName as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except NameTaken as exc:
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
-        log.info("registered bot %s", shown(name))
-        return convert.register_response_to_pb(name, token)
-
-    async def DescribeArena(
-        self,
-        request: pb.DescribeArenaRequest,
-        context: grpc.aio.ServicerContext[pb.DescribeArenaRequest, pb.DescribeArenaResponse],
-    ) -> pb.DescribeArenaResponse:
-        return convert.describe_response_to_pb(await self._admin.identity())
-
-    async def PlayGame(
-        self, request: pb.PlayGameRequest, context: grpc.aio.ServicerContext[pb.PlayGameRequest, pb.PlayGameResponse]
-    ) -> pb.PlayGameResponse:
-        await self.require_admin("PlayGame", context)
-        try:
-            bots, seed, limits = convert.play_request_from_pb(request, self._limits)
-        except ValueError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        game_id = uuid.uuid4().hex[:16]
-        try:
-            result = await self._referee.play(game_id, bots, seed, limits)
-        except NotConnected as exc:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-        except AtCapacity as exc:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-        except ValueError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        return convert.play_response_to_pb(game_id, result)

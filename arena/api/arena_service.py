@@ -1,26 +1,31 @@
-"""The Arena service of an arena that keeps a database: tournaments, ratings and game records.
+"""The servicer of the operators' and readers' `Arena` service: registration, games on demand, and,
+for an arena that keeps a database, tournaments, ratings and game records.
 
-`TournamentArenaService` answers every call of `ArenaService` (registration, games on demand)
-and the tournament, rating and game calls besides. Store errors become gRPC statuses
-(`STATUS_OF`) carrying their one-line message; database trouble is UNAVAILABLE.
+Store errors become gRPC statuses (`STATUS_OF`) carrying their one-line message; database trouble
+is UNAVAILABLE. An arena in memory serves only `IN_MEMORY_CALLS`; `arena.api.boundary` answers
+the others UNIMPLEMENTED, naming what is missing.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
 from sqlalchemy.exc import DBAPIError
 
+from arena import records
+from arena.api import convert as wire
 from arena.api import convert_tournaments as convert
-from arena.api.pages import InvalidPage, Page, PageTokens
+from arena.api.pages import Page, PageTokens
+from arena.api.peers import RateLimiter, Request, Response, bearer_token, peer_host
 from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
 from arena.api.resources import ResourceLimits
-from arena.api.service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService, Request, Response, bearer_token
-from arena.cli.export import EXPORT_BATCH, game_line
-from arena.directory import BotDirectory
+from arena.directory import BotDirectory, NameTaken
+from arena.documents import EXPORT_BATCH, game_line
 from arena.errors import (
     AlreadyEntered,
     ArenaError,
@@ -30,6 +35,7 @@ from arena.errors import (
     EntryCodeRefused,
     InvalidBootstrap,
     InvalidName,
+    InvalidPage,
     InvalidSetting,
     NotEnoughEntrants,
     TournamentAlreadyStarted,
@@ -39,6 +45,7 @@ from arena.errors import (
 )
 from arena.names import shown
 from arena.play.referee import Limits, Referee
+from arena.play.sessions import AtCapacity, NotConnected
 from arena.ratings.rank_confidence import MAX_RESAMPLES
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
@@ -46,10 +53,18 @@ from arena.storage.credentials import AdminGate
 from arena.tournaments.isolation import start_or_fail
 from arena.tournaments.runner import TournamentRunner
 from sdk.wire import arena_pb2 as pb
+from sdk.wire import arena_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
+"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
+a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
+to one a second."""
+IN_MEMORY_CALLS = frozenset({"RegisterBot", "DescribeArena", "PlayGame"})
+"""The calls an arena without a database serves."""
 
 STATUS_OF: dict[type[ArenaError], grpc.StatusCode] = {
     InvalidName: grpc.StatusCode.INVALID_ARGUMENT,
@@ -90,8 +105,9 @@ async def answer(context: grpc.aio.ServicerContext[Request, Response], work: Awa
     raise AssertionError("context.abort raises")
 
 
-class TournamentArenaService(ArenaService):
-    """Registration and games on demand (ArenaService), plus tournaments, ratings and records."""
+class ArenaService(arena_pb2_grpc.ArenaServicer):
+    """The Arena service: registration and games on demand always; tournaments, ratings and records
+    with a database (`db` and `runner`)."""
 
     def __init__(
         self,
@@ -99,17 +115,91 @@ class TournamentArenaService(ArenaService):
         referee: Referee,
         admin: AdminGate,
         limits: Limits,
-        db: AsyncStore,
-        runner: TournamentRunner,
         registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE,
         resources: ResourceLimits | None = None,
+        *,
+        db: AsyncStore | None = None,
+        runner: TournamentRunner | None = None,
     ) -> None:
-        super().__init__(directory, referee, admin, limits, registrations_per_minute)
-        self._bots = directory
-        self._db = db
-        self._runner = runner
+        self._directory = directory
+        self._referee = referee
+        self._admin = admin
+        self._limits = limits
+        self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
+        self._store = db
+        self._tournaments = runner
         self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
         self._pages = PageTokens()
+
+    def serves(self, method: str) -> bool:
+        """Whether this arena answers the Arena call `method` (the rest need a database)."""
+        return self._store is not None or method in IN_MEMORY_CALLS
+
+    @property
+    def _db(self) -> AsyncStore:
+        assert self._store is not None, "a call that needs the database reached an arena without one"
+        return self._store
+
+    @property
+    def _runner(self) -> TournamentRunner:
+        assert self._tournaments is not None, "a call that needs the database reached an arena without one"
+        return self._tournaments
+
+    async def require_admin(self, call: str, context: grpc.aio.ServicerContext[Request, Response]) -> None:
+        """End the call UNAUTHENTICATED unless it carries the arena's admin token."""
+        token = bearer_token(context)
+        if token is None or not await self._admin.allows(token):
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"{call} needs the arena's admin token as 'authorization: Bearer <token>'",
+            )
+
+    async def RegisterBot(
+        self,
+        request: pb.RegisterBotRequest,
+        context: grpc.aio.ServicerContext[pb.RegisterBotRequest, pb.RegisterBotResponse],
+    ) -> pb.RegisterBotResponse:
+        host = peer_host(context.peer())
+        if not self._registrations.allow(host):
+            wait = math.ceil(self._registrations.retry_after(host))
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
+            )
+        name = wire.register_request_name(request)
+        try:
+            token = await self._directory.register(name)
+        except InvalidName as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except NameTaken as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        log.info("registered bot %s", shown(name))
+        return wire.register_response_to_pb(name, token)
+
+    async def DescribeArena(
+        self,
+        request: pb.DescribeArenaRequest,
+        context: grpc.aio.ServicerContext[pb.DescribeArenaRequest, pb.DescribeArenaResponse],
+    ) -> pb.DescribeArenaResponse:
+        return wire.describe_response_to_pb(await self._admin.identity())
+
+    async def PlayGame(
+        self, request: pb.PlayGameRequest, context: grpc.aio.ServicerContext[pb.PlayGameRequest, pb.PlayGameResponse]
+    ) -> pb.PlayGameResponse:
+        await self.require_admin("PlayGame", context)
+        try:
+            bots, seed, limits = wire.play_request_from_pb(request, self._limits)
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        game_id = uuid.uuid4().hex[:16]
+        try:
+            result = await self._referee.play(game_id, bots, seed, limits)
+        except NotConnected as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except AtCapacity as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return wire.play_response_to_pb(game_id, result)
 
     async def CreateTournament(
         self,
@@ -121,7 +211,7 @@ class TournamentArenaService(ArenaService):
             settings = convert.settings_from_pb(request)
         except InvalidSetting as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        tournament = await answer(context, self._db(settings.create))
+        tournament = await answer(context, self._db(store.create_tournament, settings=settings))
         log.info(
             "tournament %s created: starts %s",
             shown(tournament.name),
@@ -152,7 +242,7 @@ class TournamentArenaService(ArenaService):
                 grpc.StatusCode.UNAUTHENTICATED,
                 "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'",
             )
-        bot = await answer(context, self._bots.authenticate(token))
+        bot = await answer(context, self._directory.authenticate(token))
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         assert bot is not None
@@ -267,7 +357,7 @@ class TournamentArenaService(ArenaService):
                 context,
                 store.list_games,
                 tournament=tournament,
-                status=store.GameStatus.FINISHED,
+                status=records.GameStatus.FINISHED,
                 after=cursor,
                 limit=batch,
             )

@@ -1,0 +1,91 @@
+"""What the store's modules share: the clock, keyset pagination, the lookups by name, and the
+settings column."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from arena.errors import (
+    InvalidPage,
+    UnknownBot,
+    UnknownTournament,
+)
+from arena.names import shown
+from arena.storage.tables import (
+    BotRow,
+    GameRow,
+    TournamentRow,
+    VoidedAttemptRow,
+)
+from arena.tournaments import entries as entry_rules
+from arena.tournaments.failure_policy import FailurePolicy
+from arena.tournaments.stop_rule import StopRule
+
+STOP_RULE = "stop_rule"
+"""The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.failure_policy`)."""
+
+
+def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None]:
+    """A tournament's stored failure policy (the defaults if none was stored, or for a setting
+    stored before it existed) and stop rule (None: none): the one place the column is read."""
+    policy = dict(row.failure_policy or {})
+    rule = policy.pop(STOP_RULE, None)
+    return FailurePolicy.from_json(policy or None), None if rule is None else StopRule.from_json(rule)
+
+
+def game_limit(rule: StopRule | None) -> int:
+    """The most games one round of the schedule may hold: the arena's, or the stop rule's cap."""
+    return entry_rules.MAX_GAMES if rule is None else min(entry_rules.MAX_GAMES, rule.max_games)
+
+
+def utc_now(now: datetime | None) -> datetime:
+    if now is None:
+        return datetime.now(UTC)
+    if now.tzinfo is None:
+        raise ValueError("`now` must be timezone-aware")
+    return now
+
+
+def keyset(
+    session: Session, query: Any, row: type[Any], order: tuple[Any, ...], after: int | None, limit: int | None
+) -> Any:
+    """`query` in `order` (which must be unique), from just after the row of table `row` whose id is
+    `after` (keyset pagination: a page costs the same however deep it is), at most `limit` rows."""
+    query = query.order_by(*order)
+    if after is not None:
+        found = session.exec(select(row.id, *order).where(row.id == after)).first()
+        if found is None:
+            raise InvalidPage(f"there is no row {after} of {row.__tablename__} to continue the list after")
+        query = query.where(
+            sa.tuple_(*order) > sa.tuple_(*(sa.literal(v, c.type) for v, c in zip(found[1:], order, strict=True)))
+        )
+    return query if limit is None else query.limit(limit)
+
+
+def bot_id_of(session: Session, name: str) -> int:
+    bot_id = session.exec(select(BotRow.id).where(BotRow.name == name)).first()
+    if bot_id is None:
+        raise UnknownBot(f"there is no bot named {shown(name)}")
+    return bot_id
+
+
+def bot_names(session: Session) -> dict[int, str]:
+    return {bot_id: name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
+
+
+def tournament_row(session: Session, name: str, lock: bool = False, exclusive: bool = False) -> TournamentRow:
+    query = select(TournamentRow).where(TournamentRow.name == name)
+    if lock:
+        query = query.with_for_update(read=not exclusive)
+    row = session.exec(query).first()
+    if row is None:
+        raise UnknownTournament(f"there is no tournament named {shown(name)}")
+    return row
+
+
+VOIDED = sa.select(sa.func.count()).where(VoidedAttemptRow.game_id == GameRow.id).correlate(GameRow).scalar_subquery()
+"""How many attempts of the game in the enclosing query the failure policy voided."""

@@ -1,0 +1,577 @@
+"""Games: the queue the runner plays from, claiming, committing (record, results and ratings in one
+transaction), voiding, and the reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from arena.errors import (
+    GameAlreadyFinished,
+    GameNotRunning,
+    GameNotScheduled,
+    ResultMismatch,
+    UnknownGame,
+)
+from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.ratings.table import Rating, Standing, apply_game, arena_env
+from arena.records import (
+    GameDetail,
+    GameInfo,
+    GameSeed,
+    GameStatus,
+    GameToPlay,
+    RatingUpdate,
+    SeedReveal,
+    TournamentStatus,
+    VoidedAttempt,
+)
+from arena.storage.store.common import STOP_RULE, VOIDED, bot_names, keyset, tournament_row, utc_now
+from arena.storage.tables import (
+    BotRatingRow,
+    BotRow,
+    GameRow,
+    RatingHistoryRow,
+    ScheduledTableRow,
+    SeatResultRow,
+    TournamentRow,
+    VoidedAttemptRow,
+)
+from arena.tournaments.fairness import attempt_seed
+from sdk.engine import GameRecord
+
+
+def _games_at_tables(*columns: Any) -> Any:
+    """Games with their table's seats (bot ids) and their tournament's name, then `columns`: the
+    join every read of games starts from."""
+    return (
+        select(GameRow, ScheduledTableRow.seats, TournamentRow.name, *columns)
+        .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
+        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+    )
+
+
+def next_games(*, session: Session, tournament: str | None = None, limit: int | None = None) -> list[GameToPlay]:
+    """Games waiting to be played in running tournaments, in the order to play them.
+
+    Each table's first game comes before any table's second, so a tournament stopped part way
+    has spread its games evenly. Oldest tournaments first.
+    """
+    query = (
+        _games_at_tables(TournamentRow.move_limit_ms, VOIDED)
+        .where(GameRow.status == GameStatus.SCHEDULED, TournamentRow.status == TournamentStatus.RUNNING)
+        .order_by(GameRow.tournament_id, GameRow.game_index, GameRow.table_index)
+    )
+    if tournament is not None:
+        tournament_row(session, tournament)
+        query = query.where(TournamentRow.name == tournament)
+    if limit is not None:
+        query = query.limit(limit)
+    rows = session.exec(query).all()
+    names = bot_names(session)
+    return [_to_play(game, seats, name, limit_ms, voided, names) for game, seats, name, limit_ms, voided in rows]
+
+
+def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
+    """Claim a scheduled game for play: it becomes running, its attempt count goes up, and its
+    seed becomes the deal after its voided attempts (`arena.tournaments.fairness.attempt_seed` of deal
+    voided + 1), returned with it."""
+    try:
+        running_tournament = sa.exists().where(
+            TournamentRow.id == GameRow.tournament_id, TournamentRow.status == TournamentStatus.RUNNING
+        )
+        claimed = session.exec(
+            sa.update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == GameStatus.SCHEDULED, running_tournament)
+            .values(status=GameStatus.RUNNING, started_at=utc_now(now), attempts=GameRow.attempts + 1)
+        )
+        if claimed.rowcount != 1:
+            game = session.get(GameRow, game_id)
+            if game is None:
+                raise UnknownGame(f"there is no game {game_id}")
+            raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
+        game, seats, name, limit_ms, voided, tournament_seed = session.exec(
+            _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(GameRow.id == game_id)
+        ).one()
+        # After each void the game is dealt afresh: what a bot saw of the voided deal, or made
+        # happen by failing, tells nothing of this one. An interrupted attempt is dealt again.
+        game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
+        to_play = _to_play(game, seats, name, limit_ms, voided, bot_names(session))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return to_play
+
+
+def commit_game(
+    *, session: Session, game_id: int, result: GameResult, now: datetime | None = None
+) -> list[RatingUpdate]:
+    """Store a finished game in ONE transaction: record, per-seat results, both ratings, history.
+
+    The game must be running (`mark_game_running`); committing it again raises
+    GameAlreadyFinished and changes nothing. A result that does not fit the scheduled game raises
+    ResultMismatch. Ranks are recomputed from points and forfeits (forfeiters last) and must
+    agree with the result's; every forfeited seat carries the failure policy's decision (FORFEIT
+    or CAP_REACHED; a voided attempt goes to `void_attempt`), stored beside its cause so the game
+    can be re-rated later. When it is the tournament's last game, the tournament finishes.
+    Returns the rating changes, tournament scope first, each in seat order.
+
+    Written with prepared Core statements on the session's connection: the ORM's per-statement
+    overhead would otherwise be most of the time (FACTS.md).
+    """
+    moment = utc_now(now)
+    record = result.record
+    connection = session.connection()
+    try:
+        claimed = connection.execute(
+            _CLAIM_GAME,
+            {
+                "game": game_id,
+                "finished_at": moment,
+                "record": record.to_json(),
+                "end_reasons": [r.reason.name for r in record.results],
+            },
+        ).first()
+        if claimed is None:
+            raise _not_committable(session, game_id)
+        tournament_id, seed, seat_ids = claimed
+        tournament_name, settings = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).one()
+        rating_rows = connection.execute(_LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}).all()
+        names = {row.bot_id: row.name for row in rating_rows}
+        seated = tuple(names[b] for b in seat_ids)
+        ranks = _checked_ranks(game_id, result, seated, seed)
+        _check_decisions(
+            game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED, PolicyDecision.BOT_VOID_CAP_REACHED)
+        )
+        points = {s.bot: s.points for s in result.seats}
+        env = arena_env()
+        updates: list[RatingUpdate] = []
+        rating_params: list[dict[str, Any]] = []
+        history_params: list[dict[str, Any]] = []
+        for scope_id, scope_name in ((tournament_id, tournament_name), (None, None)):
+            rows = {names[r.bot_id]: r for r in rating_rows if r.tournament_id == scope_id}
+            before = {
+                name: Standing(name, r.mu, r.sigma, r.games, r.wins, r.total_points, r.total_placing)
+                for name, r in ((name, rows[name]) for name in seated)
+            }
+            after = apply_game(env, before, points, ranks)
+            for name in seated:
+                row, old, new = rows[name], before[name], after[name]
+                rating_params.append(
+                    {
+                        "rating": row.id,
+                        "mu": new.mu,
+                        "sigma": new.sigma,
+                        "games": new.games,
+                        "wins": new.wins,
+                        "points": new.points,
+                        "placings": new.placings,
+                    }
+                )
+                history_params.append(
+                    {
+                        "game_id": game_id,
+                        "bot_id": row.bot_id,
+                        "tournament_id": scope_id,
+                        "mu_before": old.mu,
+                        "sigma_before": old.sigma,
+                        "mu_after": new.mu,
+                        "sigma_after": new.sigma,
+                    }
+                )
+                updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
+        connection.execute(_NUMBER_GAME, {"game": game_id})
+        connection.execute(_UPDATE_RATING, rating_params)
+        connection.execute(_INSERT_HISTORY, history_params)
+        connection.execute(
+            _INSERT_SEATS,
+            [
+                {
+                    "game_id": game_id,
+                    "seat": s.seat,
+                    "bot_id": seat_ids[s.seat],
+                    "points": s.points,
+                    "rank": s.rank,
+                    "forfeit": s.forfeit,
+                    "forfeit_cause": None if s.cause is None else s.cause.value,
+                    "policy": None if s.policy is None else s.policy.value,
+                }
+                for s in result.seats
+            ],
+        )
+        if STOP_RULE not in (settings or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
+            connection.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return updates
+
+
+def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
+    """Store an attempt the failure policy voided (some seat's decision is VOID), with its seed,
+    and put the game back to scheduled, to be played again from a fresh deal, in ONE transaction.
+    Nothing is rated. Returns how many attempts of the game are voided now.
+
+    The game must be running; a result that does not fit it raises ResultMismatch.
+    """
+    try:
+        claimed = session.exec(
+            sa.update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+            .values(status=GameStatus.SCHEDULED, started_at=None)
+            .returning(GameRow.attempts, GameRow.seed, GameRow.table_id)
+        ).first()
+        if claimed is None:
+            raise _not_committable(session, game_id)
+        attempt, seed, table_id = claimed
+        seats = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.id == table_id)).one()
+        names = bot_names(session)
+        _checked_ranks(game_id, result, tuple(names[b] for b in seats), seed)
+        _check_decisions(
+            game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.VOID, PolicyDecision.BOT_VOID_CAP_REACHED)
+        )
+        if not result.voided:
+            raise ResultMismatch(f"game {game_id}: no seat's failure voids the attempt: commit it instead")
+        session.add(
+            VoidedAttemptRow(
+                game_id=game_id,
+                attempt=attempt,
+                seed=seed,
+                record=result.record.to_json(),
+                seats=[s.to_json() for s in result.seats],
+                voided_at=utc_now(now),
+            )
+        )
+        session.flush()
+        voided = session.exec(select(sa.func.count()).where(VoidedAttemptRow.game_id == game_id)).one()
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return int(voided)
+
+
+def mark_game_played(*, session: Session, game_id: int, now: datetime | None = None) -> None:
+    """Note that a running game finished playing and waits for its commit (`GameCounts.played`):
+    its `finished_at` is set, its status stays running until `commit_game`."""
+    session.exec(
+        sa.update(GameRow)
+        .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+        .values(finished_at=utc_now(now))
+    )
+    session.commit()
+
+
+def void_interrupted_games(*, session: Session, tournament: str | None = None) -> int:
+    """Put every running game (of one tournament, if named) back to scheduled. Call it when nothing
+    can be playing them: at start-up, or before a tournament's games are picked up again.
+
+    An interrupted game left no record, results or ratings (they commit together), so it is
+    simply played again, from the same deal. Returns how many games were voided.
+    """
+    query = sa.update(GameRow).where(GameRow.status == GameStatus.RUNNING)
+    if tournament is not None:
+        query = query.where(GameRow.tournament_id == tournament_row(session, tournament).id)
+    try:
+        voided = session.exec(query.values(status=GameStatus.SCHEDULED, started_at=None, finished_at=None))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return int(voided.rowcount)
+
+
+def list_games(
+    *,
+    session: Session,
+    tournament: str | None = None,
+    status: GameStatus | None = None,
+    after: int | None = None,
+    limit: int | None = None,
+) -> list[GameInfo]:
+    """Games, optionally of one tournament and in one state, in play order: every one, or at most
+    `limit` after the game with id `after`."""
+    query = keyset(
+        session,
+        _games_at_tables(),
+        GameRow,
+        (GameRow.tournament_id, GameRow.game_index, GameRow.table_index),
+        after,
+        limit,
+    )
+    if tournament is not None:
+        tournament_row(session, tournament)
+        query = query.where(TournamentRow.name == tournament)
+    if status is not None:
+        query = query.where(GameRow.status == status)
+    return _game_infos(session, session.exec(query).all())
+
+
+def show_game(*, session: Session, game_id: int) -> GameDetail:
+    """One game with its record, for a replay or an export; its voided attempts once it is finished."""
+    rows = session.exec(_games_at_tables().where(GameRow.id == game_id)).all()
+    if not rows:
+        raise UnknownGame(f"there is no game {game_id}")
+    game = rows[0][0]
+    record = None if game.record is None else GameRecord.from_json(game.record)
+    voided = (
+        tuple(
+            VoidedAttempt(
+                row.attempt,
+                row.voided_at,
+                GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
+                row.seed,
+            )
+            for row in session.exec(
+                select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
+            )
+        )
+        if game.status is GameStatus.FINISHED
+        else ()
+    )
+    return GameDetail(_game_infos(session, rows)[0], record, voided)
+
+
+def voids_by_bot(*, session: Session, tournament: str) -> dict[str, int]:
+    """How many voided attempts of `tournament` each bot caused (its seat's decision was VOID):
+    what the failure policy's `max_voids_per_bot` counts, kept in the database so a restart
+    does not reset it."""
+    row = tournament_row(session, tournament)
+    names = bot_names(session)
+    tables = dict(
+        session.exec(
+            select(ScheduledTableRow.id, ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id)
+        ).all()
+    )
+    counts: dict[str, int] = {}
+    for table_id, seats in session.exec(
+        select(GameRow.table_id, VoidedAttemptRow.seats)
+        .join(GameRow, VoidedAttemptRow.game_id == GameRow.id)
+        .where(GameRow.tournament_id == row.id)
+    ):
+        for seat in seats:
+            if seat["policy"] == PolicyDecision.VOID.value:
+                bot = names[tables[table_id][seat["seat"]]]
+                counts[bot] = counts.get(bot, 0) + 1
+    return counts
+
+
+def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
+    """The tournament's seed, nonce and commitment, and every game attempt's seed, whatever its
+    state: for the organiser (an admin call), never a public read."""
+    row = tournament_row(session, tournament)
+    games = session.exec(
+        select(GameRow.id, GameRow.table_index, GameRow.game_index, VOIDED)
+        .where(GameRow.tournament_id == row.id)
+        .order_by(GameRow.game_index, GameRow.table_index)
+    ).all()
+    seeds = tuple(
+        GameSeed(game_id, table, game, deal, attempt_seed(row.seed, table, game, deal))
+        for game_id, table, game, voided in games
+        for deal in range(1, voided + 2)
+    )
+    return SeedReveal(row.name, row.seed, row.seed_nonce, row.seed_commitment, seeds)
+
+
+_games = GameRow.__table__  # type: ignore[attr-defined]
+
+
+_tables = ScheduledTableRow.__table__  # type: ignore[attr-defined]
+
+
+_tournaments_t = TournamentRow.__table__  # type: ignore[attr-defined]
+
+
+_ratings = BotRatingRow.__table__  # type: ignore[attr-defined]
+
+
+_bots = BotRow.__table__  # type: ignore[attr-defined]
+
+
+_CLAIM_GAME = (
+    sa.update(_games)
+    .where(_games.c.id == sa.bindparam("game"), _games.c.status == GameStatus.RUNNING)
+    .values(
+        status=GameStatus.FINISHED,
+        finished_at=sa.bindparam("finished_at"),
+        record=sa.bindparam("record"),
+        end_reasons=sa.bindparam("end_reasons"),
+    )
+    .returning(
+        _games.c.tournament_id,
+        _games.c.seed,
+        sa.select(_tables.c.seats).where(_tables.c.id == _games.c.table_id).scalar_subquery(),
+    )
+)
+
+
+_LOCK_TOURNAMENT = (
+    sa.select(_tournaments_t.c.name, _tournaments_t.c.failure_policy)
+    .where(_tournaments_t.c.id == sa.bindparam("tournament"))
+    .with_for_update()
+)
+
+
+_LOCK_RATINGS = (
+    sa.select(_ratings, _bots.c.name)
+    .join(_bots, _ratings.c.bot_id == _bots.c.id)
+    .where(
+        _ratings.c.bot_id.in_(sa.bindparam("bots", expanding=True)),
+        sa.or_(_ratings.c.tournament_id == sa.bindparam("tournament"), _ratings.c.tournament_id.is_(None)),
+    )
+    .order_by(_ratings.c.id)
+    .with_for_update(of=_ratings)
+)
+
+
+_NUMBER_GAME = (
+    sa.update(_games)
+    .where(_games.c.id == sa.bindparam("game"))
+    .values(commit_seq=sa.select(sa.func.coalesce(sa.func.max(_games.c.commit_seq), 0) + 1).scalar_subquery())
+)
+
+
+_UPDATE_RATING = (
+    sa.update(_ratings)
+    .where(_ratings.c.id == sa.bindparam("rating"))
+    .values(
+        mu=sa.bindparam("mu"),
+        sigma=sa.bindparam("sigma"),
+        games=sa.bindparam("games"),
+        wins=sa.bindparam("wins"),
+        total_points=sa.bindparam("points"),
+        total_placing=sa.bindparam("placings"),
+    )
+)
+
+
+_INSERT_HISTORY = sa.insert(RatingHistoryRow.__table__)  # type: ignore[attr-defined]
+
+
+_INSERT_SEATS = sa.insert(SeatResultRow.__table__)  # type: ignore[attr-defined]
+
+
+_FINISH_TOURNAMENT = (
+    sa.update(_tournaments_t)
+    .where(
+        _tournaments_t.c.id == sa.bindparam("tournament"),
+        _tournaments_t.c.status == TournamentStatus.RUNNING,
+        ~sa.exists().where(_games.c.tournament_id == _tournaments_t.c.id, _games.c.status != GameStatus.FINISHED),
+    )
+    .values(status=TournamentStatus.FINISHED, finished_at=sa.bindparam("finished_at"))
+)
+
+
+def _to_play(
+    game: GameRow, seats: list[int], tournament: str, limit_ms: int, voided: int, names: Mapping[int, str]
+) -> GameToPlay:
+    assert game.id is not None
+    return GameToPlay(
+        id=game.id,
+        tournament=tournament,
+        table_index=game.table_index,
+        game_index=game.game_index,
+        seed=game.seed,
+        seats=tuple(names[b] for b in seats),
+        move_limit_ms=limit_ms,
+        voided=voided,
+    )
+
+
+def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]) -> list[GameInfo]:
+    rows = list(rows)
+    names = bot_names(session)
+    finished = [game.id for game, _, _ in rows if game.status is GameStatus.FINISHED]
+    results: dict[int, list[SeatResult]] = {}
+    for seat in session.exec(
+        select(SeatResultRow)
+        .where(SeatResultRow.game_id.in_(finished))  # type: ignore[attr-defined]
+        .order_by(SeatResultRow.game_id, SeatResultRow.seat)
+    ):
+        results.setdefault(seat.game_id, []).append(
+            SeatResult(
+                seat.seat,
+                names[seat.bot_id],
+                seat.points,
+                seat.rank,
+                seat.forfeit,
+                None if seat.forfeit_cause is None else ForfeitCause(seat.forfeit_cause),
+                None if seat.policy is None else PolicyDecision(seat.policy),
+            )
+        )
+    out = []
+    for game, seats, tournament in rows:
+        assert game.id is not None
+        out.append(
+            GameInfo(
+                id=game.id,
+                tournament=tournament,
+                table_index=game.table_index,
+                game_index=game.game_index,
+                seed=game.seed if game.status is GameStatus.FINISHED else None,
+                status=game.status,
+                attempts=game.attempts,
+                seats=tuple(names[b] for b in seats),
+                started_at=game.started_at,
+                finished_at=game.finished_at if game.status is GameStatus.FINISHED else None,
+                end_reasons=tuple(game.end_reasons or ()),
+                results=tuple(results.get(game.id, ())),
+            )
+        )
+    return out
+
+
+def _not_committable(session: Session, game_id: int) -> Exception:
+    """Why `commit_game` could not claim the game (read after rolling the claim back)."""
+    session.rollback()
+    status = session.exec(select(GameRow.status).where(GameRow.id == game_id)).first()
+    if status is None:
+        return UnknownGame(f"there is no game {game_id}")
+    if status is GameStatus.FINISHED:
+        return GameAlreadyFinished(f"game {game_id} is already finished: refused, so nothing counts twice")
+    return GameNotRunning(f"game {game_id} is {status.value}: mark it running before committing it")
+
+
+def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], seed: int) -> dict[str, int]:
+    """The ranks the result must have, by bot; ResultMismatch names the first thing that is off."""
+    record = result.record
+    bots = tuple(s.bot for s in result.seats)
+    problem = None
+    if bots != seated:
+        problem = f"seats {bots} are not the scheduled {seated}"
+    elif tuple(s.seat for s in result.seats) != tuple(range(len(seated))):
+        problem = "results must list seats 0.. in order"
+    elif record.players != len(seated):
+        problem = f"the record is of a {record.players}-player game at a {len(seated)}-seat table"
+    elif record.seed != seed:
+        # No seed in the text: a failed tournament's reason is public while its deals are secret.
+        problem = "the record was not dealt from the game's seed"
+    elif len(record.results) != record.players:
+        problem = f"the record has {len(record.results)} of {record.players} rounds: the game is unfinished"
+    elif tuple(s.points for s in result.seats) != record.totals:
+        points = tuple(s.points for s in result.seats)
+        problem = f"points {points} differ from the record's totals {record.totals}"
+    if problem is None:
+        expected = final_ranks(record.totals, [s.forfeit is not None for s in result.seats])
+        if tuple(s.rank for s in result.seats) != expected:
+            problem = f"ranks {tuple(s.rank for s in result.seats)} should be {expected}"
+        else:
+            return dict(zip(seated, expected, strict=True))
+    raise ResultMismatch(f"game {game_id}: {problem}")
+
+
+def _check_decisions(game_id: int, result: GameResult, allowed: tuple[PolicyDecision, ...]) -> None:
+    """ResultMismatch unless every forfeited seat carries one of the `allowed` policy decisions."""
+    for s in result.seats:
+        if s.forfeit is not None and s.policy not in allowed:
+            expected = " or ".join(d.value for d in allowed)
+            raise ResultMismatch(
+                f"game {game_id}: forfeited seat {s.seat} needs the failure policy's decision ({expected}), "
+                f"not {None if s.policy is None else s.policy.value}"
+            )

@@ -1,0 +1,485 @@
+"""Tournaments: creation from their settings, entries, the start (the schedule stored with every
+game's seed), the stop rule's rounds, failure, and the reads."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from arena.errors import (
+    AlreadyEntered,
+    DuplicateName,
+    EntriesClosed,
+    InvalidSetting,
+    NotEnoughEntrants,
+    TournamentAlreadyStarted,
+    TournamentFailed,
+)
+from arena.names import check_name
+from arena.ratings.table import Standing, arena_env
+from arena.ratings.table import rating_table as _table
+from arena.records import GameCounts, GameStatus, Tournament, TournamentStatus
+from arena.storage.store.common import (
+    STOP_RULE,
+    bot_id_of,
+    bot_names,
+    game_limit,
+    keyset,
+    stored_settings,
+    tournament_row,
+    utc_now,
+)
+from arena.storage.tables import (
+    BotRatingRow,
+    BotRow,
+    EntryRow,
+    GameRow,
+    RatingHistoryRow,
+    ScheduledTableRow,
+    SeatResultRow,
+    TournamentRow,
+)
+from arena.tournaments import entries as entry_rules
+from arena.tournaments.fairness import commitment, new_nonce
+from arena.tournaments.schedule import (
+    MAX_TABLE_SIZE,
+    MIN_TABLE_SIZE,
+    Schedule,
+    ScheduledTable,
+    game_seed,
+    round_robin,
+    round_seed,
+    schedule_seed,
+    table_count,
+)
+from arena.tournaments.settings import TournamentSettings
+from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, Verdict
+
+MAX_FAILURE_LENGTH = 300
+"""A failed tournament's reason is cut to this many characters."""
+
+
+_SEED_LIMIT = 1 << 63
+"""Seeds are stored in signed 64-bit columns."""
+
+
+def create_tournament(*, session: Session, settings: TournamentSettings, now: datetime | None = None) -> Tournament:
+    """Create a scheduled tournament from its settings, open for entries until it starts.
+
+    Everything is validated first (the referee's clock ranges included; InvalidSetting, InvalidName
+    or DuplicateName say what is wrong). The failure policy is stored written out in full, so a
+    later change of the defaults never changes a tournament already created. With a stop rule it
+    plays its schedule round after round (`advance_stop_rule`); the rule is kept in the stored
+    settings beside the failure policy (key "stop_rule"), so the schema stays.
+
+    A start time in the past is allowed: the tournament is due at once. Without a seed one is
+    drawn at random; it is stored, so the schedule and every deal can be reproduced, with a
+    fresh nonce for its public commitment. `rounds`, `max_entrants` and `entry_code` are as
+    `arena.tournaments.entries` describes (None: a full round robin, the arena's largest field,
+    open to every bot).
+    """
+    settings.check()
+    name, table_size, games_per_table = settings.name, settings.table_size, settings.games_per_table
+    move_limit_ms, concurrency, seed, rounds = (
+        settings.move_limit_ms,
+        settings.concurrency,
+        settings.seed,
+        settings.rounds,
+    )
+    starts_at, stop_rule = settings.starts_at, settings.stop_rule
+    check_name(name, "tournament")
+    if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
+        raise InvalidSetting(f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}")
+    if games_per_table < 1:
+        raise InvalidSetting(f"games per table must be at least 1, not {games_per_table}")
+    if concurrency < 1:
+        raise InvalidSetting(f"concurrency must be at least 1 game, not {concurrency}")
+    entry_rules.check_format(table_size, games_per_table, rounds, game_limit(stop_rule))
+    cap = entry_rules.resolve_max_entrants(settings.max_entrants, table_size)
+    code = entry_rules.code_hash(settings.entry_code)
+    if starts_at.tzinfo is None:
+        raise InvalidSetting("the start time must include a time zone (e.g. UTC)")
+    if seed is None:
+        seed = secrets.randbelow(_SEED_LIMIT)
+    elif not 0 <= seed < _SEED_LIMIT:
+        raise InvalidSetting(f"the seed must be between 0 and 2**63-1, not {seed}")
+    nonce = new_nonce()
+    policy: dict[str, Any] = dict(settings.policy.to_json())
+    if stop_rule is not None:
+        policy[STOP_RULE] = stop_rule.to_json()
+    if session.exec(select(TournamentRow.id).where(TournamentRow.name == name)).first() is not None:
+        raise DuplicateName(f"a tournament named {name!r} already exists")
+    row = TournamentRow(
+        name=name,
+        table_size=table_size,
+        games_per_table=games_per_table,
+        starts_at=starts_at.astimezone(UTC),
+        move_limit_ms=move_limit_ms,
+        concurrency=concurrency,
+        seed=seed,
+        seed_nonce=nonce,
+        seed_commitment=commitment(seed, nonce),
+        status=TournamentStatus.SCHEDULED,
+        failure_policy=policy,
+        rounds=rounds,
+        max_entrants=cap,
+        entry_code_hash=code,
+        created_at=utc_now(now),
+    )
+    try:
+        session.add(row)
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise DuplicateName(f"a tournament named {name!r} already exists") from None
+    return show_tournament(session=session, tournament=name)
+
+
+def enter_tournament(
+    *, session: Session, tournament: str, bot: str, entry_code: str | None = None, now: datetime | None = None
+) -> None:
+    """Enter `bot` in `tournament`; only while the tournament has not started, with its entry code
+    if it is invite-only (EntryCodeRefused), and while its field has room (TournamentFull)."""
+    try:
+        row = tournament_row(session, tournament, lock=True, exclusive=True)
+        bot_id = bot_id_of(session, bot)
+        if row.status is TournamentStatus.FAILED:
+            raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
+        if row.status is not TournamentStatus.SCHEDULED:
+            raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
+        if session.get(EntryRow, (row.id, bot_id)) is not None:
+            raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
+        entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
+        field = dict(
+            table_size=row.table_size,
+            games_per_table=row.games_per_table,
+            rounds=row.rounds,
+            max_entrants=row.max_entrants,
+            limit=game_limit(stored_settings(row)[1]),
+        )
+        entered = sa.select(sa.func.count()).select_from(EntryRow).where(EntryRow.tournament_id == row.id)
+        entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
+        # One statement, so SQLite cannot let a start or another entry slip in between the checks
+        # and the insert.
+        still_open = sa.exists().where(
+            TournamentRow.id == row.id, TournamentRow.status == TournamentStatus.SCHEDULED
+        ) & (entered.scalar_subquery() < entry_rules.capacity(**field))
+        entered_at = sa.literal(utc_now(now), EntryRow.__table__.c.entered_at.type)  # type: ignore[attr-defined]
+        inserted = session.exec(
+            sa.insert(EntryRow)
+            .from_select(
+                ["tournament_id", "bot_id", "entered_at"],
+                sa.select(sa.literal(row.id), sa.literal(bot_id), entered_at).where(still_open),
+            )
+            .returning(EntryRow.bot_id)
+        ).first()
+        if inserted is None:
+            if tournament_row(session, tournament).status is TournamentStatus.SCHEDULED:  # filled meanwhile
+                entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
+            raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}") from None
+    except BaseException:
+        session.rollback()
+        raise
+
+
+def due_tournaments(*, session: Session, now: datetime | None = None) -> list[str]:
+    """Names of scheduled tournaments whose start time has come, earliest first.
+
+    One that cannot start yet (too few entrants) stays scheduled, open for entries, and due.
+    """
+    rows = session.exec(
+        select(TournamentRow.name)
+        .where(TournamentRow.status == TournamentStatus.SCHEDULED, TournamentRow.starts_at <= utc_now(now))
+        .order_by(TournamentRow.starts_at, TournamentRow.id)
+    )
+    return list(rows)
+
+
+def start_tournament(*, session: Session, tournament: str, now: datetime | None = None) -> Tournament:
+    """Close entries, generate and store the schedule and every game with its seed.
+
+    Needs at least `table_size` entrants. The schedule is drawn from a hash of the tournament
+    seed (`arena.tournaments.schedule.schedule_seed`), each game's seed from the tournament seed and its place
+    in the schedule (`arena.tournaments.schedule.game_seed`).
+    """
+    moment = utc_now(now)
+    try:
+        claimed = session.exec(
+            sa.update(TournamentRow)
+            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.SCHEDULED)
+            .values(status=TournamentStatus.RUNNING, started_at=moment)
+        )
+        if claimed.rowcount != 1:
+            row = tournament_row(session, tournament)
+            if row.status is TournamentStatus.FAILED:
+                raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
+            raise TournamentAlreadyStarted(f"tournament {tournament!r} is already {row.status.value}")
+        row = tournament_row(session, tournament)
+        assert row.id is not None
+        entrants = dict(
+            session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
+        )
+        if len(entrants) < row.table_size:
+            raise NotEnoughEntrants(
+                f"tournament {tournament!r} has {len(entrants)} entrants; "
+                f"a {row.table_size}-seat table needs at least {row.table_size}"
+            )
+        entry_rules.check_room(
+            tournament,
+            len(entrants),
+            table_size=row.table_size,
+            games_per_table=row.games_per_table,
+            rounds=row.rounds,
+            max_entrants=row.max_entrants,
+            limit=game_limit(stored_settings(row)[1]),
+        )
+        _schedule_round(session, row, entrants, 0)
+        env = arena_env()
+        session.exec(
+            sa.insert(BotRatingRow),
+            params=[
+                {"tournament_id": row.id, "bot_id": bot_id, "mu": env.mu, "sigma": env.sigma}
+                for bot_id in entrants.values()
+            ],
+        )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return show_tournament(session=session, tournament=tournament)
+
+
+def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str, int], round_index: int) -> None:
+    """Store round `round_index` of the schedule (the whole schedule, but for a stop-rule
+    tournament's later rounds) and its games with their seeds; table indices go on from the
+    rounds before, so every game's seed (`game_seed`) is fresh."""
+    schedule = round_robin(list(entrants), row.table_size, round_seed(schedule_seed(row.seed), round_index), row.rounds)
+    first = round_index * len(schedule.tables)
+    table_ids = (
+        session.exec(
+            sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
+            params=[
+                {
+                    "tournament_id": row.id,
+                    "table_index": first + index,
+                    "seats": [entrants[name] for name in table.seats],
+                    "games_per_table": row.games_per_table,
+                }
+                for index, table in enumerate(schedule.tables)
+            ],
+        )
+        .scalars()
+        .all()
+    )
+    session.exec(
+        sa.insert(GameRow),
+        params=[
+            {
+                "tournament_id": row.id,
+                "table_id": table_id,
+                "table_index": first + index,
+                "game_index": game,
+                "seed": game_seed(row.seed, first + index, game),
+                "status": GameStatus.SCHEDULED,
+                "attempts": 0,
+            }
+            for game in range(row.games_per_table)
+            for index, table_id in enumerate(table_ids)
+        ],
+    )
+
+
+def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None = None) -> Verdict:
+    """After the last game of a stop-rule tournament's round is committed: finish it if the rule
+    says settled or cap reached, else store its next round (`arena.tournaments.stop_rule`). Returns the verdict.
+
+    The verdict is a pure function of the committed complete rounds, so calling this again, after
+    a crash between the commit and the call, or twice, decides the same. It first claims the
+    tournament row (a write that changes nothing), so two callers cannot both add the round; one
+    whose round has unfinished games changes nothing.
+    """
+    try:
+        claimed = session.exec(
+            sa.update(TournamentRow)
+            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.RUNNING)
+            .values(status=TournamentStatus.RUNNING)
+        )
+        row = tournament_row(session, tournament)
+        rule = stored_settings(row)[1]
+        if rule is None:
+            raise InvalidSetting(f"tournament {tournament!r} has no stop rule")
+        if claimed.rowcount != 1:
+            raise TournamentAlreadyStarted(f"tournament {tournament!r} is {row.status.value}, not running")
+        verdict, entrants, open_games = _stop_verdict(session, row, rule)
+        if open_games:
+            session.rollback()
+            return verdict
+        if verdict.outcome is Outcome.PLAYING:
+            _schedule_round(session, row, entrants, verdict.rounds)
+        else:
+            session.exec(
+                sa.update(TournamentRow)
+                .where(TournamentRow.id == row.id)
+                .values(status=TournamentStatus.FINISHED, finished_at=utc_now(now))
+            )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return verdict
+
+
+def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple[Verdict, dict[str, int], int]:
+    """The stop rule's verdict after the tournament's complete rounds, the entrants (name to id)
+    and how many of its games are not finished. The rating order is the tournament's ratings after
+    the last game of those rounds (from the rating history), so a round in play changes nothing."""
+    entrants = dict(
+        session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
+    )
+    per_round = table_count(len(entrants), row.table_size, row.rounds)
+    round_games = per_round * row.games_per_table
+    names = {bot_id: name for name, bot_id in entrants.items()}
+    games: dict[int, dict[str, int]] = {}
+    tables: dict[int, int] = {}
+    for game_id, table_index, bot_id, rank in session.exec(
+        select(GameRow.id, GameRow.table_index, SeatResultRow.bot_id, SeatResultRow.rank)
+        .join(SeatResultRow, SeatResultRow.game_id == GameRow.id)
+        .where(GameRow.tournament_id == row.id, GameRow.status == GameStatus.FINISHED)
+    ):
+        games.setdefault(game_id, {})[names[bot_id]] = rank
+        tables[game_id] = table_index
+    open_games = session.exec(
+        select(sa.func.count())
+        .select_from(GameRow)
+        .where(GameRow.tournament_id == row.id, GameRow.status != GameStatus.FINISHED)
+    ).one()
+    by_round: dict[int, list[dict[str, int]]] = {}
+    for game_id, ranks in games.items():
+        by_round.setdefault(tables[game_id] // per_round, []).append(ranks)
+    evidence = Evidence(rule, list(entrants))
+    while len(by_round.get(evidence.rounds, ())) == round_games:
+        evidence.add_round(by_round[evidence.rounds])
+    env = arena_env()
+    latest: dict[str, tuple[int, float, float]] = {}
+    for bot_id, mu, sigma, seq in session.exec(
+        select(RatingHistoryRow.bot_id, RatingHistoryRow.mu_after, RatingHistoryRow.sigma_after, GameRow.commit_seq)
+        .join(GameRow, RatingHistoryRow.game_id == GameRow.id)
+        .where(RatingHistoryRow.tournament_id == row.id, GameRow.table_index < evidence.rounds * per_round)
+    ):
+        name = names[bot_id]
+        if name not in latest or seq > latest[name][0]:
+            latest[name] = (seq, mu, sigma)
+    standings = [
+        Standing(name, *latest[name][1:]) if name in latest else Standing(name, env.mu, env.sigma) for name in entrants
+    ]
+    order = [r.bot for r in _table(standings)]
+    return evidence.verdict(order, round_games), entrants, int(open_games)
+
+
+def fail_tournament(*, session: Session, tournament: str, reason: str, now: datetime | None = None) -> bool:
+    """Mark a scheduled or running tournament failed, with `reason` (one line, kept short): it is
+    neither started nor played again. False if it had already finished or failed."""
+    line = " ".join(reason.split())[:MAX_FAILURE_LENGTH] or "unknown error"
+    failed = session.exec(
+        sa.update(TournamentRow)
+        .where(
+            TournamentRow.name == tournament,
+            TournamentRow.status.in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)),
+        )  # type: ignore[attr-defined]
+        .values(status=TournamentStatus.FAILED, failure=line, finished_at=utc_now(now))
+    )
+    session.commit()
+    return bool(failed.rowcount)
+
+
+def list_tournaments(*, session: Session, after: int | None = None, limit: int | None = None) -> list[Tournament]:
+    """Tournaments by start time: every one, or at most `limit` after the one with id `after`."""
+    order = (TournamentRow.starts_at, TournamentRow.id)
+    rows = session.exec(keyset(session, select(TournamentRow), TournamentRow, order, after, limit)).all()
+    return _tournaments(session, rows)
+
+
+def show_tournament(*, session: Session, tournament: str) -> Tournament:
+    """One tournament with its entrants and progress, and a started stop-rule tournament's verdict."""
+    row = tournament_row(session, tournament)
+    shown_ = _tournaments(session, [row])[0]
+    if shown_.stop_rule is None or row.status is TournamentStatus.SCHEDULED:
+        return shown_
+    return replace(shown_, stop=_stop_verdict(session, row, shown_.stop_rule)[0])
+
+
+def show_schedule(*, session: Session, tournament: str) -> Schedule:
+    """The stored schedule of a started tournament (no tables before it starts)."""
+    row = tournament_row(session, tournament)
+    names = bot_names(session)
+    seats = session.exec(
+        select(ScheduledTableRow.seats)
+        .where(ScheduledTableRow.tournament_id == row.id)
+        .order_by(ScheduledTableRow.table_index)
+    ).all()
+    entrants = session.exec(
+        select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id).order_by(BotRow.name)
+    ).all()
+    return Schedule(row.table_size, tuple(entrants), tuple(ScheduledTable(tuple(names[b] for b in s)) for s in seats))
+
+
+def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tournament]:
+    ids = [row.id for row in rows]
+    entrants: dict[int, list[str]] = {}
+    for tournament_id, name in session.exec(
+        select(EntryRow.tournament_id, BotRow.name)
+        .join(BotRow, EntryRow.bot_id == BotRow.id)
+        .where(EntryRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
+        .order_by(BotRow.name)
+    ):
+        entrants.setdefault(tournament_id, []).append(name)
+    counts: dict[int, dict[str, int]] = {}
+    played = sa.and_(GameRow.status == GameStatus.RUNNING, GameRow.finished_at.is_not(None))  # type: ignore[union-attr]
+    for tournament_id, status, is_played, count in session.exec(
+        select(GameRow.tournament_id, GameRow.status, played, sa.func.count())
+        .where(GameRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
+        .group_by(GameRow.tournament_id, GameRow.status, played)
+    ):
+        counts.setdefault(tournament_id, {})["played" if is_played else status.value] = count
+    out = []
+    for row in rows:
+        assert row.id is not None
+        policy, rule = stored_settings(row)
+        out.append(
+            Tournament(
+                id=row.id,
+                name=row.name,
+                table_size=row.table_size,
+                games_per_table=row.games_per_table,
+                starts_at=row.starts_at,
+                move_limit_ms=row.move_limit_ms,
+                concurrency=row.concurrency,
+                seed=row.seed if row.status is TournamentStatus.FINISHED else None,
+                status=row.status,
+                failure_policy=policy,
+                created_at=row.created_at,
+                started_at=row.started_at,
+                finished_at=row.finished_at,
+                entrants=tuple(entrants.get(row.id, ())),
+                games=GameCounts(**counts.get(row.id, {})),
+                seed_commitment=row.seed_commitment,
+                seed_nonce=row.seed_nonce if row.status is TournamentStatus.FINISHED else None,
+                failure=row.failure,
+                max_entrants=row.max_entrants,
+                invite_only=row.entry_code_hash is not None,
+                rounds=row.rounds,
+                stop_rule=rule,
+            )
+        )
+    return out
