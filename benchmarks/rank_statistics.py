@@ -6,7 +6,7 @@ Fields of bots with evenly spread skills play 4-seat games at random tables (eac
 the order of its skill plus TrueSkill's performance noise); the arena's own rating code rates
 them. It prints, per field size, the seconds of `rank_intervals` with the draws such a table gets
 (`rank_samples`: 1000, fewer past 200 bots; every rating table carries them; a second call on the
-same table is the remembered answer) against sorting the table once, and per
+same table, by the same `RankStatistics`, is the remembered answer) against sorting the table once, and per
 game count the seconds of `bootstrap_superiority` with `--resamples` resamples against the baseline
 of rating the same games once (the store's own recomputation path, `apply_game`), its cost per
 game rating (what `BOOTSTRAP_WORK_LIMIT` is set from), and the seconds of the crosstable.
@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from arena.ratings.head_to_head import crosstable
 from arena.ratings.played_games import PlayedGame
-from arena.ratings.rank_confidence import BOOTSTRAP_WORK_LIMIT, bootstrap_superiority, rank_intervals, rank_samples
+from arena.ratings.rank_confidence import BOOTSTRAP_WORK_LIMIT, RankStatistics, bootstrap_superiority, rank_samples
 from arena.ratings.table import Standing, apply_game, arena_env, rating_table
 
 SEATS = 4
@@ -80,8 +80,13 @@ def main() -> None:
         skills = [(rng.uniform(15, 35), rng.uniform(0.8, 3.0)) for _ in range(n)]
         samples = rank_samples(n)
         baseline = timed(lambda n=n, skills=skills: sorted(range(n), key=lambda i: skills[i][0] - 3 * skills[i][1]))
-        first = timed(lambda skills=skills, samples=samples: rank_intervals(skills, samples=samples))
-        again = timed(lambda skills=skills, samples=samples: rank_intervals(skills, samples=samples))
+        reader = RankStatistics()
+        first = timed(
+            lambda skills=skills, samples=samples, reader=reader: reader.rank_intervals(skills, samples=samples)
+        )
+        again = timed(
+            lambda skills=skills, samples=samples, reader=reader: reader.rank_intervals(skills, samples=samples)
+        )
         print(
             f"  {n:5d} bots, {samples:4d} draws: {first:6.3f} s = {first / baseline:,.0f} × baseline "
             f"(sorting the table once, {baseline * 1e6:.0f} µs); remembered: {again * 1e6:.0f} µs"

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from arena.ratings.table import Standing, apply_game, arena_env, rating_table
 from arena.tournaments.schedule import game_seed, round_robin, round_seed, schedule_seed
 from arena.tournaments.stop_rule import Evidence, Outcome, StopRule
-from bots.greedy import prefer_flip, ranked_actions
+from bots.greedy import hand_values, prefer_flip, ranked_actions
 from sdk import Action, Bot, Observation
 from sdk.local import play_game_async
 
@@ -50,16 +50,17 @@ class NoisyGreedy(Bot):
         super().__init__()
         self.p = p
         self._rng = random.Random(seed)
+        self._hand_value = hand_values()
 
     def choose(self, obs: Observation) -> Action:
         if self._rng.random() < self.p:
             return self._rng.choice(obs.legal_actions)
-        return ranked_actions(obs)[0][1]
+        return ranked_actions(obs, self._hand_value)[0][1]
 
     def flip(self, obs: Observation) -> bool:
         if self._rng.random() < self.p:
             return self._rng.random() < 0.5
-        return prefer_flip(obs.hand)
+        return prefer_flip(obs.hand, self._hand_value)
 
 
 def field(bots: int) -> list[float]:

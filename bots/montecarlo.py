@@ -20,10 +20,10 @@ from time import perf_counter
 from sdk import Action, Bot, Observation, Scout, ScoutShow
 from sdk.engine import Determinizer, End, Game, Show, legal_shows, set_key
 
-from .greedy import EMPTY_BONUS, SCOUT_SHOW_COST, hand_value, prefer_flip, ranked_actions
+from .greedy import EMPTY_BONUS, SCOUT_SHOW_COST, HandValue, hand_value, hand_values, prefer_flip, ranked_actions
 
 
-def rollout_action(game: Game) -> Action:
+def rollout_action(game: Game, value: HandValue = hand_value) -> Action:
     """A fast approximation of the greedy bot for the seat to move, read off the game state.
 
     It scores shows as the greedy bot does, but tries scouts only at hand positions where the
@@ -38,7 +38,7 @@ def rollout_action(game: Game) -> Action:
     best_score = -1e9
     for show in legal_shows(tops, game.active_key):
         after = tops[: show.start] + tops[show.start + show.length :]
-        score = gain + (hand_value(after) if after else EMPTY_BONUS)
+        score = gain + (value(after) if after else EMPTY_BONUS)
         if score > best_score:
             best, best_score = show, score
     if not active or (game.players == 2 and not game.chips[seat]):
@@ -55,7 +55,7 @@ def rollout_action(game: Game) -> Action:
             for pos in _joining_positions(tops, v):
                 hand = (*tops[:pos], v, *tops[pos:])
                 scout = _SCOUTS[end][flip][pos]
-                score = -1.0 + hand_value(hand)
+                score = -1.0 + value(hand)
                 if score > best_score:
                     best, best_score = scout, score
                 if not scout_show:
@@ -65,7 +65,7 @@ def rollout_action(game: Game) -> Action:
                     if rest_key is not None and not set_key(shown) > rest_key:  # type: ignore[operator]
                         continue
                     after = hand[:start] + hand[start + length :]
-                    score = gain - 2.0 - SCOUT_SHOW_COST + (hand_value(after) if after else EMPTY_BONUS)
+                    score = gain - 2.0 - SCOUT_SHOW_COST + (value(after) if after else EMPTY_BONUS)
                     if score > best_score:
                         best, best_score = ScoutShow(scout, Show(start, length)), score
     assert best is not None
@@ -103,10 +103,11 @@ _SCOUTS = tuple(
 """_SCOUTS[end][flip][position]: shared instances, so rollouts allocate no scouts."""
 
 
-def finish_round(game: Game) -> None:
-    """Play `game` (a determinised sample, which ends with its round) to the end."""
+def finish_round(game: Game, value: HandValue = hand_value) -> None:
+    """Play `game` (a determinised sample, which ends with its round) to the end; a search passes
+    its memo of `hand_value` (`bots.greedy.hand_values`) as `value`."""
     while not game.is_over:
-        game.apply(game.to_move, rollout_action(game))
+        game.apply(game.to_move, rollout_action(game, value))
 
 
 class MonteCarloBot(Bot):
@@ -127,12 +128,13 @@ class MonteCarloBot(Bot):
         self.move_time = move_time
         self.iterations = iterations
         self.candidates = candidates
+        self._hand_value = hand_values()
 
     def choose(self, obs: Observation) -> Action:
         start = perf_counter()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
-        options = [a for _, a in ranked_actions(obs)[: self.candidates]]
+        options = [a for _, a in ranked_actions(obs, self._hand_value)[: self.candidates]]
         if len(options) == 1:
             return options[0]
         worlds = Determinizer(obs)
@@ -144,7 +146,7 @@ class MonteCarloBot(Bot):
             for i, action in enumerate(options):
                 game = world.copy()
                 game.apply(me, action)
-                finish_round(game)
+                finish_round(game, self._hand_value)
                 scores = game.results[-1].scores
                 totals[i] += scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
             done += 1
@@ -153,7 +155,7 @@ class MonteCarloBot(Bot):
         return options[max(range(len(options)), key=totals.__getitem__)]
 
     def flip(self, obs: Observation) -> bool:
-        return prefer_flip(obs.hand)
+        return prefer_flip(obs.hand, self._hand_value)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from typing import TypeVar
 from sdk import Action, Bot, Observation
 from sdk.engine import Determinizer, Flip, Game
 
-from .greedy import prefer_flip, ranked_actions
+from .greedy import hand_values, prefer_flip, ranked_actions
 from .montecarlo import finish_round
 
 T = TypeVar("T")
@@ -72,18 +72,19 @@ class StrongBot(Bot):
         self.candidates = candidates
         self.steps_done = 0
         """Actions simulated for the latest decision."""
+        self._hand_value = hand_values()
 
     def choose(self, obs: Observation) -> Action:
         start = perf_counter()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
-        options = [a for _, a in ranked_actions(obs)[: self.candidates]]
+        options = [a for _, a in ranked_actions(obs, self._hand_value)[: self.candidates]]
         me = obs.seat
 
         def value(world: Game, action: Action) -> float:
             game = world.copy()
             game.apply(me, action)
-            finish_round(game)
+            finish_round(game, self._hand_value)
             self.steps_done += game.round_actions - world.round_actions
             return round_margin(game, me)
 
@@ -97,12 +98,13 @@ class StrongBot(Bot):
             game = world.copy()
             game.apply(me, Flip(flip))
             for seat in game.awaiting:
-                game.apply(seat, Flip(prefer_flip(game.hands[seat])))
-            finish_round(game)
+                game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
+            finish_round(game, self._hand_value)
             self.steps_done += game.round_actions
             return round_margin(game, me)
 
-        return self.best(Determinizer(obs), [prefer_flip(obs.hand), not prefer_flip(obs.hand)], value, start)
+        preferred = prefer_flip(obs.hand, self._hand_value)
+        return self.best(Determinizer(obs), [preferred, not preferred], value, start)
 
     def best(self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.

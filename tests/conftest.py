@@ -27,6 +27,10 @@ BOT_PROCESS = Path(__file__).resolve().parent / "api" / "bot_process.py"
 MOVE_MS = 400
 """The server's default per-move limit in these tests: short, so timeouts come quickly."""
 GRACE_MS = 1500
+HEALTHY_MOVE_MS = 1000
+"""The move limit of a game whose healthy bots must never time out while another seat does: wide
+enough for a loaded machine. The referee's clocks themselves are tested on a clock the test moves
+(tests/play/test_referee_clock.py), not against real time."""
 CONNECT_TIMEOUT_S = 20.0
 _names = itertools.count()
 

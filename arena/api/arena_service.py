@@ -46,7 +46,7 @@ from arena.errors import (
 from arena.names import shown
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import AtCapacity, NotConnected
-from arena.ratings.rank_confidence import MAX_RESAMPLES
+from arena.ratings.rank_confidence import MAX_RESAMPLES, RankStatistics
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate
@@ -130,6 +130,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self._tournaments = runner
         self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
         self._pages = PageTokens()
+        self._rank_statistics = RankStatistics()
+        """Remembers the figures of the rating tables read lately: clients page through them."""
 
     def serves(self, method: str) -> bool:
         """Whether this arena answers the Arena call `method` (the rest need a database)."""
@@ -303,7 +305,13 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         page = await self._admit_page("Ratings", context, listing, request, extra)
         offset = page.cursor or 0
         rows = await self._read(
-            context, store.rating_table, tournament=scope, offset=offset, limit=page.size + 1, bootstrap=bootstrap
+            context,
+            store.rating_table,
+            tournament=scope,
+            offset=offset,
+            limit=page.size + 1,
+            bootstrap=bootstrap,
+            statistics=self._rank_statistics,
         )
         return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
 

@@ -15,6 +15,10 @@ hand at a flip, otherwise the first legal action in the engine's order), and the
 (`arena.play.results.final_ranks`). Time spent disconnected is not thinking time: a request's clock
 stops while its bot is away and the grace clock runs instead; the request is re-sent with the
 time it had left when the bot is back.
+
+While a request is open the referee tells its bot's connection that the game waits for it
+(`BotConnection.game_waits`), which is how the bot's stream knows whether more news may come.
+All times are the hub's clock (`arena.play.clock`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from arena.play.clock import Timer
 from arena.play.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from arena.play.sessions import Answer, MalformedDecision, SessionHub
 from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
@@ -129,10 +134,12 @@ class _Request:
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(_Wake.CHANGED)
 
-    def expire(self) -> None:
+    def expire(self) -> bool:
+        """End the wait as run out; False if nothing was waiting."""
         if self.waiter is not None and not self.waiter.done():
-            self.closed = True
             self.waiter.set_result(_Wake.EXPIRED)
+            return True
+        return False
 
 
 class _LiveGame:
@@ -164,12 +171,15 @@ class _LiveGame:
         self.bots = tuple(b for b in dict.fromkeys(bots) if b not in absent)
         """The bots seated, who hear the game; absent ones are not told of it."""
         self.requests: dict[int, _Request] = {}
+        self.open: dict[str, int] = {}
+        """Requests not yet closed, by bot: the game waits for the bots with some."""
         self.asked: list[str] = []
         """The bot of every request so far: request id i went to `asked[i - 1]`."""
         self.sent_events = 0
         self.on_answer = on_answer
         self.loop = asyncio.get_running_loop()
-        self._timer: asyncio.TimerHandle | None = None
+        self.clock = hub.clock
+        self._timer: Timer | None = None
         self._timer_at = 0.0
 
     # -- sending -------------------------------------------------------------------------------
@@ -187,7 +197,7 @@ class _LiveGame:
         conn = self.hub.get(req.seat.bot)
         if conn is None or conn.stream is None:
             return
-        used = req.used if req.started is None else req.used + self.loop.time() - req.started
+        used = req.used if req.started is None else req.used + self.clock.time() - req.started
         left = self.limits.move_ms + req.seat.bank_ms - used * 1000
         bank = min(req.seat.bank_ms, left)
         obs = observe(self.game, req.seat.index, with_legal_actions=conn.stream.want_legal_actions)
@@ -201,10 +211,31 @@ class _LiveGame:
                 self._send(bot, msg)
             self.sent_events += 1
 
-    # -- the hub's calls -----------------------------------------------------------------------
+    # -- open requests -------------------------------------------------------------------------
 
-    def waits_for(self, bot: str) -> bool:
-        return any(req.seat.bot == bot and not req.closed for req in self.requests.values())
+    def _open(self, req: _Request) -> None:
+        bot = req.seat.bot
+        self.requests[req.id] = req
+        self.open[bot] = self.open.get(bot, 0) + 1
+        if self.open[bot] == 1:
+            self._tell_waiting(bot, True)
+
+    def _close(self, req: _Request) -> None:
+        """No answer to `req` counts any more: answered, run out, or given up."""
+        if req.closed:
+            return
+        req.closed = True
+        bot = req.seat.bot
+        self.open[bot] -= 1
+        if not self.open[bot]:
+            self._tell_waiting(bot, False)
+
+    def _tell_waiting(self, bot: str, waits: bool) -> None:
+        conn = self.hub.get(bot)
+        if conn is not None:
+            conn.game_waits(self.game_id, waits)
+
+    # -- the hub's calls -----------------------------------------------------------------------
 
     def resync(self, bot: str) -> None:
         for seat in self.seats:
@@ -221,7 +252,7 @@ class _LiveGame:
                 self._send_request(req)
 
     def connection_lost(self, bot: str) -> None:
-        now = self.loop.time()
+        now = self.clock.time()
         for req in self.requests.values():
             if req.seat.bot == bot and req.started is not None:
                 req.used += now - req.started
@@ -253,7 +284,8 @@ class _LiveGame:
             self.game.apply(req.seat.index, decision.action)
         except IllegalAction as exc:
             return self._reject(req, str(exc))
-        req.answered = req.closed = True
+        req.answered = True
+        self._close(req)
         req.wake()
         return ActionAccepted(self.game_id, rid)
 
@@ -263,7 +295,7 @@ class _LiveGame:
         req.last_reason = reason
         left = self.limits.max_invalid - req.invalid
         if left <= 0:
-            req.closed = True
+            self._close(req)
             req.wake()
         return ActionRejected(self.game_id, req.id, reason, left)
 
@@ -274,15 +306,15 @@ class _LiveGame:
         if self._timer is None or deadline < self._timer_at:
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer, self._timer_at = self.loop.call_at(deadline, self._check_deadlines), deadline
+            self._timer, self._timer_at = self.clock.call_at(deadline, self._check_deadlines), deadline
 
     def _check_deadlines(self) -> None:
         self._timer = None
-        now = self.loop.time()
+        now = self.clock.time()
         later = [req.deadline for req in self.requests.values() if req.deadline is not None and req.deadline > now]
         for req in list(self.requests.values()):
-            if req.deadline is not None and req.deadline <= now:
-                req.expire()
+            if req.deadline is not None and req.deadline <= now and req.expire():
+                self._close(req)
         if later:
             self._watch(min(later))
 
@@ -317,13 +349,13 @@ class _LiveGame:
         """Wait for a legal answer; return None once it is applied, else why the seat forfeits."""
         self.asked.append(seat.bot)
         req = _Request(len(self.asked), seat, kind)
-        self.requests[req.id] = req
+        self._open(req)
         limits = self.limits
         budget = (limits.move_ms + seat.bank_ms) / 1000
         try:
             while True:
                 conn = self.hub.get(seat.bot)
-                now = self.loop.time()
+                now = self.clock.time()
                 connected = conn is not None and conn.connected
                 if connected:
                     req.started = now
@@ -338,7 +370,7 @@ class _LiveGame:
                 wake = await req.waiter
                 req.deadline = None
                 if req.started is not None:
-                    req.used += self.loop.time() - req.started
+                    req.used += self.clock.time() - req.started
                     req.started = None
                 if req.answered:
                     seat.bank_ms = max(0, seat.bank_ms - max(0, round(req.used * 1000) - limits.move_ms))
@@ -362,7 +394,7 @@ class _LiveGame:
                         f"disconnected: not back within the {limits.grace_ms} ms grace period",
                     )
         finally:
-            req.closed = True
+            self._close(req)
             req.started = None
             del self.requests[req.id]
 

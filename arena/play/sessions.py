@@ -3,7 +3,8 @@
 A bot's seats belong to its name, not to a stream: when its stream breaks the seats wait (the
 referee runs the grace period), and a new stream authenticated with the same token takes them
 over. `SessionHub` is the one registry of connections; the gRPC servicer feeds it streams and
-messages, the referee asks it for seats. Nothing here knows protobuf.
+messages, the referee asks it for seats and tells it which games wait for which bot (a due write
+waits for more only while another of the bot's games may send some). Nothing here knows protobuf.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 from arena.names import shown
+from arena.play.clock import LOOP_CLOCK, Clock, Timer
 from sdk.protocol import (
     ActionAccepted,
     ArenaMessage,
@@ -61,12 +63,10 @@ Received: TypeAlias = Hello | Answer
 
 
 class LiveGame(Protocol):
-    """A running game as the hub sees it (implemented by the referee)."""
+    """A running game as the hub sees it (implemented by the referee, which also tells each bot's
+    connection when the game starts and stops waiting for it: `BotConnection.game_waits`)."""
 
     game_id: str
-
-    def waits_for(self, bot: str) -> bool:
-        """Whether the game cannot go on until one of `bot`'s seats decides."""
 
     def resync(self, bot: str) -> None:
         """`bot` has a new stream: send it its seats, the game's events and its pending requests."""
@@ -101,6 +101,7 @@ class Stream:
     """
 
     __slots__ = (
+        "_clock",
         "_due",
         "_ready",
         "_timer",
@@ -120,6 +121,7 @@ class Stream:
         want_legal_actions: bool,
         more_coming: Callable[[], bool],
         tournaments: Iterable[str] = (),
+        clock: Clock = LOOP_CLOCK,
     ) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
@@ -133,10 +135,11 @@ class Stream:
         self.writer: asyncio.Task[object] | None = None
         """The task writing this stream's messages; set by the servicer."""
         self._due = False
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Timer | None = None
         """Makes the write due NEWS_WAIT_S after the first message that can wait."""
         self._ready: asyncio.Future[None] | None = None
         """Set while the writer waits for a due write."""
+        self._clock = clock
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` (dropped once the stream is closed). A bot that lets MAX_QUEUED messages
@@ -149,7 +152,7 @@ class Stream:
             if type(msg) not in CAN_WAIT:
                 self._make_due()
             elif self._timer is None and not self._due:
-                self._timer = asyncio.get_running_loop().call_later(NEWS_WAIT_S, self._make_due)
+                self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
             self.writer.cancel()
@@ -180,7 +183,7 @@ class Stream:
         if not self.pending:
             return []
         if self.more_coming():
-            await asyncio.sleep(BATCH_WAIT_S)
+            await self._clock.sleep(BATCH_WAIT_S)
         batch = self.pending[:MAX_BATCH]
         del self.pending[:MAX_BATCH]
         if not self.pending and not self.closed:
@@ -194,23 +197,32 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("capacity", "disconnected_at", "live_games", "name", "stream")
+    __slots__ = ("capacity", "disconnected_at", "live_games", "name", "stream", "waiting")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.stream: Stream | None = None
         self.capacity = 0
         self.live_games: dict[str, LiveGame] = {}
+        self.waiting: set[str] = set()
+        """The games of `live_games` that cannot go on until one of this bot's seats decides."""
         self.disconnected_at = 0.0
-        """Event-loop time when the last stream ended; meaningful only while `stream` is None."""
+        """The hub's clock when the last stream ended; meaningful only while `stream` is None."""
 
     @property
     def connected(self) -> bool:
         return self.stream is not None
 
+    def game_waits(self, game_id: str, waits: bool) -> None:
+        """The referee's word that game `game_id` now waits (or no longer waits) for this bot."""
+        if waits:
+            self.waiting.add(game_id)
+        else:
+            self.waiting.discard(game_id)
+
     def busy_elsewhere(self) -> bool:
         """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
-        return any(not table.waits_for(self.name) for table in self.live_games.values())
+        return len(self.waiting) < len(self.live_games)
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
@@ -219,9 +231,11 @@ class BotConnection:
 
 
 class SessionHub:
-    """Every bot connection, the streams they come through and the games they sit in."""
+    """Every bot connection, the streams they come through and the games they sit in; `clock`
+    times the streams' writes, the disconnections and the referee's deadlines."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock = LOOP_CLOCK) -> None:
+        self.clock = clock
         self._bots: dict[str, BotConnection] = {}
 
     def get(self, name: str) -> BotConnection | None:
@@ -236,7 +250,7 @@ class SessionHub:
         if old is not None:
             old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
-        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments)
+        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock)
         conn.stream = stream
         conn.capacity = hello.capacity
         stream.send(Welcome(session_id, name, hello.capacity))
@@ -249,7 +263,7 @@ class SessionHub:
         if conn.stream is not stream:
             return
         conn.stream = None
-        conn.disconnected_at = asyncio.get_running_loop().time()
+        conn.disconnected_at = self.clock.time()
         for table in list(conn.live_games.values()):
             table.connection_lost(conn.name)
         if not conn.live_games:
@@ -309,5 +323,6 @@ class SessionHub:
             if conn is None:
                 continue
             conn.live_games.pop(table.game_id, None)
+            conn.waiting.discard(table.game_id)
             if not conn.live_games and not conn.connected:
                 del self._bots[name]

@@ -11,17 +11,19 @@ Three figures, all about *skill* (the bot's true strength), not about one game's
   every bot's skill from its posterior (ranked by the drawn skill, best first); a table of more
   than `RANK_DRAWS // RANK_SAMPLES` bots gets fewer draws (`rank_samples`, never under
   `MIN_RANK_SAMPLES`), so a large ladder's table stays well under a second. The draws come from a
-  fixed seed, so one table always gets the same intervals, remembered for the last tables.
+  fixed seed, so one table always gets the same intervals.
 * `bootstrap_superiority`: the same question answered from the games instead of the posteriors:
   resample the games actually played (with replacement, kept in the order they were rated),
   recompute every rating with the arena's own code (`arena.ratings.table.rate_skills`), and count how
   often the upper bot of each adjacent pair comes out with the higher mu. It does not trust TrueSkill's
   sigma, so where the two disagree the posterior is over- or under-confident. It costs one rating
   per game per resample, so it is computed only on demand, with at most `MAX_RESAMPLES`
-  resamples and `BOOTSTRAP_WORK_LIMIT` game ratings a call, and remembered per table and games.
+  resamples and `BOOTSTRAP_WORK_LIMIT` game ratings a call.
 
 `with_confidence` and `with_bootstrap` put the figures on the rows of a table
 (`arena.ratings.table.RatingRow`), computed over the whole table before any page of it is cut.
+A reader that serves tables again and again holds a `RankStatistics`, which remembers the figures
+of its last tables; the module's functions compute afresh.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from arena.ratings.played_games import PlayedGame
 from arena.ratings.table import RatingRow, arena_env, rate_skills
+from arena.ratings.trueskill_ffa import FreeForAll
+from sdk.memo import memoised
 
 __all__ = [
     "BOOTSTRAP_SEED",
@@ -44,6 +47,7 @@ __all__ = [
     "RANK_DRAWS",
     "RANK_SAMPLES",
     "RANK_SEED",
+    "RankStatistics",
     "bootstrap_superiority",
     "max_resamples",
     "rank_intervals",
@@ -68,6 +72,9 @@ MAX_RESAMPLES = 1000
 BOOTSTRAP_WORK_LIMIT = 50_000
 """Game ratings one bootstrap may compute: 3 to 8 s of one core on the 2-core machine of
 docs/benchmarks.md (benchmarks/rank_statistics.py)."""
+INTERVAL_TABLES = 32
+BOOTSTRAP_TABLES = 8
+"""Tables (with their games, for the bootstrap) whose figures a `RankStatistics` remembers."""
 
 _SQRT2 = math.sqrt(2)
 
@@ -89,12 +96,9 @@ def rank_intervals(
 ) -> list[tuple[int, int]]:
     """For each (mu, sigma), the lowest and highest rank (1 best) it holds in the central `level`
     share of `samples` joint draws of all skills. Same skills and seed, same intervals."""
-    if samples < 1 or not 0 < level < 1:
-        raise ValueError("rank intervals need at least one sample and a level between 0 and 1")
-    return list(_rank_intervals(tuple(skills), samples, seed, level))
+    return RankStatistics().rank_intervals(skills, samples=samples, seed=seed, level=level)
 
 
-@lru_cache(maxsize=32)
 def _rank_intervals(
     skills: tuple[tuple[float, float], ...], samples: int, seed: int, level: float
 ) -> tuple[tuple[int, int], ...]:
@@ -125,16 +129,7 @@ def rank_samples(bots: int) -> int:
 def with_confidence(rows: Sequence[RatingRow]) -> list[RatingRow]:
     """The rows of a whole table (in its order) with each row's rank interval and the posterior
     probability that the row above is stronger (None on the first row)."""
-    intervals = rank_intervals([(r.mu, r.sigma) for r in rows], samples=rank_samples(len(rows)))
-    return [
-        replace(
-            row,
-            rank_low=low,
-            rank_high=high,
-            confidence=None if i == 0 else superiority(rows[i - 1].mu, rows[i - 1].sigma, row.mu, row.sigma),
-        )
-        for i, (row, (low, high)) in enumerate(zip(rows, intervals, strict=True))
-    ]
+    return RankStatistics().with_confidence(rows)
 
 
 def max_resamples(games: int) -> int:
@@ -152,14 +147,12 @@ def bootstrap_superiority(
     Every bot starts from the arena's prior; a resample applies each game as often as it was
     drawn, in the games' own order, so the recomputation is the arena's rating of those games.
     """
-    if not 1 <= resamples <= MAX_RESAMPLES:
-        raise ValueError(f"a bootstrap takes 1 to {MAX_RESAMPLES} resamples, not {resamples}")
-    return list(_bootstrap(tuple(games), tuple(order), resamples, seed))
+    return RankStatistics().bootstrap_superiority(games, order, resamples=resamples, seed=seed)
 
 
-@lru_cache(maxsize=8)
 def _bootstrap(games: tuple[PlayedGame, ...], order: tuple[str, ...], resamples: int, seed: int) -> tuple[float, ...]:
     env = arena_env()
+    rules = FreeForAll.of(env)
     index = {bot: i for i, bot in enumerate(dict.fromkeys(order + tuple(b for g in games for b in g.bots)))}
     seated = [(tuple(index[b] for b in g.bots), g.ranks) for g in games]
     upper = [index[b] for b in order]
@@ -172,7 +165,7 @@ def _bootstrap(games: tuple[PlayedGame, ...], order: tuple[str, ...], resamples:
         skills = [(env.mu, env.sigma)] * len(index)
         for (seats, ranks), times in zip(seated, drawn, strict=True):
             for _ in range(times):
-                rated = rate_skills(env, [skills[i] for i in seats], ranks, seats)
+                rated = rate_skills(rules, [skills[i] for i in seats], ranks, seats)
                 for i, skill in zip(seats, rated, strict=True):
                     skills[i] = skill
         for j in range(len(held)):
@@ -185,5 +178,51 @@ def with_bootstrap(
     rows: Sequence[RatingRow], games: Sequence[PlayedGame], *, resamples: int, seed: int = BOOTSTRAP_SEED
 ) -> list[RatingRow]:
     """The rows of a whole table with each row's bootstrap share (None on the first row)."""
-    shares = bootstrap_superiority(games, [r.bot for r in rows], resamples=resamples, seed=seed)
-    return [replace(row, bootstrap_confidence=None if i == 0 else shares[i - 1]) for i, row in enumerate(rows)]
+    return RankStatistics().with_bootstrap(rows, games, resamples=resamples, seed=seed)
+
+
+class RankStatistics:
+    """The figures above for one reader of rating tables (a servicer, a local client), remembered
+    for its last tables: a table is read page after page, and again while no game changes it, and
+    its figures take up to seconds to draw. Same arguments as the functions of the same names."""
+
+    def __init__(self) -> None:
+        self._intervals = memoised(_rank_intervals, size=INTERVAL_TABLES)
+        self._bootstrap = memoised(_bootstrap, size=BOOTSTRAP_TABLES)
+
+    def rank_intervals(
+        self,
+        skills: Sequence[tuple[float, float]],
+        *,
+        samples: int = RANK_SAMPLES,
+        seed: int = RANK_SEED,
+        level: float = INTERVAL_LEVEL,
+    ) -> list[tuple[int, int]]:
+        if samples < 1 or not 0 < level < 1:
+            raise ValueError("rank intervals need at least one sample and a level between 0 and 1")
+        return list(self._intervals(tuple(skills), samples, seed, level))
+
+    def with_confidence(self, rows: Sequence[RatingRow]) -> list[RatingRow]:
+        intervals = self.rank_intervals([(r.mu, r.sigma) for r in rows], samples=rank_samples(len(rows)))
+        return [
+            replace(
+                row,
+                rank_low=low,
+                rank_high=high,
+                confidence=None if i == 0 else superiority(rows[i - 1].mu, rows[i - 1].sigma, row.mu, row.sigma),
+            )
+            for i, (row, (low, high)) in enumerate(zip(rows, intervals, strict=True))
+        ]
+
+    def bootstrap_superiority(
+        self, games: Sequence[PlayedGame], order: Sequence[str], *, resamples: int, seed: int = BOOTSTRAP_SEED
+    ) -> list[float]:
+        if not 1 <= resamples <= MAX_RESAMPLES:
+            raise ValueError(f"a bootstrap takes 1 to {MAX_RESAMPLES} resamples, not {resamples}")
+        return list(self._bootstrap(tuple(games), tuple(order), resamples, seed))
+
+    def with_bootstrap(
+        self, rows: Sequence[RatingRow], games: Sequence[PlayedGame], *, resamples: int, seed: int = BOOTSTRAP_SEED
+    ) -> list[RatingRow]:
+        shares = self.bootstrap_superiority(games, [r.bot for r in rows], resamples=resamples, seed=seed)
+        return [replace(row, bootstrap_confidence=None if i == 0 else shares[i - 1]) for i, row in enumerate(rows)]

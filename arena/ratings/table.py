@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from trueskill import Rating, TrueSkill
 
-from arena.ratings.trueskill_ffa import rate_free_for_all
+from arena.ratings.trueskill_ffa import FreeForAll, rate_free_for_all
 
 __all__ = [
     "DRAW_PROBABILITY",
@@ -67,10 +67,11 @@ def rate_game(env: TrueSkill, current: Mapping[Bot, Rating], ranks: Mapping[Bot,
 
 
 def rate_skills(
-    env: TrueSkill, skills: Sequence[tuple[float, float]], ranks: Sequence[int], who: object = None
+    env: TrueSkill | FreeForAll, skills: Sequence[tuple[float, float]], ranks: Sequence[int], who: object = None
 ) -> list[tuple[float, float]]:
     """`rate_game` on (mu, sigma) pairs in seat order, for callers that rate many games and need
-    no `Rating` objects (a bootstrap); `who` names the game's bots in the warning."""
+    no `Rating` objects (a bootstrap: it passes the environment's `FreeForAll`, worked out once);
+    `who` names the game's bots in the warning."""
     try:
         return rate_free_for_all(env, skills, ranks)
     except (ArithmeticError, ValueError) as exc:  # the game's shape is checked: this is numeric

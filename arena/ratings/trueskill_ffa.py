@@ -24,11 +24,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from trueskill import DELTA, TrueSkill, calc_draw_margin
 
-__all__ = ["MIN_DELTA", "rate_free_for_all"]
+__all__ = ["MIN_DELTA", "FreeForAll", "rate_free_for_all"]
 
 MIN_DELTA = DELTA
 """The library's default convergence threshold for `rate`."""
@@ -132,35 +131,38 @@ def _copy(pi: float, tau: float) -> tuple[float, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Constants:
+class FreeForAll:
+    """What the update needs of a TrueSkill environment, worked out once by `of`: the draw margin
+    alone costs about a tenth of rating a game, so a caller that rates many games holds one."""
+
     beta2: float
     tau2: float
     draw_margin: float
 
-
-@lru_cache(maxsize=8)
-def _constants(beta: float, tau: float, draw_probability: float) -> _Constants:
-    env = TrueSkill(beta=beta, tau=tau, draw_probability=draw_probability)
-    return _Constants(beta**2, tau**2, calc_draw_margin(draw_probability, 2, env))
+    @classmethod
+    def of(cls, env: TrueSkill) -> FreeForAll:
+        """Only the library's default backend and a fixed draw probability are supported (that is
+        what `arena_env` uses); a ValueError says so for any other environment."""
+        if env.backend is not None or callable(env.draw_probability):
+            raise ValueError("only the default backend with a fixed draw probability is supported")
+        return cls(env.beta**2, env.tau**2, calc_draw_margin(env.draw_probability, 2, env))
 
 
 def rate_free_for_all(
-    env: TrueSkill, ratings: Sequence[tuple[float, float]], ranks: Sequence[int]
+    env: TrueSkill | FreeForAll, ratings: Sequence[tuple[float, float]], ranks: Sequence[int]
 ) -> list[tuple[float, float]]:
     """The (mu, sigma) of each player after one game, as `env.rate([(r,) for r in ratings], ranks)`
     gives them before wrapping them in `Rating`; lower rank is better, equal ranks are draws.
 
-    `ratings` are (Rating.mu, Rating.sigma) pairs. Only the library's default backend and a fixed
-    draw probability are supported (that is what `arena_env` uses).
+    `ratings` are (Rating.mu, Rating.sigma) pairs; `env` is the environment or, for a caller
+    rating many games, its `FreeForAll`.
     """
-    if env.backend is not None or callable(env.draw_probability):
-        raise ValueError("only the default backend with a fixed draw probability is supported")
+    c = env if isinstance(env, FreeForAll) else FreeForAll.of(env)
     n = len(ratings)
     if n < 2:
         raise ValueError("Need multiple rating groups")
     if len(ranks) != n:
         raise ValueError("Wrong ranks")
-    c = _constants(env.beta, env.tau, env.draw_probability)
     beta2, margin = c.beta2, c.draw_margin
     order = sorted(range(n), key=ranks.__getitem__)
 

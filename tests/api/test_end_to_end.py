@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Arena, check_against_replay
+from tests.conftest import HEALTHY_MOVE_MS, Arena, check_against_replay
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +94,9 @@ def test_silent_bot_forfeits_at_the_deadline_and_the_game_completes(arena: Arena
     (a, a_token), (b, b_token) = arena.register(), arena.register()
     for token, behaviour in ((a_token, "random"), (silent_token, "silent"), (b_token, "random")):
         arena.start_bot(token, "--behaviour", behaviour)
-    response = arena.play([a, silent, b], seed=13, move_limit_ms=250)
+    response = arena.play([a, silent, b], seed=13, move_limit_ms=HEALTHY_MOVE_MS)
     check_against_replay(response, forfeited={1})
-    assert response.seats[1].forfeit == "timeout: no legal answer to request 2 within 250 ms"
+    assert response.seats[1].forfeit == f"timeout: no legal answer to request 2 within {HEALTHY_MOVE_MS} ms"
 
 
 def wait_for_line(log: Path, text: str, game: Future[object]) -> None:

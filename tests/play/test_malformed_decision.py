@@ -1,8 +1,8 @@
 """A Decision whose action does not decode is rejected for its request, like an illegal answer.
 
-In process, without gRPC but through the arena's decoding (`arena.api.convert.bot_message_from_pb`):
-the bot gets an ActionRejected naming its game and request with the reason and the attempts left,
-can retry, and forfeits (ILLEGAL) after too many; a malformed answer naming a request that is not
+In process, on a clock the test moves (tests/play/clock.py), without gRPC but through the arena's
+decoding (`arena.api.convert.bot_message_from_pb`): the bot gets an ActionRejected naming its game
+and request with the reason and the attempts left, can retry, and forfeits (ILLEGAL) after too many; a malformed answer naming a request that is not
 the bot's gets exactly the answer a well-formed one would, so it tells nothing of other seats.
 """
 
@@ -27,6 +27,7 @@ from sdk.protocol import (
 )
 from sdk.runner import local_legal_actions
 from sdk.wire import bot_session_pb2 as pb
+from tests.play.clock import ManualClock
 
 MAX_INVALID = 3
 
@@ -61,7 +62,8 @@ async def _pump(hub: SessionHub, name: str, stream: Stream, heard: list[ArenaMes
 
 def _play() -> tuple[GameResult, list[ArenaMessage]]:
     async def scenario() -> tuple[GameResult, list[ArenaMessage]]:
-        hub = SessionHub()
+        clock = ManualClock()
+        hub = SessionHub(clock)
         heard: list[ArenaMessage] = []
         streams, pumps = [], []
         for name in ("good", "bad"):
@@ -69,10 +71,10 @@ def _play() -> tuple[GameResult, list[ArenaMessage]]:
             streams.append(stream)
             pumps.append(asyncio.ensure_future(_pump(hub, name, stream, heard if name == "bad" else [])))
         limits = Limits(move_ms=2000, max_invalid=MAX_INVALID)
-        result = await asyncio.wait_for(Referee(hub).play("g", ["good", "bad"], 5, limits), 20)
+        result = await clock.run(Referee(hub).play("g", ["good", "bad"], 5, limits))
         for stream in streams:
             stream.close()
-        await asyncio.wait_for(asyncio.gather(*pumps), 20)
+        await clock.run(asyncio.gather(*pumps))
         return result, heard
 
     return asyncio.run(scenario())

@@ -3,6 +3,7 @@
 Requests, rejections and errors make a write due at once; events and acceptances wait for one,
 up to NEWS_WAIT_S; a due write waits BATCH_WAIT_S for more only while the bot's other games may
 send some. Order is never changed (docs/protocol.md: messages arrive in the order they were sent).
+The streams run on a clock the tests move (tests/play/clock.py).
 """
 
 import asyncio
@@ -19,6 +20,7 @@ from sdk.engine.events import RoundStarted
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
+    ArenaMessage,
     Decision,
     DecisionKind,
     DecisionRequest,
@@ -28,11 +30,9 @@ from sdk.protocol import (
     Hello,
     PublicEvent,
 )
+from tests.play.clock import ManualClock, settle
 
 T = TypeVar("T")
-LONG = 30.0
-"""A wait no test sits through: seeing a result within SOON means the wait was skipped."""
-SOON = 2.0
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -50,14 +50,8 @@ def request(rid: int = 1) -> DecisionRequest:
     return DecisionRequest("g", rid, DecisionKind.ACTION, observe(Game(3, 1), 0), 1000, 0)
 
 
-@pytest.fixture(autouse=True)
-def long_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sessions, "NEWS_WAIT_S", LONG)
-    monkeypatch.setattr(sessions, "BATCH_WAIT_S", LONG)
-
-
-def quiet_stream() -> Stream:
-    return Stream("s", False, more_coming=lambda: False)
+def stream_on(clock: ManualClock, more_coming: bool = False) -> Stream:
+    return Stream("s", False, more_coming=lambda: more_coming, clock=clock)
 
 
 @pytest.mark.parametrize(
@@ -70,64 +64,81 @@ def quiet_stream() -> Stream:
     ],
     ids=lambda m: type(m).__name__,
 )
-def test_news_waits_for_a_message_the_bot_must_act_on_and_goes_with_it_in_order(urgent: object) -> None:
-    async def scenario() -> list[object]:
-        stream = quiet_stream()
+def test_news_waits_for_a_message_the_bot_must_act_on_and_goes_with_it_in_order(urgent: ArenaMessage) -> None:
+    async def scenario() -> list[ArenaMessage]:
+        clock = ManualClock()
+        stream = stream_on(clock)
         stream.send(news(0))
         stream.send(ActionAccepted("g", 1))
         writer = asyncio.ensure_future(stream.next_batch())
-        await asyncio.sleep(0.05)
+        clock.advance(sessions.NEWS_WAIT_S * 0.9)
+        await settle()
         assert not writer.done(), "news alone was written before NEWS_WAIT_S"
         stream.send(news(1))
-        stream.send(urgent)  # type: ignore[arg-type]
-        return await asyncio.wait_for(writer, SOON)
+        stream.send(urgent)
+        await settle()
+        assert writer.done(), "a message to act on did not make the write due"
+        return writer.result()
 
     assert run(scenario()) == [news(0), ActionAccepted("g", 1), news(1), urgent]
 
 
-def test_news_alone_is_written_after_news_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sessions, "NEWS_WAIT_S", 0.05)
-
-    async def scenario() -> list[object]:
-        stream = quiet_stream()
+def test_news_alone_is_written_after_news_wait() -> None:
+    async def scenario() -> tuple[bool, list[ArenaMessage]]:
+        clock = ManualClock()
+        stream = stream_on(clock)
         stream.send(news(0))
-        return await asyncio.wait_for(stream.next_batch(), SOON)
-
-    assert run(scenario()) == [news(0)]
-
-
-def test_a_due_write_waits_for_more_only_while_other_games_may_send_some() -> None:
-    async def scenario(more_coming: bool) -> bool:
-        stream = Stream("s", False, more_coming=lambda: more_coming)
-        stream.send(request())
         writer = asyncio.ensure_future(stream.next_batch())
-        await asyncio.sleep(0.1)
-        waited = not writer.done()
-        writer.cancel()
-        return waited
+        clock.advance(sessions.NEWS_WAIT_S * 0.9)
+        await settle()
+        early = writer.done()
+        clock.advance(sessions.NEWS_WAIT_S * 0.1)
+        await settle()
+        return early, writer.result()
 
-    assert run(scenario(more_coming=True))
-    assert not run(scenario(more_coming=False))
+    assert run(scenario()) == (False, [news(0)])
+
+
+@pytest.mark.parametrize("more_coming", [True, False])
+def test_a_due_write_waits_for_more_only_while_other_games_may_send_some(more_coming: bool) -> None:
+    async def scenario() -> tuple[bool, list[ArenaMessage]]:
+        clock = ManualClock()
+        stream = stream_on(clock, more_coming)
+        stream.send(request(1))
+        writer = asyncio.ensure_future(stream.next_batch())
+        await settle()
+        waited = not writer.done()
+        stream.send(request(2))
+        clock.advance(sessions.BATCH_WAIT_S)
+        await settle()
+        return waited, writer.result()
+
+    waited, batch = run(scenario())
+    assert waited is more_coming
+    assert batch == ([request(1), request(2)] if more_coming else [request(1)])
 
 
 def test_closing_writes_what_waits_then_ends() -> None:
-    async def scenario() -> tuple[list[object], list[object]]:
-        stream = quiet_stream()
+    async def scenario() -> tuple[list[ArenaMessage], list[ArenaMessage]]:
+        clock = ManualClock()
+        stream = stream_on(clock)
         stream.send(news(0))
         stream.close()
-        return await asyncio.wait_for(stream.next_batch(), SOON), await asyncio.wait_for(stream.next_batch(), SOON)
+        return await clock.run(stream.next_batch()), await clock.run(stream.next_batch())
 
     assert run(scenario()) == ([news(0)], [])
 
 
 def test_a_stream_goes_back_to_waiting_after_each_write() -> None:
     async def scenario() -> bool:
-        stream = quiet_stream()
+        clock = ManualClock()
+        stream = stream_on(clock)
         stream.send(request(1))
-        await asyncio.wait_for(stream.next_batch(), SOON)
+        await clock.run(stream.next_batch())
         stream.send(news(0))
         writer = asyncio.ensure_future(stream.next_batch())
-        await asyncio.sleep(0.05)
+        clock.advance(sessions.NEWS_WAIT_S * 0.9)
+        await settle()
         waiting = not writer.done()
         writer.cancel()
         return waiting
@@ -136,21 +147,23 @@ def test_a_stream_goes_back_to_waiting_after_each_write() -> None:
 
 
 def test_a_bot_is_busy_elsewhere_while_one_of_its_games_waits_for_another_bot() -> None:
-    """What `more_coming` asks the referee. RULES.md §3: each seat decides its hand flip before the
-    first turn, so the game first waits for both bots; once A has decided it waits for B alone."""
+    """What `more_coming` asks: the games the referee said wait for the bot, against all its games.
+    RULES.md §3: each seat decides its hand flip before the first turn, so the game first waits for
+    both bots; once A has decided it waits for B alone."""
 
-    async def scenario() -> list[tuple[bool, bool, bool, bool]]:
+    async def scenario() -> list[tuple[set[str], set[str], bool, bool]]:
         hub = SessionHub()
         a, _ = hub.open("A", Hello("A", "1", 4, False), "a")
         b, _ = hub.open("B", Hello("B", "1", 4, False), "b")
         game = asyncio.ensure_future(Referee(hub).play("g", ["A", "B"], 7, Limits(move_ms=60_000)))
-        while "g" not in a.live_games or not a.live_games["g"].waits_for("B"):
+        while not b.waiting:
             await asyncio.sleep(0)
-        table = a.live_games["g"]
-        seen = [(table.waits_for("A"), table.waits_for("B"), a.busy_elsewhere(), b.busy_elsewhere())]
+        seen = [(set(a.waiting), set(b.waiting), a.busy_elsewhere(), b.busy_elsewhere())]
         hub.receive(a, Decision("g", 1, Flip(False)))  # seat 0's flip request is the game's first
-        seen.append((table.waits_for("A"), table.waits_for("B"), a.busy_elsewhere(), b.busy_elsewhere()))
+        seen.append((set(a.waiting), set(b.waiting), a.busy_elsewhere(), b.busy_elsewhere()))
         game.cancel()
+        await asyncio.gather(game, return_exceptions=True)
+        seen.append((set(a.waiting), set(b.waiting), "g" in a.live_games, "g" in b.live_games))
         return seen
 
-    assert run(scenario()) == [(True, True, False, False), (False, True, True, False)]
+    assert run(scenario()) == [({"g"}, {"g"}, False, False), (set(), {"g"}, True, False), (set(), set(), False, False)]

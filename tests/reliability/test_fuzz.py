@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sdk.wire import arena_pb2, game_pb2
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import READ_TIMEOUT_S
+from tests.conftest import HEALTHY_MOVE_MS
 from tests.reliability.conftest import Arena, Healthy, check_against_replay
 
 PLAY = "/scout.arena.v1.BotSession/Play"
@@ -265,7 +266,7 @@ def test_undecodable_bytes_mid_game_forfeit_only_that_seat(arena: Arena, healthy
         assert (await stream.read()).messages[0].WhichOneof("kind") == "welcome"
         game = asyncio.create_task(
             asyncio.to_thread(
-                arena.play, [healthy.names[0], name], 202, move_limit_ms=200, time_bank_ms=0, grace_ms=300
+                arena.play, [healthy.names[0], name], 202, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0, grace_ms=300
             )
         )
         while not any(m.WhichOneof("kind") == "decision_request" for m in (await stream.read()).messages):

@@ -15,6 +15,7 @@ import pytest
 from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot, flip, show
+from tests.conftest import HEALTHY_MOVE_MS
 from tests.play.test_misbehaviour import NOT_STARTED, assert_seat_played_first_legal_actions
 from tests.reliability.conftest import WAIT_S, Arena, Healthy, check_against_replay, start_zoo, wait_for_text
 from tests.reliability.zoo_bot import EXIT_CODE
@@ -87,13 +88,13 @@ def test_a_bot_whose_code_raises_times_out_and_its_session_survives(arena: Arena
     name, token = arena.register("zoo")
     proc, log = start_zoo(arena, token, "raises")
     a, b = healthy.names
-    response = arena.play([a, name, b], seed=106, move_limit_ms=250, time_bank_ms=0)
+    response = arena.play([a, name, b], seed=106, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0)
     check_against_replay(response, forfeited={1})
-    assert response.seats[1].forfeit == "timeout: no legal answer to request 2 within 250 ms"
+    assert response.seats[1].forfeit == f"timeout: no legal answer to request 2 within {HEALTHY_MOVE_MS} ms"
     assert "raising" in log.read_text()
-    again = arena.play([name, a], seed=107, move_limit_ms=250, time_bank_ms=0)
+    again = arena.play([name, a], seed=107, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0)
     check_against_replay(again, forfeited={0})
-    assert again.seats[0].forfeit == "timeout: no legal answer to request 1 within 250 ms"
+    assert again.seats[0].forfeit == f"timeout: no legal answer to request 1 within {HEALTHY_MOVE_MS} ms"
     assert proc.poll() is None, "a bot raising in its code must not take its process down"
     healthy.check_still_served(seed=108)
 
@@ -110,13 +111,13 @@ def test_answers_after_the_deadline_forfeit_and_the_late_answer_is_stale(arena: 
 
     async def scenario() -> tuple[arena_pb2.PlayGameResponse, list[pb.ArenaMessage]]:
         bot = await RawBot.connect(arena.target, token)
-        game = await raw_game(arena, [name, healthy.names[0]], 109, move_limit_ms=150, time_bank_ms=0)
+        game = await raw_game(arena, [name, healthy.names[0]], 109, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0)
         req = (await bot.next("decision_request")).decision_request
         forfeited = (await bot.next("error")).error
         assert (forfeited.code, forfeited.message) == (
             pb.ERROR_CODE_SEAT_FORFEITED,
             f"seat 0 of game {req.game_id!r} was forfeited: "
-            f"timeout: no legal answer to request {req.request_id} within 150 ms",
+            f"timeout: no legal answer to request {req.request_id} within {HEALTHY_MOVE_MS} ms",
         )
         await bot.answer(req.game_id, req.request_id, flip(False))
         stale = (await bot.next("error")).error
@@ -133,7 +134,7 @@ def test_answers_after_the_deadline_forfeit_and_the_late_answer_is_stale(arena: 
     response, rest = asyncio.run(scenario())
     assert {m.WhichOneof("kind") for m in rest} <= {"public_event"}, "a forfeited seat gets no more requests"
     check_against_replay(response, forfeited={0})
-    assert response.seats[0].forfeit == "timeout: no legal answer to request 1 within 150 ms"
+    assert response.seats[0].forfeit == f"timeout: no legal answer to request 1 within {HEALTHY_MOVE_MS} ms"
     healthy.check_still_served(seed=110)
 
 

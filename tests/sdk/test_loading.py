@@ -93,7 +93,7 @@ def test_modules_load_with_or_without_a_class_name() -> None:
     [
         ("no_such_package_xyz.bot", "no module named 'no_such_package_xyz.bot'"),
         ("bots.greedy:Nope", "bots.greedy has no attribute 'Nope'"),
-        ("bots.greedy:hand_value", "bots.greedy:hand_value is _lru_cache_wrapper, not a Bot subclass or instance"),
+        ("bots.greedy:hand_value", "bots.greedy:hand_value is function, not a Bot subclass or instance"),
         ("not a module!", "is neither a .py file nor a module name"),
     ],
 )

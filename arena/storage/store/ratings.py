@@ -14,7 +14,7 @@ from arena.errors import (
 from arena.play.results import final_ranks
 from arena.ratings.head_to_head import Crosstable, crosstable
 from arena.ratings.played_games import PlayedGame
-from arena.ratings.rank_confidence import max_resamples, with_bootstrap, with_confidence
+from arena.ratings.rank_confidence import RankStatistics, max_resamples, with_confidence
 from arena.ratings.table import RatingRow, Standing, apply_game, arena_env
 from arena.ratings.table import rating_table as _table
 from arena.records import GameStatus
@@ -36,11 +36,14 @@ def rating_table(
     offset: int = 0,
     limit: int | None = None,
     bootstrap: int = 0,
+    statistics: RankStatistics | None = None,
 ) -> list[RatingRow]:
     """The stored rating table of a tournament, or of the global ladder (every registered bot):
     all of it, or `limit` rows from `offset` (ranks are the whole table's). Each row carries its
     rank interval and confidence (`arena.ratings.rank_confidence`), and with `bootstrap` resamples its
-    bootstrap confidence, computed over the whole table; InvalidBootstrap if that is too much."""
+    bootstrap confidence, computed over the whole table; InvalidBootstrap if that is too much. A
+    reader that asks again and again passes its `statistics`, which remember the figures."""
+    statistics = statistics or RankStatistics()
     scope_id = None if tournament is None else tournament_row(session, tournament).id
     rows = session.exec(
         select(BotRatingRow, BotRow.name)
@@ -51,7 +54,7 @@ def rating_table(
             else BotRatingRow.tournament_id == scope_id
         )
     ).all()
-    table = with_confidence(_table(_standing(row, name) for row, name in rows))
+    table = statistics.with_confidence(_table(_standing(row, name) for row, name in rows))
     if bootstrap:
         games = played_games(session=session, tournament=tournament)
         allowed = max_resamples(len(games))
@@ -61,7 +64,7 @@ def rating_table(
                 if allowed
                 else f"this table's {len(games)} games are too many to bootstrap in one call"
             )
-        table = with_bootstrap(table, games, resamples=bootstrap)
+        table = statistics.with_bootstrap(table, games, resamples=bootstrap)
     return table[offset:] if limit is None else table[offset : offset + limit]
 
 
