@@ -29,7 +29,7 @@ from .deal import SplitMix64, deal_hands, shuffled_deck
 from .errors import IllegalAction
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
 from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
-from .legal import LegalActions, ScoutShows, legal_shows
+from .legal import LegalActions, ScoutShows, hand_shows
 from .sets import GROUP, SetKey, set_key
 
 
@@ -224,14 +224,14 @@ class Game:
             return LegalActions(())
         p = self.to_move
         hand = self.hands[p]
-        tops = [c[0] for c in hand]
-        shows = legal_shows(tops, self._active_key)
-        if not self.active or (self.rules.two_player and not self.chips[p]):
+        shows = hand_shows(hand, self._active_key)
+        active = self.active
+        if not active or (self.rules.two_player and not self.chips[p]):
             return LegalActions(shows)
-        scouts = SCOUTS[len(hand)][len(self.active) == 1]
+        scouts = SCOUTS[len(hand)][len(active) == 1]
         if not self.scout_show[p]:
             return LegalActions(shows, scouts)
-        return LegalActions(shows, scouts, ScoutShows(tuple(tops), scouts, self.active))
+        return LegalActions(shows, scouts, ScoutShows(tuple([c[0] for c in hand]), scouts, active))
 
     # -- applying actions ------------------------------------------------------------------------
 
@@ -387,7 +387,7 @@ class Game:
         """2 players, §6.2: a non-empty set of the opponent's, no chip, and nothing stronger."""
         if not self.active or self.chips[seat]:
             return False
-        return not legal_shows([c[0] for c in self.hands[seat]], self._active_key)
+        return not hand_shows(self.hands[seat], self._active_key)
 
     # -- rounds --------------------------------------------------------------------------------
 

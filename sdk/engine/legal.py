@@ -16,13 +16,19 @@ Two ideas keep it fast in pure Python:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import overload
 
 from .actions import SHOWS, Action, Scout, ScoutShow, Show
 from .cards import Card
-from .sets import SEQUENCE, SetKey, set_key
+from .sets import GROUP, SEQUENCE, SetKey, set_key
 
 _NO_KEY: SetKey = (0, 0, 0)
+_BELOW_ALL = -(1 << 62)
+"""Lower than any card value: what a single must beat when anything may be shown."""
+_TOP = itemgetter(0)
+SINGLES: tuple[Show, ...] = tuple(row[1] for row in SHOWS)
+"""SINGLES[start]: the one-card show at `start`."""
 
 
 def legal_shows(tops: Sequence[int], key: SetKey | None) -> list[Show]:
@@ -31,131 +37,246 @@ def legal_shows(tops: Sequence[int], key: SetKey | None) -> list[Show]:
     Ordered by start position; within a start, runs before groups (a single card is a group), each
     shortest first (the order docs/protocol.md states; tests/engine/test_legal_order.py checks it).
     """
-    kl, kk, kv = _NO_KEY if key is None else key
+    return _shows(reversed(tops), len(tops), key)
+
+
+def hand_shows(hand: Sequence[Card], key: SetKey | None) -> list[Show]:
+    """`legal_shows` of a hand of cards, read straight off the cards (no list of tops is built)."""
+    return _shows(map(_TOP, reversed(hand)), len(hand), key)
+
+
+def _shows(values: Iterator[int], n: int, key: SetKey | None) -> list[Show]:
+    """`legal_shows` given the hand's `n` top values right to left.
+
+    One pass tracks the equal, ascending and descending runs that start at each card; the shows
+    from one start are then a slice of the `SHOWS` row, built reversed and turned round at the end.
+    An active set of at most one card (the usual case) is beaten by every set of two or more cards,
+    so that case needs no strength test but the singles' value.
+    """
     out: list[Show] = []
-    eq = up = down = 0
+    i = n
     nxt = -9
-    for i in range(len(tops) - 1, -1, -1):
-        v = tops[i]
-        if nxt == v:
+    eq = up = down = 1
+    if key is None or key[0] < 2:
+        kv = key[2] if key is not None and key[0] == 1 and key[1] == GROUP else _BELOW_ALL
+        for v in values:
+            i -= 1
+            d = nxt - v
+            nxt = v
+            if d > 1 or d < -1:
+                eq = up = down = 1
+                if v > kv:
+                    out.append(SINGLES[i])
+            elif d == 0:
+                eq += 1
+                up = down = 1
+                out += SHOWS[i][eq:1:-1]
+                if v > kv:
+                    out.append(SINGLES[i])
+            elif d == 1:
+                up += 1
+                eq = down = 1
+                if v > kv:
+                    out.append(SINGLES[i])
+                out += SHOWS[i][up:1:-1]
+            else:
+                down += 1
+                eq = up = 1
+                if v > kv:
+                    out.append(SINGLES[i])
+                out += SHOWS[i][down:1:-1]
+        out.reverse()
+        return out
+    kl, kk, kv = key
+    for v in values:
+        i -= 1
+        d = nxt - v
+        nxt = v
+        if d == 0:
             eq += 1
             up = down = 1
-        elif nxt == v + 1:
+        elif d == 1:
             up += 1
             eq = down = 1
-        elif nxt == v - 1:
+        elif d == -1:
             down += 1
             eq = up = 1
         else:
             eq = up = down = 1
-        nxt = v
-        if kl > eq and kl > up and kl > down:
             continue
         row = SHOWS[i]
-        lo = kl if (kk == SEQUENCE or v > kv) else kl + 1
-        if lo <= eq:
-            out += row[eq : (lo or 1) - 1 : -1]
-        if up > 1:
+        if eq >= kl:
+            lo = kl if (kk == SEQUENCE or v > kv) else kl + 1
+            if lo <= eq:
+                out += row[eq : lo - 1 : -1]
+        elif up >= kl:
             lo = kl if (kk == SEQUENCE and v > kv) else kl + 1
             if lo <= up:
-                out += row[up : (lo if lo > 2 else 2) - 1 : -1]
-        elif down > 1:
+                out += row[up : lo - 1 : -1]
+        elif down >= kl:
             lo = kl if (kk == SEQUENCE and v - kl + 1 > kv) else kl + 1
             if lo <= down:
-                out += row[down : (lo if lo > 2 else 2) - 1 : -1]
+                out += row[down : lo - 1 : -1]
     out.reverse()
     return out
 
 
-def _containing(tops: Sequence[int], v: int, p: int, key: SetKey | None) -> int:
-    """How many sets of 2+ cards that contain a card of value `v` inserted at `p` beat `key`."""
-    kl, kk, kv = _NO_KEY if key is None else key
+def _runs(tops: Sequence[int]) -> tuple[list[int], ...]:
+    """For each card: how long the equal, ascending and descending runs are that start there
+    (`req`, `rup`, `rdn`, reading right) and that end there (`leq`, `lup`, `ldn`, reading left),
+    the card itself included."""
     n = len(tops)
+    req, rup, rdn, leq, lup, ldn = [1] * n, [1] * n, [1] * n, [1] * n, [1] * n, [1] * n
+    for i in range(1, n):
+        d = tops[i] - tops[i - 1]
+        if d == 0:
+            leq[i] = leq[i - 1] + 1
+        elif d == 1:
+            lup[i] = lup[i - 1] + 1
+        elif d == -1:
+            ldn[i] = ldn[i - 1] + 1
+    for i in range(n - 2, -1, -1):
+        d = tops[i + 1] - tops[i]
+        if d == 0:
+            req[i] = req[i + 1] + 1
+        elif d == 1:
+            rup[i] = rup[i + 1] + 1
+        elif d == -1:
+            rdn[i] = rdn[i + 1] + 1
+    return req, rup, rdn, leq, lup, ldn
+
+
+def _through(a: int, b: int, step: int, v: int, key: SetKey | None) -> int:
+    """How many sets of 2+ cards made of the inserted card (value `v`), 0..`a` cards of the run
+    on its left and 0..`b` of the run on its right, beat `key`. `step` is the left neighbour's
+    value minus `v`: 0 a group, -1 an ascending run, +1 a descending one."""
+    if key is None or key[0] < 2:
+        return (a + 1) * (b + 1) - 1
+    kl, kk, kv = key
     count = 0
-    for left_step, right_step in ((0, 0), (-1, 1), (1, -1)):
-        a = 0
-        while p - 1 - a >= 0 and tops[p - 1 - a] == v + left_step * (a + 1):
-            a += 1
-        b = 0
-        while p + b < n and tops[p + b] == v + right_step * (b + 1):
-            b += 1
-        for x in range(a + 1):
-            for y in range(b + 1):
-                length = x + y + 1
-                if length == 1 or length < kl:
-                    continue
-                if length > kl:
-                    count += 1
-                elif left_step == 0:
-                    count += kk == SEQUENCE or v > kv
-                else:
-                    low = v - x if left_step < 0 else v - y
-                    count += kk == SEQUENCE and low > kv
+    for x in range(a + 1):
+        low = kl - x
+        if low <= b:
+            count += b - (low if low > 0 else 0) + 1
+        y = kl - 1 - x
+        if 0 <= y <= b:
+            if step == 0:
+                count += kk == SEQUENCE or v > kv
+            else:
+                count += kk == SEQUENCE and (v - x if step < 0 else v - y) > kv
     return count
 
 
 class ScoutShows:
-    """The Scout & Show actions of one decision, counted exactly and built on demand."""
+    """The Scout & Show actions of one decision, counted exactly and built on demand.
 
-    __slots__ = ("tops", "scouts", "values", "keys", "counts", "total")
+    The scouts come in blocks of one (end, turned) pair, one scout per insert position `p`. The
+    shows after a scout are the old hand's shows that beat what is left of the active set and do
+    not straddle `p`, the scouted card alone if it beats that, and the sets of 2+ cards through
+    the scouted card, which join the runs ending just left of `p` and starting at `p` (`_runs`).
+    When what is left is at most one card, every set of 2+ cards beats it, so a whole block is
+    counted from sums over the hand (`_block_total`) without visiting each position.
+    """
+
+    __slots__ = ("tops", "scouts", "values", "keys", "counts", "total", "_runs", "_by_value")
 
     def __init__(self, tops: tuple[int, ...], scouts: tuple[Scout, ...], active: list[Card]) -> None:
         self.tops = tops
         self.scouts = scouts
-        self.values = ((active[0][0], active[0][1]), (active[-1][0], active[-1][1]))
-        self.keys = (
-            set_key([c[0] for c in active[1:]]),
-            set_key([c[0] for c in active[:-1]]),
-        )
-        self.counts = self._count_per_end_and_flip()
+        first, last = active[0], active[-1]
+        self.values = ((first[0], first[1]), (last[0], last[1]))
+        rest = [c[0] for c in active]
+        self.keys = (set_key(rest[1:]), set_key(rest[:-1]))
+        self._runs = _runs(tops)
+        self._by_value: tuple[int, int, dict[int, int]] | None = None
+        n1 = len(tops) + 1
+        self.counts = [self._block_total(b) for b in range(len(scouts) // n1)]
         self.total = sum(self.counts)
 
-    def _count_per_end_and_flip(self) -> list[int]:
-        tops = self.tops
-        n1 = len(tops) + 1
-        by_key: dict[SetKey | None, tuple[int, int]] = {}
-        totals = []
-        for index in range(0, len(self.scouts), n1):
-            scout = self.scouts[index]
-            key = self.keys[scout.end]
-            v = self.values[scout.end][scout.flip]
-            if key not in by_key:
-                shows = legal_shows(tops, key)
-                by_key[key] = (len(shows), sum(s.length - 1 for s in shows))
-            beating, straddles = by_key[key]
-            single = key is None or (1, 1, v) > key
-            total = n1 * (beating + single) - straddles
-            for p in range(n1):
-                if (p and abs(tops[p - 1] - v) <= 1) or (p < n1 - 1 and abs(tops[p] - v) <= 1):
-                    total += _containing(tops, v, p, key)
-            totals.append(total)
-        return totals
+    def _block(self, block: int) -> tuple[SetKey | None, int]:
+        """What is left of the active set and the scouted card's value, for one block."""
+        scout = self.scouts[block * (len(self.tops) + 1)]
+        return self.keys[scout.end], self.values[scout.end][scout.flip]
 
-    def _counts_by_position(self, block: int) -> list[int]:
-        """How many shows follow each scout of one (end, flip) block: the old hand's shows that
-        beat what is left and do not straddle the insert position, plus those containing the
-        scouted card (the terms `_count_per_end_and_flip` sums)."""
+    def _block_total(self, block: int) -> int:
+        key, v = self._block(block)
+        if key is not None and key[0] >= 2:
+            return sum(self._position_counts(block))
+        if self._by_value is None:
+            self._by_value = self._sums()
+        multi, straddles, through = self._by_value
+        n1 = len(self.tops) + 1
+        singles = sum(1 for t in self.tops if key is None or (1, GROUP, t) > key)
+        single = key is None or (1, GROUP, v) > key
+        return n1 * (multi + singles + single) - straddles + through.get(v, 0)
+
+    def _sums(self) -> tuple[int, int, dict[int, int]]:
+        """The hand's sets of 2+ cards; the sum of their lengths less one (for how many insert
+        positions each one straddles); and, by inserted value, the number of sets of 2+ cards
+        through an inserted card summed over every insert position (`_through` with no key)."""
         tops = self.tops
-        n1 = len(tops) + 1
-        scout = self.scouts[block * n1]
-        key = self.keys[scout.end]
-        v = self.values[scout.end][scout.flip]
+        req, rup, rdn, leq, lup, ldn = self._runs
+        multi = straddles = 0
+        through: dict[int, int] = {}
+        get = through.get
+        for i, t in enumerate(tops):
+            for r in (req[i], rup[i], rdn[i]):
+                if r > 1:
+                    multi += r - 1
+                    straddles += r * (r - 1) // 2
+            through[t] = get(t, 0) + leq[i] + req[i]
+            through[t + 1] = get(t + 1, 0) + lup[i] + rdn[i]
+            through[t - 1] = get(t - 1, 0) + rup[i] + ldn[i]
+            if i:
+                left = tops[i - 1]
+                if left == t:
+                    through[t] += leq[i - 1] * req[i]
+                elif t == left + 2:
+                    through[t - 1] += lup[i - 1] * rup[i]
+                elif left == t + 2:
+                    through[t + 1] += ldn[i - 1] * rdn[i]
+        return multi, straddles, through
+
+    def _position_counts(self, block: int) -> Iterator[int]:
+        """How many shows follow each scout of one block, by insert position."""
+        tops = self.tops
+        n = len(tops)
+        key, v = self._block(block)
         shows = legal_shows(tops, key)
-        base = len(shows) + (key is None or (1, 1, v) > key)
-        straddling = [0] * (n1 + 1)
+        base = len(shows) + (key is None or (1, GROUP, v) > key)
+        straddling = [0] * (n + 2)
         for show in shows:
             if show.length > 1:
                 straddling[show.start + 1] += 1
                 straddling[show.start + show.length] -= 1
-        counts = []
+        req, rup, rdn, leq, lup, ldn = self._runs
         inside = 0
-        for p in range(n1):
+        for p in range(n + 1):
             inside += straddling[p]
             count = base - inside
-            if (p and abs(tops[p - 1] - v) <= 1) or (p < n1 - 1 and abs(tops[p] - v) <= 1):
-                count += _containing(tops, v, p, key)
-            counts.append(count)
-        return counts
+            dl = tops[p - 1] - v if p else 9
+            dr = tops[p] - v if p < n else 9
+            a = b = 0
+            if dl == 0:
+                a = leq[p - 1]
+            elif dl == -1:
+                a = lup[p - 1]
+            elif dl == 1:
+                a = ldn[p - 1]
+            if dr == 0:
+                b = req[p]
+            elif dr == 1:
+                b = rup[p]
+            elif dr == -1:
+                b = rdn[p]
+            if a and b and dl == -dr:
+                count += _through(a, b, dl, v, key)
+            else:
+                if a:
+                    count += _through(a, 0, dl, v, key)
+                if b:
+                    count += _through(0, b, -dr, v, key)
+            yield count
 
     def __len__(self) -> int:
         return self.total
@@ -174,7 +295,7 @@ class ScoutShows:
             index -= count
         else:
             raise IndexError("scout & show index out of range")
-        for position, count in enumerate(self._counts_by_position(block)):
+        for position, count in enumerate(self._position_counts(block)):
             if index < count:
                 scout = self.scouts[block * n1 + position]
                 return ScoutShow(scout, self.shows_after(scout)[index])
