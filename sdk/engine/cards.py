@@ -36,6 +36,19 @@ FULL_DECK: tuple[Card, ...] = tuple(Card(a, b) for a in range(1, 11) for b in ra
 """All 45 cards, in a fixed canonical order, each oriented lowest number on top."""
 
 
+class _Turned(dict[tuple[int, int], Card]):
+    """card -> the same card upside down, built once per orientation: turning a card over is a
+    dictionary look-up instead of a tuple construction, on the engine's hot paths."""
+
+    def __missing__(self, card: tuple[int, int]) -> Card:
+        turned = self[card] = Card(card[1], card[0])
+        return turned
+
+
+TURNED = _Turned()
+"""TURNED[card] == card.turned(), for any card."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableRules:
     """What changes with the number of players (RULES.md §2, §3, §5)."""

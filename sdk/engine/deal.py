@@ -15,7 +15,7 @@ The procedure is written down so any implementation, in any language, deals the 
 
 from __future__ import annotations
 
-from .cards import Card, TableRules, table_rules
+from .cards import TURNED, Card, TableRules, table_rules
 
 _MASK = (1 << 64) - 1
 
@@ -36,13 +36,20 @@ class SplitMix64:
 
 
 def shuffled_deck(rules: TableRules, rng: SplitMix64) -> list[Card]:
-    """The table's deck shuffled in order and orientation, as the module docstring specifies."""
+    """The table's deck shuffled in order and orientation, as the module docstring specifies.
+
+    `SplitMix64.next` is written out in the loop (a deal draws 40-odd numbers per round)."""
     deck = list(rules.deck)
+    state = rng._state
     for i in range(len(deck) - 1, 0, -1):
-        j = rng.next() % (i + 1)
+        state = z = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        j = (z ^ (z >> 31)) % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+    rng._state = state
     bits = rng.next()
-    return [Card(c.bottom, c.top) if bits >> k & 1 else c for k, c in enumerate(deck)]
+    return [TURNED[c] if bits >> k & 1 else c for k, c in enumerate(deck)]
 
 
 def deal_hands(cards: list[Card], players: int, hand_size: int) -> list[tuple[Card, ...]]:

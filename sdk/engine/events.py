@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypeAlias
 
 from .actions import End
@@ -66,3 +66,33 @@ class RoundEnded:
 
 
 Event: TypeAlias = RoundStarted | FlipsRevealed | Shown | Scouted | ScoutedAndShown | RoundEnded
+
+
+# The engine records an event at every show and scout. A frozen dataclass's __init__ sets each
+# field through object.__setattr__; setting the slots directly builds the same object in about two
+# thirds of the time.
+_new = object.__new__
+_shown_seat, _shown_start, _shown_cards = (getattr(Shown, f.name).__set__ for f in fields(Shown))
+_scouted_seat, _scouted_end, _scouted_flip, _scouted_card, _scouted_position = (
+    getattr(Scouted, f.name).__set__ for f in fields(Scouted)
+)
+
+
+def new_shown(seat: Seat, start: int, cards: tuple[Card, ...]) -> Shown:
+    """`Shown(seat, start, cards)`, built faster."""
+    event: Shown = _new(Shown)
+    _shown_seat(event, seat)
+    _shown_start(event, start)
+    _shown_cards(event, cards)
+    return event
+
+
+def new_scouted(seat: Seat, end: End, flip: bool, card: Card, position: int) -> Scouted:
+    """`Scouted(seat, end, flip, card, position)`, built faster."""
+    event: Scouted = _new(Scouted)
+    _scouted_seat(event, seat)
+    _scouted_end(event, end)
+    _scouted_flip(event, flip)
+    _scouted_card(event, card)
+    _scouted_position(event, position)
+    return event

@@ -24,13 +24,16 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
-from .cards import Card, Seat, TableRules, table_rules
+from .cards import TURNED, Card, Seat, TableRules, table_rules
 from .deal import SplitMix64, deal_hands, shuffled_deck
 from .errors import IllegalAction
-from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
+from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown, new_scouted, new_shown
 from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
 from .legal import LegalActions, ScoutShows, hand_shows
-from .sets import GROUP, SetKey, set_key
+from .sets import GROUP, SEQUENCE, SetKey, set_key
+
+
+_ENDS = (End.LEFT, End.RIGHT)
 
 
 class Phase(Enum):
@@ -226,7 +229,7 @@ class Game:
         hand = self.hands[p]
         shows = hand_shows(hand, self._active_key)
         active = self.active
-        if not active or (self.rules.two_player and not self.chips[p]):
+        if not active or (self.rules.players == 2 and not self.chips[p]):
             return LegalActions(shows)
         scouts = SCOUTS[len(hand)][len(active) == 1]
         if not self.scout_show[p]:
@@ -268,7 +271,7 @@ class Game:
             raise IllegalAction(f"seat {seat} has already decided whether to flip this round")
         self.flips[seat] = flip
         if flip:
-            self.hands[seat] = [Card(c[1], c[0]) for c in self.hands[seat]]
+            self.hands[seat] = [TURNED[c] for c in self.hands[seat]]
         if None in self.flips:
             self.to_move = self.flips.index(None)
         else:
@@ -297,7 +300,7 @@ class Game:
         if not self.active:
             what = "there is no active set" if self.owner is None else "the active set is empty"
             raise IllegalAction(f"cannot scout: {what}")
-        if self.rules.two_player and not self.chips[seat]:
+        if self.rules.players == 2 and not self.chips[seat]:
             raise IllegalAction("cannot scout: you have no scout chip left")
         if scout.end not in (End.LEFT, End.RIGHT):
             raise IllegalAction(f"scout end must be LEFT or RIGHT, not {scout.end!r}")
@@ -308,36 +311,87 @@ class Game:
 
     def _take_scouted(self, seat: Seat, scout: Scout) -> Scouted:
         """Move the scouted card into the hand and pay the chip; validation is done already."""
-        card = self.active.pop(-1 if scout.end and len(self.active) > 1 else 0)
+        active = self.active
+        card = active.pop(-1 if scout.end and len(active) > 1 else 0)
         if scout.flip:
-            card = Card(card[1], card[0])
+            card = TURNED[card]
         self.hands[seat].insert(scout.position, card)
-        if self.rules.two_player:
+        if self.rules.players == 2:
             self.chips[seat] -= 1
         else:
             self.chips[self.owner] += 1  # type: ignore[index]
-        self._active_key = _key_after_scout(self._active_key, self.active)  # type: ignore[arg-type]
-        return Scouted(seat, scout.end, scout.flip, card, scout.position)
+        # What is left is a set of the same kind, one card shorter (a single is a group), whose
+        # lowest value may have gone with the scouted card.
+        n = len(active)
+        key = self._active_key
+        if n > 1:
+            if key[1] == GROUP:  # type: ignore[index]
+                self._active_key = (n, GROUP, key[2])  # type: ignore[index]
+            else:
+                first, last = active[0][0], active[-1][0]
+                self._active_key = (n, SEQUENCE, first if first < last else last)
+        else:
+            self._active_key = (1, GROUP, active[0][0]) if n else None
+        return new_scouted(seat, scout.end, scout.flip, card, scout.position)
 
     def _put_shown(self, seat: Seat, show: Show, key: SetKey) -> Shown:
         hand = self.hands[seat]
-        cards = hand[show.start : show.start + show.length]
-        del hand[show.start : show.start + show.length]
+        start = show.start
+        stop = start + show.length
+        cards = hand[start:stop]
+        del hand[start:stop]
         self.captured[seat] += self.active
         self.active = cards
         self.owner = seat
         self._active_key = key
-        return Shown(seat, show.start, tuple(cards))
+        return new_shown(seat, start, tuple(cards))
 
     def _show(self, seat: Seat, show: Show) -> None:
-        key = self._check_show(self.hands[seat], show, self._active_key)
+        """The hot path of `apply`: a single card is checked here, longer sets by `_check_show`."""
+        hand = self.hands[seat]
+        start = show.start
+        beat = self._active_key
+        if show.length == 1 and 0 <= start < len(hand):
+            key: SetKey = (1, GROUP, hand[start][0])
+            if beat is not None and not key > beat:
+                self._check_show(hand, show, beat)
+        else:
+            key = self._check_show(hand, show, beat)
         self.events.append(self._put_shown(seat, show, key))
-        self._after_action(seat, show, shown=True)
+        self.log.append((self.round, seat, show))
+        self.round_actions += 1
+        if not hand:
+            self._end_round(EndReason.EMPTY_HAND)
+        elif self.rules.players == 2:
+            self._pass_turn_two_players(1 - seat)
+        elif self.round_actions >= ROUND_ACTION_CAP:
+            self._end_round(EndReason.ACTION_CAP)
+        else:
+            self.to_move = (seat + 1) % self.rules.players
 
     def _scout(self, seat: Seat, scout: Scout) -> None:
-        self._check_scout(seat, scout)
+        """The hot path of `apply`: `_check_scout`'s tests inline, which it repeats to say why."""
+        if not (
+            self.active
+            and (self.rules.players != 2 or self.chips[seat])
+            and scout.end in _ENDS
+            and 0 <= scout.position <= len(self.hands[seat])
+        ):
+            self._check_scout(seat, scout)
         self.events.append(self._take_scouted(seat, scout))
-        self._after_action(seat, scout, shown=False)
+        self.log.append((self.round, seat, scout))
+        self.round_actions += 1
+        n = self.rules.players
+        if n == 2:
+            self._pass_turn_two_players(seat)
+            return
+        mover = (seat + 1) % n
+        if mover == self.owner:
+            self._end_round(EndReason.BACK_TO_OWNER)
+        elif self.round_actions >= ROUND_ACTION_CAP:
+            self._end_round(EndReason.ACTION_CAP)
+        else:
+            self.to_move = mover
 
     def _scout_show(self, seat: Seat, action: ScoutShow) -> None:
         if not self.rules.scout_and_show:
@@ -351,7 +405,7 @@ class Game:
         active = self.active
         card = active[-1] if scout.end and len(active) > 1 else active[0]
         if scout.flip:
-            card = Card(card[1], card[0])
+            card = TURNED[card]
         hand_after = list(self.hands[seat])
         hand_after.insert(scout.position, card)
         rest = active[:-1] if scout.end and len(active) > 1 else active[1:]
@@ -362,26 +416,29 @@ class Game:
         self._after_action(seat, action, shown=True)
 
     def _after_action(self, seat: Seat, action: Action, shown: bool) -> None:
+        """Log the action and end the round or pass the turn (what `_show` and `_scout` inline)."""
         self.log.append((self.round, seat, action))
         self.round_actions += 1
         n = self.rules.players
         if shown and not self.hands[seat]:
             self._end_round(EndReason.EMPTY_HAND)
-            return
-        if self.rules.two_player:
-            mover = seat if not shown else 1 - seat
-            if self._cannot_answer(mover):
-                self._end_round(EndReason.CANNOT_ANSWER)
-                return
-        else:
-            mover = (seat + 1) % n
-            if not shown and mover == self.owner:
-                self._end_round(EndReason.BACK_TO_OWNER)
-                return
-        if self.round_actions >= ROUND_ACTION_CAP:
+        elif n == 2:
+            self._pass_turn_two_players(seat if not shown else 1 - seat)
+        elif not shown and (seat + 1) % n == self.owner:
+            self._end_round(EndReason.BACK_TO_OWNER)
+        elif self.round_actions >= ROUND_ACTION_CAP:
             self._end_round(EndReason.ACTION_CAP)
-            return
-        self.to_move = mover
+        else:
+            self.to_move = (seat + 1) % n
+
+    def _pass_turn_two_players(self, mover: Seat) -> None:
+        """2 players: the round ends when `mover` cannot answer (§6.2) or at the action cap."""
+        if self._cannot_answer(mover):
+            self._end_round(EndReason.CANNOT_ANSWER)
+        elif self.round_actions >= ROUND_ACTION_CAP:
+            self._end_round(EndReason.ACTION_CAP)
+        else:
+            self.to_move = mover
 
     def _cannot_answer(self, seat: Seat) -> bool:
         """2 players, §6.2: a non-empty set of the opponent's, no chip, and nothing stronger."""
@@ -478,17 +535,3 @@ class Game:
             self._start_round()
         else:
             self.phase = Phase.OVER
-
-
-def _key_after_scout(key: SetKey, rest: list[Card]) -> SetKey | None:
-    """The strength of what is left of a set of strength `key` once an end card is scouted: a set
-    of the same kind, one card shorter (a single is a group), whose lowest value may have gone."""
-    n = len(rest)
-    if n == 0:
-        return None
-    if n == 1:
-        return (1, GROUP, rest[0][0])
-    if key[1] == GROUP:
-        return (n, GROUP, key[2])
-    first, last = rest[0][0], rest[-1][0]
-    return (n, key[1], first if first < last else last)
