@@ -33,15 +33,16 @@ from .legal import LegalActions, ScoutShows, hand_shows
 from .sets import GROUP, SEQUENCE, SetKey, set_key
 
 
-_ENDS = (End.LEFT, End.RIGHT)
-
-
 class Phase(Enum):
     """FLIP: seats make their blind hand-flip decision; PLAY: turns; OVER: the game has ended."""
 
     FLIP = "flip"
     PLAY = "play"
     OVER = "over"
+
+
+_PLAY = Phase.PLAY
+_ENDS = (End.LEFT, End.RIGHT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,13 +220,11 @@ class Game:
         Order is stable, the one docs/protocol.md states: shows by start (runs before groups, each
         shortest first), then scouts, then scout & shows.
         """
-        if self.phase is Phase.FLIP:
-            if seat is None:
-                seat = self.to_move
-            return LegalActions(FLIPS if self.flips[seat] is None else ())
-        if self.phase is Phase.OVER or (seat is not None and seat != self.to_move):
-            return LegalActions(())
         p = self.to_move
+        if self.phase is not _PLAY or (seat is not None and seat != p):
+            if self.phase is Phase.FLIP:
+                return LegalActions(FLIPS if self.flips[p if seat is None else seat] is None else ())
+            return LegalActions(())
         hand = self.hands[p]
         shows = hand_shows(hand, self._active_key)
         active = self.active
@@ -241,7 +240,7 @@ class Game:
     def apply(self, seat: Seat, action: Action) -> None:
         """Apply `seat`'s action, or raise `IllegalAction` with the reason and change nothing."""
         kind = type(action)
-        if self.phase is Phase.PLAY and seat == self.to_move:
+        if seat == self.to_move and self.phase is _PLAY:
             if kind is Show:
                 self._show(seat, action)  # type: ignore[arg-type]
                 return

@@ -29,6 +29,10 @@ _BELOW_ALL = -(1 << 62)
 _TOP = itemgetter(0)
 SINGLES: tuple[Show, ...] = tuple(row[1] for row in SHOWS)
 """SINGLES[start]: the one-card show at `start`."""
+_LONGER: tuple[tuple[tuple[Show, ...], ...], ...] = tuple(
+    tuple(row[length:1:-1] for length in range(len(row))) for row in SHOWS
+)
+"""_LONGER[start][length]: the shows of 2..`length` cards from `start`, longest first."""
 
 
 def legal_shows(tops: Sequence[int], key: SetKey | None) -> list[Show]:
@@ -51,42 +55,43 @@ def _shows(values: Iterator[int], n: int, key: SetKey | None) -> list[Show]:
     One pass tracks the equal, ascending and descending runs that start at each card; the shows
     from one start are then a slice of the `SHOWS` row, built reversed and turned round at the end.
     An active set of at most one card (the usual case) is beaten by every set of two or more cards,
-    so that case needs no strength test but the singles' value.
+    so that case needs no strength test but the singles' value, and takes its slices ready-made
+    from `_LONGER`; only one run of 2+ cards can start at a card, tracked as its step and length.
     """
     out: list[Show] = []
     i = n
     nxt = -9
-    eq = up = down = 1
     if key is None or key[0] < 2:
         kv = key[2] if key is not None and key[0] == 1 and key[1] == GROUP else _BELOW_ALL
+        append = out.append
+        singles, longer = SINGLES, _LONGER
+        step = 9  # the step of the run that starts at the card to the right; 9: none
+        run = 1
         for v in values:
             i -= 1
             d = nxt - v
             nxt = v
             if d > 1 or d < -1:
-                eq = up = down = 1
+                step = 9
                 if v > kv:
-                    out.append(SINGLES[i])
-            elif d == 0:
-                eq += 1
-                up = down = 1
-                out += SHOWS[i][eq:1:-1]
-                if v > kv:
-                    out.append(SINGLES[i])
-            elif d == 1:
-                up += 1
-                eq = down = 1
-                if v > kv:
-                    out.append(SINGLES[i])
-                out += SHOWS[i][up:1:-1]
+                    append(singles[i])
+                continue
+            if d == step:
+                run += 1
             else:
-                down += 1
-                eq = up = 1
+                step = d
+                run = 2
+            if d:
                 if v > kv:
-                    out.append(SINGLES[i])
-                out += SHOWS[i][down:1:-1]
+                    append(singles[i])
+                out += longer[i][run]
+            else:
+                out += longer[i][run]
+                if v > kv:
+                    append(singles[i])
         out.reverse()
         return out
+    eq = up = down = 1
     kl, kk, kv = key
     for v in values:
         i -= 1
