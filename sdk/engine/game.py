@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from operator import itemgetter
 
 from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
 from .cards import TURNED, Card, Seat, TableRules, table_rules
@@ -29,7 +30,7 @@ from .deal import SplitMix64, deal_hands, shuffled_deck
 from .errors import IllegalAction
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown, new_scouted, new_shown
 from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
-from .legal import LegalActions, ScoutShows, hand_shows
+from .legal import LegalActions, ScoutShows, hand_shows, shows_right_to_left
 from .sets import GROUP, SEQUENCE, SetKey, set_key
 
 
@@ -42,6 +43,7 @@ class Phase(Enum):
 
 
 _PLAY = Phase.PLAY
+_TOP = itemgetter(0)
 _ENDS = (End.LEFT, End.RIGHT)
 
 
@@ -226,7 +228,7 @@ class Game:
                 return LegalActions(FLIPS if self.flips[p if seat is None else seat] is None else ())
             return LegalActions(())
         hand = self.hands[p]
-        shows = hand_shows(hand, self._active_key)
+        shows = shows_right_to_left(map(_TOP, reversed(hand)), len(hand), self._active_key)
         active = self.active
         if not active or (self.rules.players == 2 and not self.chips[p]):
             return LegalActions(shows)
@@ -241,11 +243,50 @@ class Game:
         """Apply `seat`'s action, or raise `IllegalAction` with the reason and change nothing."""
         kind = type(action)
         if seat == self.to_move and self.phase is _PLAY:
+            # The hot path: shows and scouts are checked here, and only when a check fails does
+            # `_check_show` or `_check_scout` run to say why. Then the round ends or the turn passes.
             if kind is Show:
-                self._show(seat, action)  # type: ignore[arg-type]
+                hand = self.hands[seat]
+                start = action.start  # type: ignore[union-attr]
+                beat = self._active_key
+                if action.length == 1 and 0 <= start < len(hand):  # type: ignore[union-attr]
+                    key: SetKey = (1, GROUP, hand[start][0])
+                    if beat is not None and not key > beat:
+                        self._check_show(hand, action, beat)  # type: ignore[arg-type]
+                else:
+                    key = self._check_show(hand, action, beat)  # type: ignore[arg-type]
+                self.events.append(self._put_shown(seat, action, key))  # type: ignore[arg-type]
+                self.log.append((self.round, seat, action))
+                self.round_actions += 1
+                if not hand:
+                    self._end_round(EndReason.EMPTY_HAND)
+                elif self.rules.players == 2:
+                    self._pass_turn_two_players(1 - seat)
+                elif self.round_actions >= ROUND_ACTION_CAP:
+                    self._end_round(EndReason.ACTION_CAP)
+                else:
+                    self.to_move = (seat + 1) % self.rules.players
                 return
             if kind is Scout:
-                self._scout(seat, action)  # type: ignore[arg-type]
+                n = self.rules.players
+                if not (
+                    self.active
+                    and (n != 2 or self.chips[seat])
+                    and action.end in _ENDS  # type: ignore[union-attr]
+                    and 0 <= action.position <= len(self.hands[seat])  # type: ignore[union-attr]
+                ):
+                    self._check_scout(seat, action)  # type: ignore[arg-type]
+                self.events.append(self._take_scouted(seat, action))  # type: ignore[arg-type]
+                self.log.append((self.round, seat, action))
+                self.round_actions += 1
+                if n == 2:
+                    self._pass_turn_two_players(seat)
+                elif (seat + 1) % n == self.owner:
+                    self._end_round(EndReason.BACK_TO_OWNER)
+                elif self.round_actions >= ROUND_ACTION_CAP:
+                    self._end_round(EndReason.ACTION_CAP)
+                else:
+                    self.to_move = (seat + 1) % n
                 return
         if self.phase is Phase.OVER:
             raise IllegalAction("the game is over")
@@ -345,53 +386,6 @@ class Game:
         self._active_key = key
         return new_shown(seat, start, tuple(cards))
 
-    def _show(self, seat: Seat, show: Show) -> None:
-        """The hot path of `apply`: a single card is checked here, longer sets by `_check_show`."""
-        hand = self.hands[seat]
-        start = show.start
-        beat = self._active_key
-        if show.length == 1 and 0 <= start < len(hand):
-            key: SetKey = (1, GROUP, hand[start][0])
-            if beat is not None and not key > beat:
-                self._check_show(hand, show, beat)
-        else:
-            key = self._check_show(hand, show, beat)
-        self.events.append(self._put_shown(seat, show, key))
-        self.log.append((self.round, seat, show))
-        self.round_actions += 1
-        if not hand:
-            self._end_round(EndReason.EMPTY_HAND)
-        elif self.rules.players == 2:
-            self._pass_turn_two_players(1 - seat)
-        elif self.round_actions >= ROUND_ACTION_CAP:
-            self._end_round(EndReason.ACTION_CAP)
-        else:
-            self.to_move = (seat + 1) % self.rules.players
-
-    def _scout(self, seat: Seat, scout: Scout) -> None:
-        """The hot path of `apply`: `_check_scout`'s tests inline, which it repeats to say why."""
-        if not (
-            self.active
-            and (self.rules.players != 2 or self.chips[seat])
-            and scout.end in _ENDS
-            and 0 <= scout.position <= len(self.hands[seat])
-        ):
-            self._check_scout(seat, scout)
-        self.events.append(self._take_scouted(seat, scout))
-        self.log.append((self.round, seat, scout))
-        self.round_actions += 1
-        n = self.rules.players
-        if n == 2:
-            self._pass_turn_two_players(seat)
-            return
-        mover = (seat + 1) % n
-        if mover == self.owner:
-            self._end_round(EndReason.BACK_TO_OWNER)
-        elif self.round_actions >= ROUND_ACTION_CAP:
-            self._end_round(EndReason.ACTION_CAP)
-        else:
-            self.to_move = mover
-
     def _scout_show(self, seat: Seat, action: ScoutShow) -> None:
         if not self.rules.scout_and_show:
             raise IllegalAction("Scout & Show is not played with 2 players")
@@ -415,7 +409,8 @@ class Game:
         self._after_action(seat, action, shown=True)
 
     def _after_action(self, seat: Seat, action: Action, shown: bool) -> None:
-        """Log the action and end the round or pass the turn (what `_show` and `_scout` inline)."""
+        """Log the action and end the round or pass the turn (what `apply` inlines for shows and
+        scouts)."""
         self.log.append((self.round, seat, action))
         self.round_actions += 1
         n = self.rules.players

@@ -41,16 +41,17 @@ def legal_shows(tops: Sequence[int], key: SetKey | None) -> list[Show]:
     Ordered by start position; within a start, runs before groups (a single card is a group), each
     shortest first (the order docs/protocol.md states; tests/engine/test_legal_order.py checks it).
     """
-    return _shows(reversed(tops), len(tops), key)
+    return shows_right_to_left(reversed(tops), len(tops), key)
 
 
 def hand_shows(hand: Sequence[Card], key: SetKey | None) -> list[Show]:
     """`legal_shows` of a hand of cards, read straight off the cards (no list of tops is built)."""
-    return _shows(map(_TOP, reversed(hand)), len(hand), key)
+    return shows_right_to_left(map(_TOP, reversed(hand)), len(hand), key)
 
 
-def _shows(values: Iterator[int], n: int, key: SetKey | None) -> list[Show]:
-    """`legal_shows` given the hand's `n` top values right to left.
+def shows_right_to_left(values: Iterator[int], n: int, key: SetKey | None) -> list[Show]:
+    """`legal_shows` given the hand's `n` top values right to left (`Game.legal_actions` passes
+    them straight off the cards).
 
     One pass tracks the equal, ascending and descending runs that start at each card; the shows
     from one start are then a slice of the `SHOWS` row, built reversed and turned round at the end.
