@@ -16,7 +16,8 @@ Two ideas keep it fast in pure Python:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from operator import itemgetter
+from itertools import compress, count
+from operator import itemgetter, sub
 from typing import overload
 
 from .actions import SHOWS, Action, Scout, ScoutShow, Show
@@ -24,6 +25,8 @@ from .cards import Card
 from .sets import GROUP, SEQUENCE, SetKey, set_key
 
 _NO_KEY: SetKey = (0, 0, 0)
+_NEAR = frozenset((-1, 0, 1))
+_WIDE = frozenset((-2, 2))
 _BELOW_ALL = -(1 << 62)
 """Lower than any card value: what a single must beat when anything may be shown."""
 _TOP = itemgetter(0)
@@ -127,35 +130,10 @@ def shows_right_to_left(values: Iterator[int], n: int, key: SetKey | None) -> li
     return out
 
 
-def _runs(tops: Sequence[int]) -> tuple[list[int], ...]:
-    """For each card: how long the equal, ascending and descending runs are that start there
-    (`req`, `rup`, `rdn`, reading right) and that end there (`leq`, `lup`, `ldn`, reading left),
-    the card itself included."""
-    n = len(tops)
-    req, rup, rdn, leq, lup, ldn = [1] * n, [1] * n, [1] * n, [1] * n, [1] * n, [1] * n
-    for i in range(1, n):
-        d = tops[i] - tops[i - 1]
-        if d == 0:
-            leq[i] = leq[i - 1] + 1
-        elif d == 1:
-            lup[i] = lup[i - 1] + 1
-        elif d == -1:
-            ldn[i] = ldn[i - 1] + 1
-    for i in range(n - 2, -1, -1):
-        d = tops[i + 1] - tops[i]
-        if d == 0:
-            req[i] = req[i + 1] + 1
-        elif d == 1:
-            rup[i] = rup[i + 1] + 1
-        elif d == -1:
-            rdn[i] = rdn[i + 1] + 1
-    return req, rup, rdn, leq, lup, ldn
-
-
 def _through(a: int, b: int, step: int, v: int, key: SetKey | None) -> int:
     """How many sets of 2+ cards made of the inserted card (value `v`), 0..`a` cards of the run
-    on its left and 0..`b` of the run on its right, beat `key`. `step` is the left neighbour's
-    value minus `v`: 0 a group, -1 an ascending run, +1 a descending one."""
+    on its left and 0..`b` of the run on its right, beat `key`. `step` is the run's step left to
+    right: 0 a group, +1 ascending, -1 descending."""
     if key is None or key[0] < 2:
         return (a + 1) * (b + 1) - 1
     kl, kk, kv = key
@@ -169,7 +147,7 @@ def _through(a: int, b: int, step: int, v: int, key: SetKey | None) -> int:
             if step == 0:
                 count += kk == SEQUENCE or v > kv
             else:
-                count += kk == SEQUENCE and (v - x if step < 0 else v - y) > kv
+                count += kk == SEQUENCE and (v - x if step > 0 else v - y) > kv
     return count
 
 
@@ -179,12 +157,17 @@ class ScoutShows:
     The scouts come in blocks of one (end, turned) pair, one scout per insert position `p`. The
     shows after a scout are the old hand's shows that beat what is left of the active set and do
     not straddle `p`, the scouted card alone if it beats that, and the sets of 2+ cards through
-    the scouted card, which join the runs ending just left of `p` and starting at `p` (`_runs`).
-    When what is left is at most one card, every set of 2+ cards beats it, so a whole block is
-    counted from sums over the hand (`_block_total`) without visiting each position.
+    the scouted card, which join the run of the same step ending just left of `p` and the one
+    starting at `p`. Runs of 2+ cards are few, so the hand is read with C-level scans for the
+    places where neighbours differ by at most one (`_near`) or by two (`_wide`), and only those are
+    visited in Python. When what is left of the active set is at most one card, every set of 2+
+    cards beats it, and a whole block is counted from sums over the hand (`_block_total`).
     """
 
-    __slots__ = ("tops", "scouts", "values", "keys", "counts", "total", "_runs", "_by_value")
+    __slots__ = (
+        "tops", "scouts", "values", "keys", "counts", "total",
+        "_diffs", "_near", "_starting", "_ending", "_multi", "_straddles", "_extra",
+    )
 
     def __init__(self, tops: tuple[int, ...], scouts: tuple[Scout, ...], active: list[Card]) -> None:
         self.tops = tops
@@ -193,10 +176,43 @@ class ScoutShows:
         self.values = ((first[0], first[1]), (last[0], last[1]))
         rest = [c[0] for c in active]
         self.keys = (set_key(rest[1:]), set_key(rest[:-1]))
-        self._runs = _runs(tops)
-        self._by_value: tuple[int, int, dict[int, int]] | None = None
-        n1 = len(tops) + 1
-        self.counts = [self._block_total(b) for b in range(len(scouts) // n1)]
+        n = len(tops)
+        diffs = self._diffs = list(map(sub, tops[1:], tops))
+        near = self._near = list(compress(count(), map(_NEAR.__contains__, diffs)))
+        # _starting[step][i] / _ending[step][i]: the length of the run of that step (0, +1 or -1
+        # as a tuple index) that starts / ends at card i, the card itself included.
+        starting = self._starting = ([1] * n, [1] * n, [1] * n)
+        ending = self._ending = ([1] * n, [1] * n, [1] * n)
+        for i in near:
+            run = ending[diffs[i]]
+            run[i + 1] = run[i] + 1
+        multi = straddles = 0
+        for i in reversed(near):
+            run = starting[diffs[i]]
+            r = run[i] = run[i + 1] + 1
+            if i == 0 or diffs[i - 1] != diffs[i]:
+                multi += r * (r - 1) // 2  # sets of 2+ cards in a maximal run of r cards
+                straddles += (r + 1) * r * (r - 1) // 6  # their lengths less one, summed
+        self._multi, self._straddles = multi, straddles
+        # By inserted value v: the sets of 2+ cards through it, summed over the insert positions,
+        # beyond the two that each card within one of v gives (itself beside v, on either side;
+        # `_block_total` adds those): longer runs beside it, and runs joined across it.
+        extra: dict[int, int] = {}
+        for j in set(near).union([i + 1 for i in near]):
+            t = tops[j]
+            for dv in (-1, 0, 1):
+                more = ending[-dv][j] + starting[dv][j] - 2
+                if more:
+                    extra[t - dv] = extra.get(t - dv, 0) + more
+        for i in near:
+            if diffs[i] == 0:
+                extra[tops[i]] = extra.get(tops[i], 0) + ending[0][i] * starting[0][i + 1]
+        for i in compress(count(), map(_WIDE.__contains__, diffs)):
+            v = (tops[i] + tops[i + 1]) // 2
+            step = tops[i + 1] - v
+            extra[v] = extra.get(v, 0) + ending[step][i] * starting[step][i + 1]
+        self._extra = extra
+        self.counts = [self._block_total(b) for b in range(len(scouts) // (n + 1))]
         self.total = sum(self.counts)
 
     def _block(self, block: int) -> tuple[SetKey | None, int]:
@@ -204,85 +220,72 @@ class ScoutShows:
         scout = self.scouts[block * (len(self.tops) + 1)]
         return self.keys[scout.end], self.values[scout.end][scout.flip]
 
+    def _base(self, key: SetKey | None, v: int) -> int:
+        """What is left at most one card: the old hand's shows that beat it, and the scouted card
+        alone if it does."""
+        if key is None:
+            return self._multi + len(self.tops) + 1
+        u = key[2]
+        return self._multi + sum(map(u.__lt__, self.tops)) + (v > u)
+
     def _block_total(self, block: int) -> int:
         key, v = self._block(block)
-        if key is not None and key[0] >= 2:
-            return sum(self._position_counts(block))
-        if self._by_value is None:
-            self._by_value = self._sums()
-        multi, straddles, through = self._by_value
-        n1 = len(self.tops) + 1
-        singles = sum(1 for t in self.tops if key is None or (1, GROUP, t) > key)
-        single = key is None or (1, GROUP, v) > key
-        return n1 * (multi + singles + single) - straddles + through.get(v, 0)
-
-    def _sums(self) -> tuple[int, int, dict[int, int]]:
-        """The hand's sets of 2+ cards; the sum of their lengths less one (for how many insert
-        positions each one straddles); and, by inserted value, the number of sets of 2+ cards
-        through an inserted card summed over every insert position (`_through` with no key)."""
         tops = self.tops
-        req, rup, rdn, leq, lup, ldn = self._runs
-        multi = straddles = 0
-        through: dict[int, int] = {}
-        get = through.get
-        for i, t in enumerate(tops):
-            for r in (req[i], rup[i], rdn[i]):
-                if r > 1:
-                    multi += r - 1
-                    straddles += r * (r - 1) // 2
-            through[t] = get(t, 0) + leq[i] + req[i]
-            through[t + 1] = get(t + 1, 0) + lup[i] + rdn[i]
-            through[t - 1] = get(t - 1, 0) + rup[i] + ldn[i]
-            if i:
-                left = tops[i - 1]
-                if left == t:
-                    through[t] += leq[i - 1] * req[i]
-                elif t == left + 2:
-                    through[t - 1] += lup[i - 1] * rup[i]
-                elif left == t + 2:
-                    through[t + 1] += ldn[i - 1] * rdn[i]
-        return multi, straddles, through
+        n1 = len(tops) + 1
+        if key is not None and key[0] >= 2:
+            shows = legal_shows(tops, key)
+            return (
+                n1 * len(shows)
+                - sum(show.length - 1 for show in shows)
+                + sum(self._through_at(p, v, key) for p in range(n1))
+            )
+        of = tops.count
+        through = 2 * (of(v - 1) + of(v) + of(v + 1)) + self._extra.get(v, 0)
+        return n1 * self._base(key, v) - self._straddles + through
+
+    def _through_at(self, p: int, v: int, key: SetKey | None) -> int:
+        """How many sets of 2+ cards through a card of value `v` inserted at `p` beat `key`."""
+        tops = self.tops
+        dl = tops[p - 1] - v if p else 9
+        dr = tops[p] - v if p < len(tops) else 9
+        a = self._ending[-dl][p - 1] if -1 <= dl <= 1 else 0
+        b = self._starting[dr][p] if -1 <= dr <= 1 else 0
+        if a and b and dl == -dr:
+            return _through(a, b, dr, v, key)
+        return (_through(a, 0, -dl, v, key) if a else 0) + (_through(0, b, dr, v, key) if b else 0)
 
     def _position_counts(self, block: int) -> Iterator[int]:
-        """How many shows follow each scout of one block, by insert position."""
+        """How many shows follow each scout of one block, by insert position: the old hand's
+        shows that beat what is left less those straddling the position, plus `_through_at`."""
         tops = self.tops
         n = len(tops)
         key, v = self._block(block)
-        shows = legal_shows(tops, key)
-        base = len(shows) + (key is None or (1, GROUP, v) > key)
-        straddling = [0] * (n + 2)
-        for show in shows:
-            if show.length > 1:
+        starting, ending, diffs = self._starting, self._ending, self._diffs
+        if key is None or key[0] < 2:
+            base = self._base(key, v)
+            straddling = None
+        else:
+            shows = legal_shows(tops, key)
+            base = len(shows)
+            straddling = [0] * (n + 2)
+            for show in shows:
                 straddling[show.start + 1] += 1
                 straddling[show.start + show.length] -= 1
-        req, rup, rdn, leq, lup, ldn = self._runs
         inside = 0
         for p in range(n + 1):
-            inside += straddling[p]
-            count = base - inside
+            if straddling is not None:
+                inside += straddling[p]
+            elif 0 < p < n and -1 <= diffs[p - 1] <= 1:
+                d = diffs[p - 1]
+                inside = ending[d][p - 1] * starting[d][p]  # the runs through both neighbours
+            else:
+                inside = 0
             dl = tops[p - 1] - v if p else 9
             dr = tops[p] - v if p < n else 9
-            a = b = 0
-            if dl == 0:
-                a = leq[p - 1]
-            elif dl == -1:
-                a = lup[p - 1]
-            elif dl == 1:
-                a = ldn[p - 1]
-            if dr == 0:
-                b = req[p]
-            elif dr == 1:
-                b = rup[p]
-            elif dr == -1:
-                b = rdn[p]
-            if a and b and dl == -dr:
-                count += _through(a, b, dl, v, key)
+            if -1 <= dl <= 1 or -1 <= dr <= 1:
+                yield base - inside + self._through_at(p, v, key)
             else:
-                if a:
-                    count += _through(a, 0, dl, v, key)
-                if b:
-                    count += _through(0, b, -dr, v, key)
-            yield count
+                yield base - inside
 
     def __len__(self) -> int:
         return self.total
