@@ -1,4 +1,4 @@
-"""What a player can do: the hand-flip decision, Show, Scout and Scout & Show (RULES.md §3–§4).
+"""What a player can do: the hand-flip decision, Show, Scout and Scout & Show (RULES.md §3-§4).
 
 Actions are small immutable values; equal actions compare equal, so `action in legal_actions`
 works. The engine hands out shared instances from precomputed tables, which keeps legal-action

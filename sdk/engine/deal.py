@@ -5,11 +5,11 @@ The procedure is written down so any implementation, in any language, deals the 
 * The PRNG is SplitMix64 (Steele, Lea & Flood 2014) seeded with the game seed (an integer taken
   modulo 2**64). One stream serves the whole game; deals draw from it in round order.
 * A deal of an n-card deck (the table's deck in its canonical order, `TableRules.deck`) is one
-  Fisher–Yates shuffle: for i from n-1 down to 1, draw x and swap positions i and x mod (i+1).
+  Fisher-Yates shuffle: for i from n-1 down to 1, draw x and swap positions i and x mod (i+1).
   Then one more draw x orients the cards: the card at position k is turned over when bit k of x
   is set.
 * Seat s receives positions [s*h, (s+1)*h), left to right, where h is the hand size.
-* 3–5 players deal a fresh shuffle at every round. 2 players shuffle once: round 0 deals positions
+* 3-5 players deal a fresh shuffle at every round. 2 players shuffle once: round 0 deals positions
   [0, 22) and round 1 positions [22, 44) of the same shuffle.
 """
 

@@ -28,6 +28,7 @@ from .events import RoundStarted, Scouted, ScoutedAndShown, Shown
 from .game import Game, Phase, Position
 from .observation import Observation
 
+
 class Determinizer:
     """Everything one observation reveals about the current round, ready to sample games from.
 
@@ -35,7 +36,7 @@ class Determinizer:
     game that is over: nothing is left to decide.
     """
 
-    __slots__ = ("_obs", "_slots", "_active", "_captured", "_unseen", "_flips")
+    __slots__ = ("_active", "_captured", "_flips", "_obs", "_slots", "_unseen")
 
     def __init__(self, obs: Observation) -> None:
         table = obs.table
@@ -99,21 +100,23 @@ class Determinizer:
                         card = Card(card.bottom, card.top)
                 hand.append(card)
             hands.append(hand)
-        return Game.from_position(Position(
-            hands=hands,
-            round=table.round,
-            phase=table.phase,
-            to_move=table.to_move,
-            active=self._active,
-            owner=table.active_owner,
-            captured=self._captured,
-            chips=[v.scout_chips for v in table.seats],
-            scout_show=[v.has_scout_show for v in table.seats],
-            flips=self._flips,
-            round_actions=table.round_actions,
-            totals=[v.total for v in table.seats],
-            rounds=table.round + 1,
-        ))
+        return Game.from_position(
+            Position(
+                hands=hands,
+                round=table.round,
+                phase=table.phase,
+                to_move=table.to_move,
+                active=self._active,
+                owner=table.active_owner,
+                captured=self._captured,
+                chips=[v.scout_chips for v in table.seats],
+                scout_show=[v.has_scout_show for v in table.seats],
+                flips=self._flips,
+                round_actions=table.round_actions,
+                totals=[v.total for v in table.seats],
+                rounds=table.round + 1,
+            )
+        )
 
 
 def _parts(event: object) -> tuple[Shown | Scouted, ...]:

@@ -1,4 +1,4 @@
-"""The state of one game of SCOUT and the only code that changes it (RULES.md §2–§8).
+"""The state of one game of SCOUT and the only code that changes it (RULES.md §2-§8).
 
 `Game` is pure: no I/O, no clocks. It is created from (players, seed), lists the legal actions of
 whoever must decide, applies an action or raises `IllegalAction` with the reason, and builds each
@@ -28,9 +28,19 @@ from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
 from .cards import TURNED, Card, Seat, TableRules, table_rules
 from .deal import SplitMix64, deal_hands, shuffled_deck
 from .errors import IllegalAction
-from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown, new_scouted, new_shown
-from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
+from .events import (
+    Event,
+    FlipsRevealed,
+    RoundEnded,
+    RoundStarted,
+    Scouted,
+    ScoutedAndShown,
+    Shown,
+    new_scouted,
+    new_shown,
+)
 from .legal import LegalActions, ScoutShows, hand_shows, shows_right_to_left
+from .results import ROUND_ACTION_CAP, EndReason, Outcome, RoundResult, competition_ranks
 from .sets import GROUP, SEQUENCE, SetKey, set_key
 
 
@@ -91,9 +101,28 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "seed", "round", "phase", "to_move", "hands", "active", "owner", "captured",
-        "chips", "scout_show", "flips", "revealed_flips", "round_actions", "results", "totals", "deals", "log",
-        "events", "_rng", "_stock", "_active_key",
+        "_active_key",
+        "_rng",
+        "_stock",
+        "active",
+        "captured",
+        "chips",
+        "deals",
+        "events",
+        "flips",
+        "hands",
+        "log",
+        "owner",
+        "phase",
+        "results",
+        "revealed_flips",
+        "round",
+        "round_actions",
+        "rules",
+        "scout_show",
+        "seed",
+        "to_move",
+        "totals",
     )
 
     def __init__(self, players: int, seed: int, *, position: Position | None = None) -> None:
@@ -324,14 +353,10 @@ class Game:
     def _check_show(self, hand: list[Card], show: Show, beat: SetKey | None) -> SetKey:
         start, length = show.start, show.length
         if length < 1 or start < 0 or start + length > len(hand):
-            raise IllegalAction(
-                f"cards {start}..{start + length - 1} are not in your hand of {len(hand)} cards"
-            )
+            raise IllegalAction(f"cards {start}..{start + length - 1} are not in your hand of {len(hand)} cards")
         key = (1, GROUP, hand[start][0]) if length == 1 else set_key([c[0] for c in hand[start : start + length]])
         if key is None:
-            raise IllegalAction(
-                f"cards {start}..{start + length - 1} are neither a group nor a sequence"
-            )
+            raise IllegalAction(f"cards {start}..{start + length - 1} are neither a group nor a sequence")
         if beat is not None and not key > beat:
             raise IllegalAction("the set shown is not stronger than the active set")
         return key
@@ -345,9 +370,7 @@ class Game:
         if scout.end not in (End.LEFT, End.RIGHT):
             raise IllegalAction(f"scout end must be LEFT or RIGHT, not {scout.end!r}")
         if not 0 <= scout.position <= len(self.hands[seat]):
-            raise IllegalAction(
-                f"insert position {scout.position} is outside 0..{len(self.hands[seat])}"
-            )
+            raise IllegalAction(f"insert position {scout.position} is outside 0..{len(self.hands[seat])}")
 
     def _take_scouted(self, seat: Seat, scout: Scout) -> Scouted:
         """Move the scouted card into the hand and pay the chip; validation is done already."""
@@ -518,8 +541,7 @@ class Game:
         exempt = self.owner if reason in (EndReason.BACK_TO_OWNER, EndReason.CANNOT_ANSWER) else None
         sizes = tuple(len(h) for h in self.hands)
         scores = tuple(
-            len(self.captured[s]) + self.chips[s] - (0 if s == exempt else sizes[s])
-            for s in range(self.rules.players)
+            len(self.captured[s]) + self.chips[s] - (0 if s == exempt else sizes[s]) for s in range(self.rules.players)
         )
         for s, points in enumerate(scores):
             self.totals[s] += points

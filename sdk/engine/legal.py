@@ -165,8 +165,19 @@ class ScoutShows:
     """
 
     __slots__ = (
-        "tops", "scouts", "values", "keys", "counts", "total",
-        "_diffs", "_near", "_starting", "_ending", "_multi", "_straddles", "_extra",
+        "_diffs",
+        "_ending",
+        "_extra",
+        "_multi",
+        "_near",
+        "_starting",
+        "_straddles",
+        "counts",
+        "keys",
+        "scouts",
+        "tops",
+        "total",
+        "values",
     )
 
     def __init__(self, tops: tuple[int, ...], scouts: tuple[Scout, ...], active: list[Card]) -> None:
@@ -294,21 +305,21 @@ class ScoutShows:
         """The shows allowed once `scout` is done: on the new hand, beating what is left."""
         v = self.values[scout.end][scout.flip]
         pos = scout.position
-        return legal_shows(self.tops[:pos] + (v,) + self.tops[pos:], self.keys[scout.end])
+        return legal_shows((*self.tops[:pos], v, *self.tops[pos:]), self.keys[scout.end])
 
     def at(self, index: int) -> ScoutShow:
         n1 = len(self.tops) + 1
-        for block, count in enumerate(self.counts):
-            if index < count:
-                break
-            index -= count
-        else:
+        block = 0
+        while block < len(self.counts) and index >= self.counts[block]:
+            index -= self.counts[block]
+            block += 1
+        if block == len(self.counts) or index < 0:
             raise IndexError("scout & show index out of range")
-        for position, count in enumerate(self._position_counts(block)):
-            if index < count:
+        for position, size in enumerate(self._position_counts(block)):
+            if index < size:
                 scout = self.scouts[block * n1 + position]
                 return ScoutShow(scout, self.shows_after(scout)[index])
-            index -= count
+            index -= size
         raise IndexError("scout & show index out of range")
 
     def __iter__(self) -> Iterator[ScoutShow]:
@@ -316,7 +327,9 @@ class ScoutShows:
             for show in self.shows_after(scout):
                 yield ScoutShow(scout, show)
 
-    def __contains__(self, action: ScoutShow) -> bool:
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, ScoutShow):
+            return False
         scout = action.scout
         return scout in self.scouts and action.show in self.shows_after(scout)
 
@@ -328,7 +341,7 @@ class LegalActions(Sequence[Action]):
     they are looked at. It is a snapshot: it does not change when the game moves on.
     """
 
-    __slots__ = ("_head", "_scouts", "_scout_shows", "_len")
+    __slots__ = ("_head", "_len", "_scout_shows", "_scouts")
 
     def __init__(
         self,

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .actions import FLIPS, Action
 from .cards import Card, Seat
 from .events import Event
-from .actions import FLIPS, Action
 from .game import Game, Phase, Position
 
 
@@ -80,8 +80,17 @@ class Observation:
         path: no `dataclasses.replace`)."""
         t = self.table
         table = PublicView(
-            t.players, t.round, t.rounds, t.first_player, t.phase, t.to_move, t.active_set, t.active_owner, t.seats,
-            t.round_actions, history,
+            t.players,
+            t.round,
+            t.rounds,
+            t.first_player,
+            t.phase,
+            t.to_move,
+            t.active_set,
+            t.active_owner,
+            t.seats,
+            t.round_actions,
+            history,
         )
         return Observation(self.seat, self.hand, self.legal_actions, table)
 
@@ -93,20 +102,41 @@ def public_view(game: Game, viewer: Seat | None = None) -> PublicView:
     (tests/engine/test_observation.py names every field's value)."""
     revealed = game.phase is not Phase.FLIP
     hands, captured, chips, scout_show, flips, totals = (
-        game.hands, game.captured, game.chips, game.scout_show, game.flips, game.totals
+        game.hands,
+        game.captured,
+        game.chips,
+        game.scout_show,
+        game.flips,
+        game.totals,
     )
-    round_scores = list(zip(*(r.scores for r in game.results))) or [()] * game.players
-    seats = tuple([
-        PlayerView(
-            s, len(hands[s]), len(captured[s]), chips[s], scout_show[s],
-            flips[s] if revealed or s == viewer else None, round_scores[s], totals[s],
-        )
-        for s in range(game.players)
-    ])
+    round_scores = list(zip(*(r.scores for r in game.results), strict=True)) or [()] * game.players
+    seats = tuple(
+        [
+            PlayerView(
+                s,
+                len(hands[s]),
+                len(captured[s]),
+                chips[s],
+                scout_show[s],
+                flips[s] if revealed or s == viewer else None,
+                round_scores[s],
+                totals[s],
+            )
+            for s in range(game.players)
+        ]
+    )
     return PublicView(
-        game.players, game.round, game.rules.rounds, game.round % game.players, game.phase,
-        game.to_move if game.phase is Phase.PLAY else None, tuple(game.active), game.owner, seats,
-        game.round_actions, tuple(game.events),
+        game.players,
+        game.round,
+        game.rules.rounds,
+        game.round % game.players,
+        game.phase,
+        game.to_move if game.phase is Phase.PLAY else None,
+        tuple(game.active),
+        game.owner,
+        seats,
+        game.round_actions,
+        tuple(game.events),
     )
 
 
@@ -134,14 +164,16 @@ def legal_actions_for(obs: Observation) -> Sequence[Action]:
         return ()
     hands: list[tuple[Card, ...]] = [()] * table.players
     hands[obs.seat] = obs.hand
-    game = Game.from_position(Position(
-        hands=hands,
-        round=table.round,
-        to_move=obs.seat,
-        active=table.active_set,
-        owner=table.active_owner,
-        chips=[p.scout_chips for p in table.seats],
-        scout_show=[p.has_scout_show for p in table.seats],
-        flips=[bool(p.flipped) for p in table.seats],
-    ))
+    game = Game.from_position(
+        Position(
+            hands=hands,
+            round=table.round,
+            to_move=obs.seat,
+            active=table.active_set,
+            owner=table.active_owner,
+            chips=[p.scout_chips for p in table.seats],
+            scout_show=[p.has_scout_show for p in table.seats],
+            flips=[bool(p.flipped) for p in table.seats],
+        )
+    )
     return game.legal_actions(obs.seat)

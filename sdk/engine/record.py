@@ -8,6 +8,7 @@ so a record checks itself: `replay` deals from the seed, applies the decisions a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +30,7 @@ _dumps = json.JSONEncoder(separators=(",", ":")).encode
 """Compact JSON by the C encoder; tuples are written as arrays."""
 
 _SHOW_JSON: dict[int, dict[int, str]] = {
-    start: {length: f'{{"show":[{start},{length}]}}' for length in range(MAX_HAND + 1)}
-    for start in range(MAX_HAND + 1)
+    start: {length: f'{{"show":[{start},{length}]}}' for length in range(MAX_HAND + 1)} for start in range(MAX_HAND + 1)
 }
 _SCOUT_JSON: dict[int, dict[bool, dict[int, str]]] = {
     end: {
@@ -58,9 +58,7 @@ def _action_json(action: Action) -> str:
         if kind is ScoutShow:
             scout, show = action.scout, action.show  # type: ignore[union-attr]
             return (
-                _SCOUT_JSON[scout.end][scout.flip][scout.position][:-1]
-                + ","
-                + _SHOW_JSON[show.start][show.length][1:]
+                _SCOUT_JSON[scout.end][scout.flip][scout.position][:-1] + "," + _SHOW_JSON[show.start][show.length][1:]
             )
     except (KeyError, TypeError):
         pass
@@ -71,24 +69,30 @@ def _actions_json(actions: tuple[tuple[int, Seat, Action], ...]) -> str:
     if not actions:
         return "[]"
     try:
-        return "[%s]]" % "],".join([_ENTRY_PREFIX[r][s] + _action_json(a) for r, s, a in actions])
+        return "[" + "],".join([_ENTRY_PREFIX[r][s] + _action_json(a) for r, s, a in actions]) + "]]"
     except (KeyError, TypeError):
         return _dumps([[r, s, action_to_dict(a)] for r, s, a in actions])
 
 
 def _result_dict(r: RoundResult) -> dict[str, Any]:
     return {
-        "round": r.round, "reason": r.reason.name, "scores": list(r.scores), "hand_sizes": list(r.hand_sizes),
+        "round": r.round,
+        "reason": r.reason.name,
+        "scores": list(r.scores),
+        "hand_sizes": list(r.hand_sizes),
         "exempt": r.exempt,
     }
+
+
+def _brackets(items: Iterable[str]) -> str:
+    """A JSON array of already-encoded items."""
+    return "[" + ",".join(items) + "]"
 
 
 def _deals_json(deals: tuple[tuple[Hand, ...], ...]) -> str:
     card = _CARD_JSON.__getitem__
     try:
-        return "[%s]" % ",".join(
-            ["[%s]" % ",".join(["[%s]" % ",".join(map(card, hand)) for hand in deal]) for deal in deals]
-        )
+        return _brackets([_brackets([_brackets(map(card, hand)) for hand in deal]) for deal in deals])
     except (KeyError, TypeError):
         return _dumps(deals)
 
@@ -135,8 +139,7 @@ class GameRecord:
                 players=int(data["players"]),
                 seed=int(data["seed"]),
                 deals=tuple(
-                    tuple(tuple(Card(int(t), int(b)) for t, b in hand) for hand in deal)
-                    for deal in data["deals"]
+                    tuple(tuple(Card(int(t), int(b)) for t, b in hand) for hand in deal) for deal in data["deals"]
                 ),
                 flips=tuple(tuple(bool(f) for f in flips) for flips in data["flips"]),
                 actions=tuple((int(r), int(s), action_from_dict(a)) for r, s, a in data["actions"]),

@@ -1,4 +1,4 @@
-"""How rounds end and games finish: end reasons, round results, the final standing (§6–§8)."""
+"""How rounds end and games finish: end reasons, round results, the final standing (§6-§8)."""
 
 from __future__ import annotations
 

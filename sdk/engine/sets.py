@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeAlias
 
-
 SEQUENCE = 0
 GROUP = 1
 """A single card counts as a group of one, so singles compare by value alone."""
 
 SetKey: TypeAlias = tuple[int, int, int]
 """(number of cards, GROUP or SEQUENCE, lowest value)."""
-
 
 
 def set_key(tops: Sequence[int]) -> SetKey | None:
