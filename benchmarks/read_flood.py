@@ -41,8 +41,8 @@ async def flood(target: str, callers: int, seconds: float) -> None:
     'answered refused other' when `seconds` have passed."""
     import grpc
 
-    from arena.api import convert_tournaments as convert
     from sdk.wire import arena_pb2_grpc
+    from sdk.wire.arena_client import request
 
     counts = {"answered": 0, "refused": 0, "other": 0}
     stop = time.monotonic() + seconds
@@ -55,12 +55,16 @@ async def flood(target: str, callers: int, seconds: float) -> None:
                 kind = rng.randrange(3)
                 try:
                     if kind == 0:
-                        await stub.ListGames(convert.games_request_to_pb(None, None, 1000), timeout=10)
+                        await stub.ListGames(
+                            request("ListGames", tournament=None, status=None, page_size=1000), timeout=10
+                        )
                     elif kind == 1:
-                        async for _ in stub.ExportGames(convert.export_request_to_pb(None, 1000), timeout=10):
+                        async for _ in stub.ExportGames(
+                            request("ExportGames", tournament=None, page_size=1000), timeout=10
+                        ):
                             pass
                     else:
-                        await stub.ShowGame(convert.show_game_request_to_pb(rng.randint(1, 300)), timeout=10)
+                        await stub.ShowGame(request("ShowGame", id=rng.randint(1, 300)), timeout=10)
                     counts["answered"] += 1
                 except grpc.aio.AioRpcError as exc:
                     counts["refused" if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED else "other"] += 1

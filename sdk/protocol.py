@@ -1,7 +1,7 @@
 """The bot session's conversation as plain values (docs/protocol.md explains the order).
 
 Both sides speak in these types: the arena's referee builds them, the SDK's runner reads them, and
-one conversion module per side (`sdk.wire.convert`, `arena.api.convert`) maps them to and from the
+one conversion module per side (`sdk.wire.bot_session`, `arena.api.bot_session_wire`) maps them to and from the
 protobuf messages of proto/scout/arena/v1/bot_session.proto, field for field. Several are built
 per decision, so they are not frozen dataclasses (those cost several times as much to build); no
 code changes one after building it.

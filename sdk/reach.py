@@ -19,7 +19,7 @@ import grpc
 from .runner import ArenaUnreachable, Backoff, refusal, run_until_signal
 from .tls import ClientTls, aio_channel
 from .wire import arena_pb2_grpc
-from .wire.convert import describe_request_to_pb, described_arena
+from .wire.arena_client import DESCRIBE_ARENA
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +38,12 @@ async def arena_key_async(target: str, tls: ClientTls | None = None) -> str:
     async with aio_channel(target, tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
-            reply = await stub.DescribeArena(describe_request_to_pb(), timeout=CALL_TIMEOUT_S)
+            arena_id = await DESCRIBE_ARENA.ask(stub, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
             if exc.code() is grpc.StatusCode.UNIMPLEMENTED:
                 return target
             raise await asyncio.to_thread(refusal, target, exc, tls) from None
-    return ARENA_KEY_PREFIX + described_arena(reply)
+    return ARENA_KEY_PREFIX + arena_id
 
 
 async def wait_for_arena_async(target: str, tls: ClientTls | None = None, backoff: Backoff = WAIT_BACKOFF) -> str:

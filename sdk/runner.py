@@ -59,15 +59,9 @@ from .protocol import (
 )
 from .tls import ClientTls, aio_channel, tls_problem
 from .wire import arena_pb2_grpc
+from .wire.arena_client import REGISTER_BOT
+from .wire.bot_session import PLAY_METHOD, arena_batch_from_bytes, arena_batch_from_pb, bot_batch_bytes
 from .wire.bot_session_pb2 import ArenaBatch
-from .wire.convert import (
-    PLAY_METHOD,
-    arena_batch_from_bytes,
-    arena_batch_from_pb,
-    bot_batch_bytes,
-    register_request_to_pb,
-    registered_token,
-)
 
 T = TypeVar("T")
 
@@ -124,7 +118,7 @@ def local_legal_actions(obs: Observation) -> Sequence[Action]:
 
 class History(Sequence[Event]):
     """`Observation.table.history` as the runner gives it: the first `length` events of a game's
-    list of received events, each decoded when first read (`sdk.wire.convert.ReceivedEvent`).
+    list of received events, each decoded when first read (`sdk.wire.bot_session.ReceivedEvent`).
     It compares equal to a tuple of the same events."""
 
     __slots__ = ("_events", "_length")
@@ -522,10 +516,9 @@ async def register_async(
     async with aio_channel(target, tls) as channel:
         try:
             stub = arena_pb2_grpc.ArenaStub(channel)
-            reply = await stub.RegisterBot(register_request_to_pb(name), timeout=timeout)
+            return await REGISTER_BOT.ask(stub, name=name, timeout=timeout)
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None
-    return registered_token(reply)
 
 
 def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None) -> str:

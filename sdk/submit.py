@@ -21,7 +21,7 @@ from .runner import play_until_over_async, refusal, register, run_until_signal
 from .tls import ClientTls, aio_channel
 from .tokens import save_token, saved_token
 from .wire import arena_pb2_grpc
-from .wire.convert import enter_request_to_pb, entered_bot, tournament_progress
+from .wire.arena_client import ENTER_TOURNAMENT
 
 log = logging.getLogger(__name__)
 
@@ -78,15 +78,14 @@ async def play_tournament_async(
     async with aio_channel(target, tls) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
-            reply = await stub.EnterTournament(
-                enter_request_to_pb(tournament, entry_code), metadata=auth, timeout=CALL_TIMEOUT_S
+            entry = await ENTER_TOURNAMENT.ask(
+                stub, tournament=tournament, entry_code=entry_code, metadata=auth, timeout=CALL_TIMEOUT_S
             )
         except grpc.aio.AioRpcError as exc:
             raise refusal(target, exc, tls) from None
-    status, _, _ = tournament_progress(reply)
-    log.info("%s is entered in tournament %r (%s)", entered_bot(reply), tournament, status)
-    if status in ENDED:
-        return status
+    log.info("%s is entered in tournament %r (%s)", entry.bot, tournament, entry.status)
+    if entry.status in ENDED:
+        return entry.status
     end = await play_until_over_async(
         bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls
     )

@@ -18,8 +18,7 @@ import grpc
 from sqlalchemy.exc import DBAPIError
 
 from arena import records
-from arena.api import convert as wire
-from arena.api import convert_tournaments as convert
+from arena.api import arena_wire
 from arena.api.pages import Page, PageTokens
 from arena.api.peers import RateLimiter, Request, Response, bearer_token, peer_host
 from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
@@ -167,7 +166,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
             )
-        name = wire.register_request_name(request)
+        name = request.name
         try:
             token = await self._directory.register(name)
         except InvalidName as exc:
@@ -175,21 +174,21 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         except NameTaken as exc:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
         log.info("registered bot %s", shown(name))
-        return wire.register_response_to_pb(name, token)
+        return arena_wire.reply(pb.RegisterBotResponse, name=name, token=token)
 
     async def DescribeArena(
         self,
         request: pb.DescribeArenaRequest,
         context: grpc.aio.ServicerContext[pb.DescribeArenaRequest, pb.DescribeArenaResponse],
     ) -> pb.DescribeArenaResponse:
-        return wire.describe_response_to_pb(await self._admin.identity())
+        return arena_wire.reply(pb.DescribeArenaResponse, arena_id=await self._admin.identity())
 
     async def PlayGame(
         self, request: pb.PlayGameRequest, context: grpc.aio.ServicerContext[pb.PlayGameRequest, pb.PlayGameResponse]
     ) -> pb.PlayGameResponse:
         await self.require_admin("PlayGame", context)
         try:
-            bots, seed, limits = wire.play_request_from_pb(request, self._limits)
+            bots, seed, limits = arena_wire.play_request_from_pb(request, self._limits)
         except ValueError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         game_id = uuid.uuid4().hex[:16]
@@ -201,7 +200,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         except ValueError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        return wire.play_response_to_pb(game_id, result)
+        return arena_wire.play_response_to_pb(game_id, result)
 
     async def CreateTournament(
         self,
@@ -210,7 +209,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     ) -> pb.CreateTournamentResponse:
         await self.require_admin("CreateTournament", context)
         try:
-            settings = convert.settings_from_pb(request)
+            settings = arena_wire.settings_from_pb(request)
         except InvalidSetting as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         tournament = await answer(context, self._db(store.create_tournament, settings=settings))
@@ -220,7 +219,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             tournament.starts_at.isoformat(timespec="seconds"),
         )
         self._runner.wake()
-        return convert.create_response_to_pb(tournament)
+        return arena_wire.reply(pb.CreateTournamentResponse, tournament=tournament)
 
     async def StartTournament(
         self,
@@ -228,10 +227,10 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         context: grpc.aio.ServicerContext[pb.StartTournamentRequest, pb.StartTournamentResponse],
     ) -> pb.StartTournamentResponse:
         await self.require_admin("StartTournament", context)
-        name = convert.name_request(request)
+        name = request.name
         tournament = await answer(context, self._db(start_or_fail, tournament=name))
         self._runner.wake()
-        return convert.start_response_to_pb(tournament)
+        return arena_wire.reply(pb.StartTournamentResponse, tournament=tournament)
 
     async def EnterTournament(
         self,
@@ -248,7 +247,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")
         assert bot is not None
-        name, code = convert.enter_request_from_pb(request)
+        name, code = arena_wire.enter_request_from_pb(request)
         try:
             await self._db(store.enter_tournament, tournament=name, bot=bot, entry_code=code)
             log.info("bot %s entered tournament %s", shown(bot), shown(name))
@@ -259,7 +258,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         except ArenaError as exc:
             await context.abort(status_of(exc), str(exc))
         tournament = await answer(context, self._db(store.show_tournament, tournament=name))
-        return convert.enter_response_to_pb(bot, tournament)
+        return arena_wire.reply(pb.EnterTournamentResponse, bot=bot, tournament=tournament)
 
     # The read calls: each is admitted by the read gate (per-caller limits), works on the database
     # within its bound, and lists one page at a time (arena.api.pages).
@@ -271,7 +270,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     ) -> pb.ListTournamentsResponse:
         page = await self._admit_page("ListTournaments", context, "tournaments", request)
         found = await self._read(context, store.list_tournaments, after=page.cursor, limit=page.size + 1)
-        return convert.tournaments_to_pb(*self._split("tournaments", found, page, lambda t: t.id))
+        return arena_wire.page_reply(
+            pb.ListTournamentsResponse, *self._split("tournaments", found, page, lambda t: t.id)
+        )
 
     async def ShowTournament(
         self,
@@ -279,22 +280,22 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         context: grpc.aio.ServicerContext[pb.ShowTournamentRequest, pb.ShowTournamentResponse],
     ) -> pb.ShowTournamentResponse:
         await self._reads.admit("ShowTournament", context, bearer_token(context))
-        name = convert.name_request(request)
-        return convert.show_response_to_pb(await self._read(context, store.show_tournament, tournament=name))
+        shown = await self._read(context, store.show_tournament, tournament=request.name)
+        return arena_wire.reply(pb.ShowTournamentResponse, tournament=shown)
 
     async def ListBots(
         self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext[pb.ListBotsRequest, pb.ListBotsResponse]
     ) -> pb.ListBotsResponse:
         page = await self._admit_page("ListBots", context, "bots", request)
         found = await self._read(context, store.list_bots, after=page.cursor, limit=page.size + 1)
-        return convert.bots_to_pb(*self._split("bots", found, page, lambda b: b.id))
+        return arena_wire.page_reply(pb.ListBotsResponse, *self._split("bots", found, page, lambda b: b.id))
 
     async def Ratings(
         self, request: pb.RatingsRequest, context: grpc.aio.ServicerContext[pb.RatingsRequest, pb.RatingsResponse]
     ) -> pb.RatingsResponse:
         """A page of the table; a bootstrap costs a read unit more per BOOTSTRAP_RESAMPLES_PER_UNIT
         resamples, asked for (the work limit bounds it per call; an unchanged table's is remembered)."""
-        scope = convert.scope_from_pb(request)
+        scope = arena_wire.scope_from_pb(request)
         listing = repr(("ratings", scope))
         bootstrap = request.bootstrap_resamples
         if not 0 <= bootstrap <= MAX_RESAMPLES:
@@ -313,7 +314,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             bootstrap=bootstrap,
             statistics=self._rank_statistics,
         )
-        return convert.ratings_to_pb(*self._split(listing, rows, page, lambda _: offset + page.size))
+        return arena_wire.page_reply(
+            pb.RatingsResponse, *self._split(listing, rows, page, lambda _: offset + page.size)
+        )
 
     async def HeadToHead(
         self,
@@ -321,31 +324,32 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         context: grpc.aio.ServicerContext[pb.HeadToHeadRequest, pb.HeadToHeadResponse],
     ) -> pb.HeadToHeadResponse:
         """A page of the pairs: offsets into the crosstable, as the rating table's pages are."""
-        scope = convert.scope_from_pb(request)
+        scope = arena_wire.scope_from_pb(request)
         listing = repr(("head-to-head", scope))
         page = await self._admit_page("HeadToHead", context, listing, request)
         offset = page.cursor or 0
         table = await self._read(context, store.head_to_head, tournament=scope)
         pairs = table.pairs[offset : offset + page.size + 1]
-        return convert.pairs_to_pb(*self._split(listing, pairs, page, lambda _: offset + page.size))
+        return arena_wire.page_reply(
+            pb.HeadToHeadResponse, *self._split(listing, pairs, page, lambda _: offset + page.size)
+        )
 
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
     ) -> pb.ListGamesResponse:
-        tournament, status = convert.games_request_from_pb(request)
+        tournament, status = arena_wire.games_request_from_pb(request)
         listing = repr(("games", tournament, status))
         page = await self._admit_page("ListGames", context, listing, request)
         games = await self._read(
             context, store.list_games, tournament=tournament, status=status, after=page.cursor, limit=page.size + 1
         )
-        return convert.games_to_pb(*self._split(listing, games, page, lambda g: g.id))
+        return arena_wire.page_reply(pb.ListGamesResponse, *self._split(listing, games, page, lambda g: g.id))
 
     async def ShowGame(
         self, request: pb.ShowGameRequest, context: grpc.aio.ServicerContext[pb.ShowGameRequest, pb.ShowGameResponse]
     ) -> pb.ShowGameResponse:
         await self._reads.admit("ShowGame", context, bearer_token(context))
-        game_id = convert.show_game_request_from_pb(request)
-        return convert.game_detail_to_pb(await self._read(context, store.show_game, game_id=game_id))
+        return arena_wire.game_detail_to_pb(await self._read(context, store.show_game, game_id=request.id))
 
     async def ExportGames(
         self,
@@ -354,7 +358,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
     ) -> AsyncIterator[pb.ExportGamesResponse]:
         """Up to a page of games, listed EXPORT_BATCH at a time (never the whole list at once), each
         game paid for as it is sent."""
-        tournament = convert.scope_from_pb(request)
+        tournament = arena_wire.scope_from_pb(request)
         listing = repr(("export", tournament))
         page = await self._page(context, listing, request)
         caller = await self._reads.admit("ExportGames", context, bearer_token(context))
@@ -373,17 +377,21 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 if sent:
                     await self._reads.pace(caller, EXPORT_GAMES_PER_UNIT)
                 detail = await self._read(context, store.show_game, game_id=info.id)
-                yield convert.exported_to_pb(game_line(detail), self._pages.next_token(listing, info.id))
+                yield arena_wire.reply(
+                    pb.ExportGamesResponse,
+                    game_json=game_line(detail),
+                    page_token=self._pages.next_token(listing, info.id),
+                )
                 sent += 1
             if len(games) < batch:
                 return
             cursor = games[-1].id
 
     async def _page(
-        self, context: grpc.aio.ServicerContext[Request, Response], listing: str, request: convert.PagedRequest
+        self, context: grpc.aio.ServicerContext[Request, Response], listing: str, request: arena_wire.PagedRequest
     ) -> Page:
         try:
-            return self._pages.page(listing, *convert.page_request(request))
+            return self._pages.page(listing, request.page_size, request.page_token)
         except InvalidPage as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         raise AssertionError("context.abort raises")
@@ -393,7 +401,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         call: str,
         context: grpc.aio.ServicerContext[Request, Response],
         listing: str,
-        request: convert.PagedRequest,
+        request: arena_wire.PagedRequest,
         extra: int = 0,
     ) -> Page:
         """The page a list call asks for, once the read gate admits a call of that size (and of
@@ -419,7 +427,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         context: grpc.aio.ServicerContext[pb.RevealSeedsRequest, pb.RevealSeedsResponse],
     ) -> pb.RevealSeedsResponse:
         await self.require_admin("RevealSeeds", context)
-        name = convert.reveal_request_from_pb(request)
+        name = request.tournament
         reveal = await answer(context, self._db(store.reveal_seeds, tournament=name))
         log.info("the seeds of tournament %r were revealed to the organiser", name)
-        return convert.reveal_to_pb(reveal)
+        return arena_wire.reveal_to_pb(reveal)

@@ -1,6 +1,6 @@
 """The servicer of the bots' `BotSession` stream: the Hello, then decisions in and batches out.
 
-It authenticates, converts messages at the edge (`arena.api.convert`) and hands plain values to the
+It authenticates, converts messages at the edge (`arena.api.bot_session_wire`) and hands plain values to the
 session hub; no game logic lives here.
 """
 
@@ -12,7 +12,7 @@ import uuid
 
 import grpc
 
-from arena.api import convert
+from arena.api import bot_session_wire
 from arena.api.boundary import HELLO_TOURNAMENTS, STRING_CAPS
 from arena.api.peers import bearer_token
 from arena.directory import BotDirectory
@@ -122,21 +122,23 @@ class BotSessionService:
     @staticmethod
     async def _write(stream: Stream, context: BotSessionContext) -> None:
         while batch := await stream.next_batch():
-            await context.write(convert.arena_batch_bytes(batch, stream.want_legal_actions))
+            await context.write(bot_session_wire.arena_batch_bytes(batch, stream.want_legal_actions))
 
-    async def _read_first(self, context: BotSessionContext) -> list[Received | convert.WireError]:
+    async def _read_first(self, context: BotSessionContext) -> list[Received | bot_session_wire.WireError]:
         try:
             first = await asyncio.wait_for(_read_batch(context), self._hello_timeout_s)
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self._hello_timeout_s:g} s")
-        except convert.UNDECODABLE:
+        except bot_session_wire.UNDECODABLE:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_MESSAGE)
         if first is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello")
-        return convert.bot_batch_from_pb(first)
+        return bot_session_wire.bot_batch_from_pb(first)
 
-    async def _check_hello(self, first: Received | convert.WireError | None, context: BotSessionContext) -> Hello:
-        if isinstance(first, convert.WireError):
+    async def _check_hello(
+        self, first: Received | bot_session_wire.WireError | None, context: BotSessionContext
+    ) -> Hello:
+        if isinstance(first, bot_session_wire.WireError):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(first))
         if not isinstance(first, Hello):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a Hello")
@@ -149,9 +151,11 @@ class BotSessionService:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         return first
 
-    def _receive(self, conn: BotConnection, stream: Stream, messages: list[Received | convert.WireError]) -> None:
+    def _receive(
+        self, conn: BotConnection, stream: Stream, messages: list[Received | bot_session_wire.WireError]
+    ) -> None:
         for msg in messages:
-            if isinstance(msg, convert.WireError):
+            if isinstance(msg, bot_session_wire.WireError):
                 stream.send(ErrorNotice(ErrorCode.MALFORMED, str(msg)))
             else:
                 self._hub.receive(conn, msg)
@@ -165,8 +169,8 @@ class BotSessionService:
         garbled = None
         try:
             while (batch := await _read_batch(context)) is not None and conn.stream is stream:
-                self._receive(conn, stream, convert.bot_batch_from_pb(batch))
-        except convert.UNDECODABLE:
+                self._receive(conn, stream, bot_session_wire.bot_batch_from_pb(batch))
+        except bot_session_wire.UNDECODABLE:
             garbled = UNDECODABLE_MESSAGE
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass
@@ -184,11 +188,11 @@ async def _read_batch(context: BotSessionContext) -> BotBatch | None:
 
 def add_bot_session(service: BotSessionService, server: grpc.aio.Server) -> None:
     """Serve `service.Play` on `server`. Unlike the generated registration, responses go out as the
-    bytes `Play` writes (`convert.arena_batch_bytes` serializes batches itself)."""
+    bytes `Play` writes (`bot_session_wire.arena_batch_bytes` serializes batches itself)."""
     handlers: dict[str, grpc.RpcMethodHandler[BotBatch, bytes]] = {
         "Play": grpc.stream_stream_rpc_method_handler(
-            service.Play, request_deserializer=convert.bot_batch_from_bytes, response_serializer=None
+            service.Play, request_deserializer=bot_session_wire.bot_batch_from_bytes, response_serializer=None
         )
     }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(convert.BOT_SESSION, handlers),))
-    server.add_registered_method_handlers(convert.BOT_SESSION, handlers)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(bot_session_wire.BOT_SESSION, handlers),))
+    server.add_registered_method_handlers(bot_session_wire.BOT_SESSION, handlers)

@@ -39,9 +39,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 
 from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService
+from arena.api.arena_wire import ARENA_SERVICE
 from arena.api.bot_session_service import BotSessionService, add_bot_session
+from arena.api.bot_session_wire import BOT_SESSION
 from arena.api.boundary import add_arena
-from arena.api.convert import SERVICE_NAMES
 from arena.api.listen import listen_problem
 from arena.api.reflection import enable_reflection
 from arena.api.resources import ResourceLimits, fit_open_file_limit
@@ -190,7 +191,7 @@ async def start_server(
     add_arena(arena_service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server)
+    enable_reflection((BOT_SESSION, ARENA_SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server)
     problem = listen_problem(config.host, config.port)
     if problem is None:
         address = f"{config.host}:{config.port}"
@@ -215,7 +216,7 @@ async def start_server(
         # nobody sees nor voids the games of the arena that holds the port.
         admin_token = await _take_over_database(engine, config.admin_token)
     await server.start()
-    for name in ("", *SERVICE_NAMES):
+    for name in ("", BOT_SESSION, ARENA_SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
     return ArenaServer(

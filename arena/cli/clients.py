@@ -11,20 +11,22 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena import records
-from arena.api import convert_tournaments as convert
 from arena.api.pages import MAX_PAGE_SIZE
 from arena.api.read_limits import RETRY_AFTER_KEY
 from arena.api.tls import TlsConfigError
+from arena.cli import arena_wire as wire
+from arena.cli.arena_wire import Page
 from arena.documents import EXPORT_BATCH, game_line
 from arena.errors import ArenaError
 from arena.ratings.head_to_head import Crosstable
@@ -37,7 +39,7 @@ from arena.tournaments.settings import TournamentSettings
 from sdk.tls import ClientTls, channel, tls_problem
 from sdk.tls import TlsConfigError as ClientTlsError
 from sdk.wire import arena_pb2_grpc
-from sdk.wire.convert import register_request_to_pb, registered_token
+from sdk.wire.arena_client import REGISTER_BOT, Call
 
 T = TypeVar("T")
 
@@ -190,16 +192,21 @@ class RemoteArena:
             )
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)
 
-    def _call(self, method: str, request: object, *, admin: bool = False) -> Any:
-        """Call `method`, with the admin token if `admin` and this client has one (the organiser's
+    def _call(self, call: Call[T], *args: Any, admin: bool = True, **fields: object) -> T:
+        """Make `call`, with the admin token if `admin` and this client has one (the organiser's
         calls need it; the reads carry it so the organiser's polling is not counted as a stranger's)."""
+        return self._send(call, call.request(*args, **fields), admin)
+
+    def _send(self, call: Call[T], request: Message, admin: bool) -> T:
         metadata = self._metadata(admin)
         deadline = time.monotonic() + CALL_TIMEOUT_S
         while True:
             try:
-                return getattr(self._stub, method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+                reply = getattr(self._stub, call.method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
             except grpc.RpcError as exc:
                 self._wait_or_raise(exc, deadline)
+            else:
+                return call.read(reply, request)
 
     def _metadata(self, admin: bool) -> tuple[tuple[str, str], ...]:
         return (("authorization", f"Bearer {self._admin_token}"),) if admin and self._admin_token else ()
@@ -212,14 +219,14 @@ class RemoteArena:
             raise self._refusal(exc) from None
         time.sleep(wait)
 
-    def _listed(self, method: str, request: Callable[[str], object], items: Callable[[Any], list[T]]) -> list[T]:
-        """Every item of a paginated list: `request(page_token)` builds each page's request."""
+    def _listed(self, listing: Call[Page[T]], **scope: object) -> list[T]:
+        """Every item of a paginated list, MAX_PAGE_SIZE a page."""
         out: list[T] = []
         token = ""
         while True:
-            reply = self._call(method, request(token), admin=True)
-            out += items(reply)
-            token = convert.next_page_token(reply)
+            request = listing.request(page_size=MAX_PAGE_SIZE, page_token=token, **scope)
+            items, token = self._send(listing, request, True)
+            out += items
             if not token:
                 return out
 
@@ -243,60 +250,34 @@ class RemoteArena:
         return ServerRefused(details)
 
     def register_bot(self, name: str) -> str:
-        return registered_token(self._call("RegisterBot", register_request_to_pb(name)))
+        return self._call(REGISTER_BOT, name=name, admin=False)
 
     def create_tournament(self, settings: TournamentSettings) -> records.Tournament:
-        reply = self._call("CreateTournament", convert.settings_to_pb(settings), admin=True)
-        return convert.tournament_reply_from_pb(reply)
+        return self._call(wire.CREATE_TOURNAMENT, settings)
 
     def start_tournament(self, name: str) -> records.Tournament:
-        reply = self._call("StartTournament", convert.start_request_to_pb(name), admin=True)
-        return convert.tournament_reply_from_pb(reply)
+        return self._call(wire.START_TOURNAMENT, name=name)
 
     def tournaments(self) -> list[records.Tournament]:
-        return self._listed(
-            "ListTournaments",
-            lambda token: convert.list_tournaments_request(MAX_PAGE_SIZE, token),
-            convert.tournaments_from_pb,
-        )
+        return self._listed(wire.LIST_TOURNAMENTS)
 
     def tournament(self, name: str) -> records.Tournament:
-        return convert.tournament_reply_from_pb(
-            self._call("ShowTournament", convert.show_request_to_pb(name), admin=True)
-        )
+        return self._call(wire.SHOW_TOURNAMENT, name=name)
 
     def bots(self) -> list[records.BotRecord]:
-        return self._listed(
-            "ListBots", lambda token: convert.list_bots_request(MAX_PAGE_SIZE, token), convert.bots_from_pb
-        )
+        return self._listed(wire.LIST_BOTS)
 
     def ratings(self, tournament: str | None, bootstrap: int = 0) -> list[RatingRow]:
-        return self._listed(
-            "Ratings",
-            lambda token: convert.scope_to_pb(tournament, MAX_PAGE_SIZE, token, bootstrap),
-            convert.ratings_from_pb,
-        )
+        return self._listed(wire.RATINGS, tournament=tournament, bootstrap_resamples=bootstrap)
 
     def head_to_head(self, tournament: str | None) -> Crosstable:
-        return Crosstable(
-            tuple(
-                self._listed(
-                    "HeadToHead",
-                    lambda token: convert.head_to_head_request_to_pb(tournament, MAX_PAGE_SIZE, token),
-                    convert.pairs_from_pb,
-                )
-            )
-        )
+        return Crosstable(tuple(self._listed(wire.HEAD_TO_HEAD, tournament=tournament)))
 
     def games(self, tournament: str | None, status: records.GameStatus | None) -> list[records.GameInfo]:
-        return self._listed(
-            "ListGames",
-            lambda token: convert.games_request_to_pb(tournament, status, MAX_PAGE_SIZE, token),
-            convert.games_from_pb,
-        )
+        return self._listed(wire.LIST_GAMES, tournament=tournament, status=status)
 
     def game(self, game_id: int) -> records.GameDetail:
-        return convert.game_detail_from_pb(self._call("ShowGame", convert.show_game_request_to_pb(game_id), admin=True))
+        return self._call(wire.SHOW_GAME, id=game_id)
 
     def export(self, tournament: str | None) -> Iterator[str]:
         """Call after call of MAX_PAGE_SIZE games, each continuing after the last game received."""
@@ -304,11 +285,13 @@ class RemoteArena:
         deadline = time.monotonic() + CALL_TIMEOUT_S
         while True:
             sent = 0
-            request = convert.export_request_to_pb(tournament, MAX_PAGE_SIZE, token)
+            request = wire.EXPORT_GAMES.request(tournament=tournament, page_size=MAX_PAGE_SIZE, page_token=token)
             try:
-                for msg in self._stub.ExportGames(request, metadata=self._metadata(True), timeout=EXPORT_TIMEOUT_S):
-                    yield convert.exported_from_pb(msg)
-                    token, sent = convert.next_page_token(msg), sent + 1
+                export = getattr(self._stub, wire.EXPORT_GAMES.method)
+                for msg in export(request, metadata=self._metadata(True), timeout=EXPORT_TIMEOUT_S):
+                    line, token = wire.EXPORT_GAMES.read(msg, request)
+                    yield line
+                    sent += 1
                     deadline = time.monotonic() + CALL_TIMEOUT_S
             except grpc.RpcError as exc:
                 self._wait_or_raise(exc, deadline)
@@ -317,8 +300,7 @@ class RemoteArena:
                 return
 
     def reveal_seeds(self, tournament: str) -> records.SeedReveal:
-        reply = self._call("RevealSeeds", convert.reveal_request_to_pb(tournament), admin=True)
-        return convert.reveal_from_pb(tournament, reply)
+        return self._call(wire.REVEAL_SEEDS, tournament=tournament)
 
     def close(self) -> None:
         self._channel.close()

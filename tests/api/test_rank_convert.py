@@ -3,10 +3,12 @@ figures, head-to-head pairs, and replies of an arena older than these fields."""
 
 from __future__ import annotations
 
-from arena.api import convert_tournaments as convert
+from arena.api import arena_wire as server_wire
+from arena.cli import arena_wire as client_wire
 from arena.ratings.head_to_head import PairRecord
 from arena.ratings.table import RatingRow
 from sdk.wire import arena_pb2 as pb
+from sdk.wire.arena_client import request
 
 ROW = RatingRow(2, "ann", 27.5, 1.25, 23.75, 12, 3.5, 30.25, 1.75)
 
@@ -18,26 +20,26 @@ def test_rating_rows_round_trip_with_every_confidence_figure_or_none() -> None:
         RatingRow(2, "ann", 27.5, 1.25, 23.75, 12, 3.5, 30.25, 1.75, 1, 3, 0.75, 0.0),
         RatingRow(1, "bob", 30.0, 1.0, 27.0, 12, 6, 33.0, 1.5, 1, 1, None, None),
     ):
-        msg = convert.rating_row_to_pb(row)
-        assert convert.rating_row_from_pb(pb.RatingRow.FromString(msg.SerializeToString())) == row
+        msg = server_wire.rating_row_to_pb(row)
+        assert client_wire.rating_row_from_pb(pb.RatingRow.FromString(msg.SerializeToString())) == row
 
 
 def test_a_zero_bootstrap_share_is_sent_not_dropped() -> None:
     row = RatingRow(2, "ann", 27.5, 1.25, 23.75, 12, 3.5, 30.25, 1.75, 1, 3, 0.75, 0.0)
-    assert convert.rating_row_to_pb(row).HasField("bootstrap_confidence")
+    assert server_wire.rating_row_to_pb(row).HasField("bootstrap_confidence")
 
 
 def test_a_row_from_an_older_arena_has_no_confidence_figures() -> None:
     old = pb.RatingRow(rank=1, bot="ann", mu=25, sigma=8, conservative=1, games=0, wins=0)
-    row = convert.rating_row_from_pb(old)
+    row = client_wire.rating_row_from_pb(old)
     assert (row.rank_low, row.rank_high, row.confidence, row.bootstrap_confidence) == (None, None, None, None)
 
 
 def test_head_to_head_pairs_and_the_bootstrap_request_round_trip() -> None:
     pair = PairRecord("ann", "bob", 7, 4, 2, 1, -3.25, 0.6875)
-    reply = convert.pairs_to_pb([pair], "next")
-    assert convert.pairs_from_pb(pb.HeadToHeadResponse.FromString(reply.SerializeToString())) == [pair]
-    assert convert.next_page_token(reply) == "next"
-    request = convert.scope_to_pb("cup", 10, "tok", bootstrap=50)
-    assert (convert.scope_from_pb(request), request.bootstrap_resamples) == ("cup", 50)
-    assert convert.scope_from_pb(convert.head_to_head_request_to_pb(None)) is None
+    reply = server_wire.page_reply(pb.HeadToHeadResponse, [pair], "next")
+    assert client_wire.HEAD_TO_HEAD.read(pb.HeadToHeadResponse.FromString(reply.SerializeToString()), None)[0] == [pair]
+    assert reply.next_page_token == "next"
+    ratings = request("Ratings", tournament="cup", page_size=10, page_token="tok", bootstrap_resamples=50)
+    assert (server_wire.scope_from_pb(ratings), ratings.bootstrap_resamples) == ("cup", 50)
+    assert server_wire.scope_from_pb(request("HeadToHead", tournament=None)) is None

@@ -15,12 +15,14 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.api import convert_tournaments as convert
+from arena.api import arena_wire as server_wire
+from arena.cli import arena_wire as client_wire
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Outcome, StopRule
 from sdk.wire import arena_pb2 as pb
+from sdk.wire.arena_client import request
 from tests.api.conftest import Client
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.tournaments.arena_process import ArenaProcess
@@ -68,21 +70,21 @@ def test_show_reports_the_rounds_and_the_cap(arena: tuple[ArenaProcess, str], cl
     with Session(engine) as session:
         held = store.show_tournament(session=session, tournament="capped")
     engine.dispose()
-    reply = client("ShowTournament", convert.show_request_to_pb("capped"))
+    reply = client("ShowTournament", request("ShowTournament", name="capped"))
     progress = reply.tournament.stop_progress
     assert (progress.rounds, progress.games, progress.outcome) == (2, 6, pb.STOP_OUTCOME_CAP_REACHED)
     assert [p.upper for p in progress.pairs] and not all(p.settled for p in progress.pairs)
-    shown = convert.tournament_reply_from_pb(reply)
+    shown = client_wire.tournament_from_pb(reply.tournament)
     assert shown == held and shown.stop is not None and shown.stop.outcome is Outcome.CAP_REACHED
-    listed = convert.tournaments_from_pb(client("ListTournaments", convert.list_tournaments_request()))
+    listed = client_wire.LIST_TOURNAMENTS.read(client("ListTournaments", request("ListTournaments")), None)[0]
     assert [(t.stop_rule, t.stop) for t in listed] == [(StopRule(confidence=0.9, max_games=8), None)]
 
 
 def test_create_takes_the_rule_and_fills_its_defaults(arena: tuple[ArenaProcess, str], client: Client) -> None:
     settings = TournamentSettings("until", 4, 1, LATER, 1000, stop_rule=StopRule(confidence=0.99, top=2))
-    request = convert.settings_to_pb(settings)
-    assert convert.settings_from_pb(request) == settings
-    made = convert.tournament_reply_from_pb(client("CreateTournament", request, arena[0].admin_token))
+    request = client_wire.settings_to_pb(settings)
+    assert server_wire.settings_from_pb(request) == settings
+    made = client_wire.tournament_from_pb(client("CreateTournament", request, arena[0].admin_token).tournament)
     assert made.stop_rule == StopRule(confidence=0.99, top=2, max_games=StopRule().max_games)
     bare = pb.CreateTournamentRequest(
         name="bare",
@@ -90,11 +92,12 @@ def test_create_takes_the_rule_and_fills_its_defaults(arena: tuple[ArenaProcess,
         games_per_table=1,
         move_limit_ms=1000,
         concurrency=1,
-        starts_at=convert.settings_to_pb(settings).starts_at,
+        starts_at=client_wire.settings_to_pb(settings).starts_at,
         stop_rule=pb.StopRule(),
     )
     assert (
-        convert.tournament_reply_from_pb(client("CreateTournament", bare, arena[0].admin_token)).stop_rule == StopRule()
+        client_wire.tournament_from_pb(client("CreateTournament", bare, arena[0].admin_token).tournament).stop_rule
+        == StopRule()
     )
 
 
@@ -109,7 +112,7 @@ def test_create_takes_the_rule_and_fills_its_defaults(arena: tuple[ArenaProcess,
 def test_bad_rules_are_refused_in_one_line(
     arena: tuple[ArenaProcess, str], client: Client, rule: pb.StopRule, message: str
 ) -> None:
-    request = convert.settings_to_pb(TournamentSettings("bad", 3, 1, LATER, 1000))
+    request = client_wire.settings_to_pb(TournamentSettings("bad", 3, 1, LATER, 1000))
     request.stop_rule.CopyFrom(rule)
     assert client.refused("CreateTournament", request, arena[0].admin_token) == (
         grpc.StatusCode.INVALID_ARGUMENT,

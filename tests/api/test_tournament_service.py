@@ -14,7 +14,8 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.api import convert_tournaments as convert
+from arena.api import arena_wire as server_wire
+from arena.cli import arena_wire as client_wire
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.credentials import set_admin_token
@@ -22,6 +23,7 @@ from arena.storage.database import open_database
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.settings import TournamentSettings
 from sdk.engine import GameRecord, replay
+from sdk.wire.arena_client import request
 from tests.api.conftest import Client
 from tests.storage.helpers import play_all, random_result
 from tests.tournaments.arena_process import ArenaProcess
@@ -73,16 +75,18 @@ def test_replies_convert_back_to_what_the_store_holds(arena: tuple[ArenaProcess,
         games = store.list_games(session=session, tournament="played")
         detail = store.show_game(session=session, game_id=games[0].id)
     engine.dispose()
-    show = convert.show_request_to_pb("played")
-    assert convert.tournament_reply_from_pb(client("ShowTournament", show)) == tournament
-    assert tournament in convert.tournaments_from_pb(client("ListTournaments", convert.list_tournaments_request()))
-    assert convert.bots_from_pb(client("ListBots", convert.list_bots_request())) == bots
-    assert convert.ratings_from_pb(client("Ratings", convert.scope_to_pb("played"))) == ratings
-    assert convert.ratings_from_pb(client("Ratings", convert.scope_to_pb(None))) == ladder
-    listed = client("ListGames", convert.games_request_to_pb("played", records.GameStatus.FINISHED))
-    assert convert.games_from_pb(listed) == games
-    shown = client("ShowGame", convert.show_game_request_to_pb(games[0].id))
-    assert convert.game_detail_from_pb(shown) == detail
+    show = request("ShowTournament", name="played")
+    assert client_wire.tournament_from_pb(client("ShowTournament", show).tournament) == tournament
+    assert (
+        tournament in client_wire.LIST_TOURNAMENTS.read(client("ListTournaments", request("ListTournaments")), None)[0]
+    )
+    assert client_wire.LIST_BOTS.read(client("ListBots", request("ListBots")), None)[0] == bots
+    assert client_wire.RATINGS.read(client("Ratings", request("Ratings", tournament="played")), None)[0] == ratings
+    assert client_wire.RATINGS.read(client("Ratings", request("Ratings", tournament=None)), None)[0] == ladder
+    listed = client("ListGames", request("ListGames", tournament="played", status=records.GameStatus.FINISHED))
+    assert client_wire.LIST_GAMES.read(listed, None)[0] == games
+    shown = client("ShowGame", request("ShowGame", id=games[0].id))
+    assert client_wire.SHOW_GAME.read(shown, None) == detail
     assert detail.voided[0].result.seats[1].cause is ForfeitCause.DISCONNECT
     assert detail.info.results[2].policy is PolicyDecision.CAP_REACHED
 
@@ -96,26 +100,26 @@ def test_ratings_carry_rank_confidence_and_the_crosstable_comes_page_by_page(
         crosstable = store.head_to_head(session=session, tournament="played")
     engine.dispose()
     admin = arena[0].admin_token  # the organiser's reads are not counted against the host's read limit
-    reply = client("Ratings", convert.scope_to_pb("played", bootstrap=30), admin)
-    assert convert.ratings_from_pb(reply) == booted
+    reply = client("Ratings", request("Ratings", tournament="played", bootstrap_resamples=30), admin)
+    assert client_wire.RATINGS.read(reply, None)[0] == booted
     assert not reply.rows[0].HasField("confidence") and all(r.HasField("bootstrap_confidence") for r in reply.rows[1:])
     pairs, token = [], ""
     while True:
-        page = client("HeadToHead", convert.head_to_head_request_to_pb("played", 2, token), admin)
+        page = client("HeadToHead", request("HeadToHead", tournament="played", page_size=2, page_token=token), admin)
         assert len(page.pairs) <= 2
-        pairs += convert.pairs_from_pb(page)
+        pairs += client_wire.HEAD_TO_HEAD.read(page, None)[0]
         if not (token := page.next_page_token):
             break
     assert tuple(pairs) == crosstable.pairs and len(pairs) == 6
-    assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=2000)) == (
+    assert client.refused("Ratings", request("Ratings", tournament="played", bootstrap_resamples=2000)) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         "bootstrap_resamples must be 0 to 1000, not 2000",
     )
-    assert client.refused("Ratings", convert.scope_to_pb("played", bootstrap=-1)) == (
+    assert client.refused("Ratings", request("Ratings", tournament="played", bootstrap_resamples=-1)) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         "bootstrap_resamples must be 0 to 1000, not -1",
     )
-    assert client.refused("HeadToHead", convert.head_to_head_request_to_pb("nope"), admin) == (
+    assert client.refused("HeadToHead", request("HeadToHead", tournament="nope"), admin) == (
         grpc.StatusCode.NOT_FOUND,
         "there is no tournament named 'nope'",
     )
@@ -141,11 +145,11 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
             max_replays=4,
         ),
     )
-    request = convert.settings_to_pb(settings)
+    request = client_wire.settings_to_pb(settings)
     code, message = client.refused("CreateTournament", request)
     assert code is grpc.StatusCode.UNAUTHENTICATED and "admin token" in message
     assert client.refused("CreateTournament", request, "wrong")[0] is grpc.StatusCode.UNAUTHENTICATED
-    made = convert.tournament_reply_from_pb(client("CreateTournament", request, arena[0].admin_token))
+    made = client_wire.tournament_from_pb(client("CreateTournament", request, arena[0].admin_token).tournament)
     assert (
         made.name,
         made.table_size,
@@ -159,7 +163,7 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     assert len(made.seed_commitment) == 64
     assert made.failure_policy == settings.policy
     assert made.status is records.TournamentStatus.SCHEDULED and made.games.total == 0
-    assert convert.settings_from_pb(request) == settings
+    assert server_wire.settings_from_pb(request) == settings
 
 
 @pytest.mark.parametrize(
@@ -167,33 +171,38 @@ def test_creating_needs_the_admin_token_and_round_trips_the_settings(
     [
         (
             "ShowTournament",
-            convert.show_request_to_pb("nope"),
+            request("ShowTournament", name="nope"),
             grpc.StatusCode.NOT_FOUND,
             "there is no tournament named 'nope'",
         ),
-        ("Ratings", convert.scope_to_pb("nope"), grpc.StatusCode.NOT_FOUND, "there is no tournament named 'nope'"),
-        ("ShowGame", convert.show_game_request_to_pb(10_000), grpc.StatusCode.NOT_FOUND, "there is no game 10000"),
+        (
+            "Ratings",
+            request("Ratings", tournament="nope"),
+            grpc.StatusCode.NOT_FOUND,
+            "there is no tournament named 'nope'",
+        ),
+        ("ShowGame", request("ShowGame", id=10_000), grpc.StatusCode.NOT_FOUND, "there is no game 10000"),
         (
             "StartTournament",
-            convert.start_request_to_pb("played"),
+            request("StartTournament", name="played"),
             grpc.StatusCode.FAILED_PRECONDITION,
             "tournament 'played' is already finished",
         ),
         (
             "CreateTournament",
-            convert.settings_to_pb(TournamentSettings("played", 3, 1, LATER, 1000)),
+            client_wire.settings_to_pb(TournamentSettings("played", 3, 1, LATER, 1000)),
             grpc.StatusCode.ALREADY_EXISTS,
             "a tournament named 'played' already exists",
         ),
         (
             "CreateTournament",
-            convert.settings_to_pb(TournamentSettings("big", 6, 1, LATER, 1000)),
+            client_wire.settings_to_pb(TournamentSettings("big", 6, 1, LATER, 1000)),
             grpc.StatusCode.INVALID_ARGUMENT,
             "table size must be 2 to 5 players, not 6",
         ),
         (
             "CreateTournament",
-            convert.settings_to_pb(TournamentSettings("quick", 3, 1, LATER, 5)),
+            client_wire.settings_to_pb(TournamentSettings("quick", 3, 1, LATER, 5)),
             grpc.StatusCode.INVALID_ARGUMENT,
             "move_limit_ms must be within 10..600000, not 5",
         ),
@@ -210,8 +219,8 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
     admin = arena[0].admin_token
-    client("CreateTournament", convert.settings_to_pb(TournamentSettings("open", 2, 1, LATER, 1000)), admin)
-    enter = convert.enter_request_to_pb("open")
+    client("CreateTournament", client_wire.settings_to_pb(TournamentSettings("open", 2, 1, LATER, 1000)), admin)
+    enter = request("EnterTournament", tournament="open")
     assert client.refused("EnterTournament", enter)[0] is grpc.StatusCode.UNAUTHENTICATED
     assert client.refused("EnterTournament", enter, admin)[0] is grpc.StatusCode.UNAUTHENTICATED
     tokens = {name: client("RegisterBot", _register(name)).token for name in ("eve", "fay", "gus")}
@@ -219,7 +228,9 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
         reply = client("EnterTournament", enter, tokens["eve"])
         assert reply.bot == "eve" and list(reply.tournament.entrants) == ["eve"]
     client("EnterTournament", enter, tokens["fay"])
-    started = convert.tournament_reply_from_pb(client("StartTournament", convert.start_request_to_pb("open"), admin))
+    started = client_wire.tournament_from_pb(
+        client("StartTournament", request("StartTournament", name="open"), admin).tournament
+    )
     assert started.status is records.TournamentStatus.RUNNING and started.games.total == 2
     assert client("EnterTournament", enter, tokens["fay"]).bot == "fay"  # a restarted entrant
     assert client.refused("EnterTournament", enter, tokens["gus"]) == (
@@ -227,7 +238,7 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
         "tournament 'open' has started: entries are closed",
     )
     assert (
-        client.refused("EnterTournament", convert.enter_request_to_pb("nope"), tokens["gus"])[0]
+        client.refused("EnterTournament", request("EnterTournament", tournament="nope"), tokens["gus"])[0]
         is grpc.StatusCode.NOT_FOUND
     )
 
@@ -235,9 +246,7 @@ def test_a_bot_enters_with_its_own_token_once_and_not_after_the_start(
 def test_export_streams_every_finished_game_as_a_replayable_json_line(
     arena: tuple[ArenaProcess, str], client: Client
 ) -> None:
-    lines = [
-        convert.exported_from_pb(m) for m in client.stub.ExportGames(convert.export_request_to_pb("played"), timeout=10)
-    ]
+    lines = [m.game_json for m in client.stub.ExportGames(request("ExportGames", tournament="played"), timeout=10)]
     assert len(lines) == 4
     for line in lines:
         game = json.loads(line)
@@ -253,7 +262,7 @@ def test_export_streams_every_finished_game_as_a_replayable_json_line(
     assert voided["seed"] != first["seed"] == GameRecord.from_dict(first["record"]).seed
     assert all(json.loads(line)["voided_attempts"] == [] for line in lines[1:])
     with pytest.raises(grpc.RpcError) as caught:
-        list(client.stub.ExportGames(convert.export_request_to_pb("nope"), timeout=10))
+        list(client.stub.ExportGames(request("ExportGames", tournament="nope"), timeout=10))
     assert caught.value.code() is grpc.StatusCode.NOT_FOUND
 
 
@@ -267,7 +276,7 @@ def test_the_admin_token_is_stored_as_a_hash_created_once_and_rotated_live(tmp_p
     client = Client(again.target)
     try:
         assert again.admin_token is None  # shown on the first start only
-        request = convert.settings_to_pb(TournamentSettings("t", 2, 1, LATER, 1000))
+        request = client_wire.settings_to_pb(TournamentSettings("t", 2, 1, LATER, 1000))
         client("CreateTournament", request, token)
         engine = open_database(url)
         rotated = set_admin_token(engine)
@@ -280,6 +289,4 @@ def test_the_admin_token_is_stored_as_a_hash_created_once_and_rotated_live(tmp_p
 
 
 def _register(name: str) -> object:
-    from sdk.wire.convert import register_request_to_pb
-
-    return register_request_to_pb(name)
+    return request("RegisterBot", name=name)

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from arena.api import convert as arena_convert
+from arena.api import bot_session_wire as arena_convert
 from arena.play.referee import fallback_action
 from sdk.engine import Action, Flip, Game, Scout, ScoutShow, Show, observe
 from sdk.protocol import DecisionKind, DecisionRequest
 from sdk.wire import bot_session_pb2 as session_pb
-from sdk.wire.convert import action_from_pb
+from sdk.wire.codecs import action_from_pb
 
 from .helpers import random_game
 

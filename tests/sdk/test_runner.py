@@ -8,7 +8,7 @@ from collections.abc import Callable
 import grpc
 import pytest
 
-from arena.api import convert as arena_convert
+from arena.api import bot_session_wire as arena_convert
 from sdk import Action, Bot, Observation, runner
 from sdk.engine import Flip, Game, observe
 from sdk.protocol import (
@@ -23,8 +23,8 @@ from sdk.protocol import (
     TournamentOver,
 )
 from sdk.runner import Backoff, local_legal_actions
+from sdk.wire import bot_session as sdk_convert
 from sdk.wire import bot_session_pb2 as session_pb
-from sdk.wire import convert as sdk_convert
 from tests.api.bot_process import RandomBot
 
 

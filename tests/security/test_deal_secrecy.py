@@ -29,7 +29,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from arena.api import convert_tournaments as convert
+from arena.cli import arena_wire as client_wire
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.fairness import attempt_seed, commitment
 from arena.tournaments.schedule import game_seed
@@ -221,7 +221,7 @@ def test_no_public_call_reveals_a_deal_before_its_game_is_finished(
     settings = TournamentSettings(
         NAME, 3, 2, datetime.now(UTC) + timedelta(days=1), 60_000, concurrency=1, policy=POLICY
     )
-    created = reader.call("CreateTournament", convert.settings_to_pb(settings), admin)
+    created = reader.call("CreateTournament", client_wire.settings_to_pb(settings), admin)
     assert isinstance(created[0], pb.CreateTournamentResponse), created
     tokens = {name: reader.stub.RegisterBot(pb.RegisterBotRequest(name=name), timeout=10).token for name in BOTS}
     entered = [

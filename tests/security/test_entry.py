@@ -16,15 +16,15 @@ import pytest
 from sqlmodel import Session, select
 
 from arena import records
-from arena.api import convert_tournaments as convert
 from arena.api.server import ServerConfig, start_server
+from arena.cli import arena_wire as client_wire
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.tables import TournamentRow
 from arena.tournaments.entries import MAX_GAMES
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
-from sdk.wire.convert import register_request_to_pb
+from sdk.wire.arena_client import request
 from tests.api.conftest import Client
 from tests.cli.conftest import arena_cli, assert_one_line_error, bot_cli
 from tests.tournaments.arena_process import ArenaProcess
@@ -61,12 +61,14 @@ def client(arena: tuple[ArenaProcess, Path]) -> Iterator[Client]:
 
 
 def create(client: Client, admin: str | None, settings: TournamentSettings) -> records.Tournament:
-    return convert.tournament_reply_from_pb(client("CreateTournament", convert.settings_to_pb(settings), admin))
+    return client_wire.tournament_from_pb(
+        client("CreateTournament", client_wire.settings_to_pb(settings), admin).tournament
+    )
 
 
 def enter(tournament: str, code: str | None = None) -> arena_pb2.EnterTournamentRequest:
     return (
-        convert.enter_request_to_pb(tournament)
+        request("EnterTournament", tournament=tournament)
         if code is None
         else arena_pb2.EnterTournamentRequest(tournament=tournament, entry_code=code)
     )
@@ -76,7 +78,7 @@ def test_an_invite_only_tournament_needs_its_entry_code(arena: tuple[ArenaProces
     server, db = arena
     made = create(client, server.admin_token, TournamentSettings("invited", 2, 1, LATER, 1000, entry_code=CODE))
     assert made.invite_only and made.max_entrants == 1000
-    token = client("RegisterBot", register_request_to_pb("guest")).token
+    token = client("RegisterBot", request("RegisterBot", name="guest")).token
     assert client.refused("EnterTournament", enter("invited"), token) == (
         grpc.StatusCode.PERMISSION_DENIED,
         "tournament 'invited' is invite-only: enter it with its entry code (--entry-code)",
@@ -98,7 +100,7 @@ def test_an_invite_only_tournament_needs_its_entry_code(arena: tuple[ArenaProces
 def test_entries_beyond_max_entrants_are_refused(arena: tuple[ArenaProcess, Path], client: Client) -> None:
     made = create(client, arena[0].admin_token, TournamentSettings("pair", 2, 1, LATER, 1000, max_entrants=2))
     assert made.max_entrants == 2 and not made.invite_only
-    tokens = [client("RegisterBot", register_request_to_pb(f"p{i}")).token for i in range(3)]
+    tokens = [client("RegisterBot", request("RegisterBot", name=f"p{i}")).token for i in range(3)]
     for token in tokens[:2]:
         client("EnterTournament", enter("pair"), token)
     assert client.refused("EnterTournament", enter("pair"), tokens[2]) == (
@@ -114,7 +116,7 @@ def test_an_entrant_that_would_pass_the_game_limit_is_refused_with_the_fix(
         f"tournament 'huge' is full: 72 entrants would play 51120 games, over the arena's limit of "
         f"{MAX_GAMES}; create it with --rounds N for a bounded number of games per bot"
     )
-    token = client("RegisterBot", register_request_to_pb("late")).token
+    token = client("RegisterBot", request("RegisterBot", name="late")).token
     assert client.refused("EnterTournament", enter("huge"), token) == (grpc.StatusCode.FAILED_PRECONDITION, message)
     code, output = bot_cli("run", "random", "--tournament", "huge", "--target", arena[0].target, "--token", token)
     assert code == 1
@@ -122,7 +124,7 @@ def test_an_entrant_that_would_pass_the_game_limit_is_refused_with_the_fix(
 
 
 def test_settings_that_can_never_fit_are_refused_at_creation(arena: tuple[ArenaProcess, Path], client: Client) -> None:
-    request = convert.settings_to_pb(TournamentSettings("never", 2, 5, LATER, 1000, rounds=6000))
+    request = client_wire.settings_to_pb(TournamentSettings("never", 2, 5, LATER, 1000, rounds=6000))
     assert client.refused("CreateTournament", request, arena[0].admin_token) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         f"even 2 entrants would play 60000 games, over the arena's limit of {MAX_GAMES}: "
@@ -166,7 +168,7 @@ def test_settings_that_can_never_fit_are_refused_at_creation(arena: tuple[ArenaP
 
 def test_the_entry_code_reaches_the_arena_from_scout_bot(arena: tuple[ArenaProcess, Path], client: Client) -> None:
     create(client, arena[0].admin_token, TournamentSettings("club", 2, 1, LATER, 1000, entry_code=CODE))
-    token = client("RegisterBot", register_request_to_pb("member")).token
+    token = client("RegisterBot", request("RegisterBot", name="member")).token
     base = ("run", "random", "--tournament", "club", "--target", arena[0].target, "--token", token)
     code, output = bot_cli(*base)
     assert code == 1 and "PERMISSION_DENIED: tournament 'club' is invite-only" in output
@@ -181,13 +183,15 @@ def test_a_failed_tournament_shows_its_reason_and_cannot_be_started(
 ) -> None:
     server, db = arena
     reason = "starting failed: RecursionError: deep"
-    assert client.refused("StartTournament", convert.start_request_to_pb("broken"), server.admin_token) == (
+    assert client.refused("StartTournament", request("StartTournament", name="broken"), server.admin_token) == (
         grpc.StatusCode.FAILED_PRECONDITION,
         f"tournament 'broken' failed: {reason}",
     )
-    shown = convert.tournament_reply_from_pb(client("ShowTournament", convert.show_request_to_pb("broken")))
+    shown = client_wire.tournament_from_pb(
+        client("ShowTournament", request("ShowTournament", name="broken")).tournament
+    )
     assert shown.status is records.TournamentStatus.FAILED and shown.failure == reason
-    token = client("RegisterBot", register_request_to_pb("too-late")).token
+    token = client("RegisterBot", request("RegisterBot", name="too-late")).token
     assert client.refused("EnterTournament", enter("broken"), token) == (
         grpc.StatusCode.FAILED_PRECONDITION,
         f"tournament 'broken' failed: {reason}",
@@ -211,7 +215,7 @@ def test_registration_is_limited_per_peer() -> None:
                 outcomes = []
                 for i in range(5):
                     try:
-                        await stub.RegisterBot(register_request_to_pb(f"flood-{i}"), timeout=10)
+                        await stub.RegisterBot(request("RegisterBot", name=f"flood-{i}"), timeout=10)
                         outcomes.append((grpc.StatusCode.OK, ""))
                     except grpc.aio.AioRpcError as exc:
                         outcomes.append((exc.code(), exc.details() or ""))

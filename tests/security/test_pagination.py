@@ -17,14 +17,16 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.api import convert_tournaments as convert
 from arena.api.pages import MAX_PAGE_SIZE
+from arena.cli import arena_wire as client_wire
 from arena.cli import clients
+from arena.cli.arena_wire import Page
 from arena.cli.clients import LocalArena, RemoteArena
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2_grpc
+from sdk.wire.arena_client import Call, request
 from tests.storage.helpers import play_all, running_tournament
 from tests.tournaments.arena_process import ArenaProcess
 
@@ -64,34 +66,28 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
 
 @dataclass(frozen=True)
 class Listing:
-    """One list call: how to ask for a page, and how to read its items back."""
+    """One list call of the CLI (`arena.cli.arena_wire`), with the scope it asks for."""
 
-    method: str
-    request: Callable[[int, str], Any]
-    items: Callable[[Any], list[Any]]
+    call: Call[Page[Any]]
+    scope: dict[str, Any]
+
+    @property
+    def method(self) -> str:
+        return self.call.method
+
+    def request(self, size: int, token: str) -> Any:
+        return self.call.request(page_size=size, page_token=token, **self.scope)
 
 
 LISTINGS = {
-    "tournaments": Listing("ListTournaments", convert.list_tournaments_request, convert.tournaments_from_pb),
-    "bots": Listing("ListBots", convert.list_bots_request, convert.bots_from_pb),
-    "ladder": Listing("Ratings", lambda size, token: convert.scope_to_pb(None, size, token), convert.ratings_from_pb),
-    "cup ratings": Listing(
-        "Ratings", lambda size, token: convert.scope_to_pb("cup", size, token), convert.ratings_from_pb
-    ),
-    "ladder head-to-head": Listing(
-        "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb(None, size, token), convert.pairs_from_pb
-    ),
-    "cup head-to-head": Listing(
-        "HeadToHead", lambda size, token: convert.head_to_head_request_to_pb("cup", size, token), convert.pairs_from_pb
-    ),
-    "games": Listing(
-        "ListGames", lambda size, token: convert.games_request_to_pb(None, None, size, token), convert.games_from_pb
-    ),
-    "finished cup games": Listing(
-        "ListGames",
-        lambda size, token: convert.games_request_to_pb("cup", records.GameStatus.FINISHED, size, token),
-        convert.games_from_pb,
-    ),
+    "tournaments": Listing(client_wire.LIST_TOURNAMENTS, {}),
+    "bots": Listing(client_wire.LIST_BOTS, {}),
+    "ladder": Listing(client_wire.RATINGS, {"tournament": None}),
+    "cup ratings": Listing(client_wire.RATINGS, {"tournament": "cup"}),
+    "ladder head-to-head": Listing(client_wire.HEAD_TO_HEAD, {"tournament": None}),
+    "cup head-to-head": Listing(client_wire.HEAD_TO_HEAD, {"tournament": "cup"}),
+    "games": Listing(client_wire.LIST_GAMES, {"tournament": None, "status": None}),
+    "finished cup games": Listing(client_wire.LIST_GAMES, {"tournament": "cup", "status": records.GameStatus.FINISHED}),
 }
 
 
@@ -128,18 +124,17 @@ def test_pages_concatenate_to_the_whole_list(arena: tuple[ArenaProcess, str], st
     token = ""
     for _ in range(len(expected) + 2):
         reply = getattr(stub, listing.method)(listing.request(size, token), timeout=10)
-        page = listing.items(reply)
+        page, token = listing.call.read(reply, None)
         assert len(page) <= size
         items += page
-        token = convert.next_page_token(reply)
         if not token:
             break
     assert len(expected) > size and items == expected
 
 
 def test_the_default_page_is_the_whole_list_when_it_is_short(arena: tuple[ArenaProcess, str], stub: Any) -> None:
-    reply = stub.ListGames(convert.games_request_to_pb(None, None), timeout=10)
-    assert convert.games_from_pb(reply) == whole(arena[1], "games") and reply.next_page_token == ""
+    reply = stub.ListGames(request("ListGames", tournament=None, status=None), timeout=10)
+    assert client_wire.LIST_GAMES.read(reply, None)[0] == whole(arena[1], "games") and reply.next_page_token == ""
 
 
 def refusal(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
@@ -162,10 +157,8 @@ def test_a_page_larger_than_the_maximum_is_refused(stub: Any, name: str) -> None
 def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
     listing = LISTINGS[name]
     other = "bots" if name != "bots" else "games"
-    borrowed = convert.next_page_token(
-        getattr(stub, LISTINGS[other].method)(LISTINGS[other].request(1, ""), timeout=10)
-    )
-    real = convert.next_page_token(getattr(stub, listing.method)(listing.request(1, ""), timeout=10))
+    borrowed = getattr(stub, LISTINGS[other].method)(LISTINGS[other].request(1, ""), timeout=10).next_page_token
+    real = getattr(stub, listing.method)(listing.request(1, ""), timeout=10).next_page_token
     cursor, tag = real.split(".")
     for token in (borrowed, f"{int(cursor) + 1}.{tag}", "1." + "0" * 32, "x" * 5000, "-1"):
         code, message = refusal(
@@ -178,7 +171,9 @@ def test_a_forged_or_borrowed_token_is_refused(stub: Any, name: str) -> None:
 
 
 def exported(stub: Any, size: int, token: str, tournament: str | None = "cup") -> list[Any]:
-    return list(stub.ExportGames(convert.export_request_to_pb(tournament, size, token), timeout=10))
+    return list(
+        stub.ExportGames(request("ExportGames", tournament=tournament, page_size=size, page_token=token), timeout=10)
+    )
 
 
 def test_export_pages_continue_from_each_games_token(arena: tuple[ArenaProcess, str], stub: Any) -> None:
@@ -192,10 +187,10 @@ def test_export_pages_continue_from_each_games_token(arena: tuple[ArenaProcess, 
     for _ in range(len(expected)):
         messages = exported(stub, 7, token)
         assert len(messages) <= 7
-        lines += [convert.exported_from_pb(m) for m in messages]
+        lines += [m.game_json for m in messages]
         if len(messages) < 7:
             break
-        token = convert.next_page_token(messages[-1])
+        token = messages[-1].page_token
     assert len(expected) == 20 and lines == expected
     assert [json.loads(line)["id"] for line in lines] == [g.id for g in whole(arena[1], "finished cup games")]
     code, _ = refusal(lambda: exported(stub, MAX_PAGE_SIZE + 1, ""))

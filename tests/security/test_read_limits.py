@@ -19,15 +19,16 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.api import convert_tournaments as convert
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
+from arena.cli import arena_wire as client_wire
 from arena.directory import InMemoryBotDirectory
 from arena.storage import store
 from arena.storage.credentials import FixedAdminToken
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2_grpc
+from sdk.wire.arena_client import request
 from tests.tournaments.arena_process import ArenaProcess
 
 LATER = datetime.now(UTC) + timedelta(days=30)
@@ -68,7 +69,7 @@ def stub_for() -> Iterator[Any]:
 
 def show(stub: Any, token: str | None = None) -> Any:
     metadata = () if token is None else (("authorization", f"Bearer {token}"),)
-    return stub.ShowTournament(convert.show_request_to_pb("cup"), metadata=metadata, timeout=10)
+    return stub.ShowTournament(request("ShowTournament", name="cup"), metadata=metadata, timeout=10)
 
 
 def test_unauthenticated_reads_are_refused_while_token_callers_are_not(tmp_path: Path, stub_for: Any) -> None:
@@ -135,12 +136,15 @@ def test_bots_polling_with_their_tokens_finish_while_their_host_is_throttled(tmp
             assert all(bot.poll() is None for bot in bots) and time.monotonic() < deadline, "the bots did not enter"
             time.sleep(0.1)
         stub.StartTournament(
-            convert.start_request_to_pb("cup"), timeout=10, metadata=(("authorization", f"Bearer {arena.admin_token}"),)
+            request("StartTournament", name="cup"),
+            timeout=10,
+            metadata=(("authorization", f"Bearer {arena.admin_token}"),),
         )
         for bot in bots:
             assert bot.wait(timeout=FINISH_TIMEOUT_S) == 0, "a bot never saw its tournament finish"
         assert (
-            convert.tournament_reply_from_pb(show(stub, arena.admin_token)).status is records.TournamentStatus.FINISHED
+            client_wire.tournament_from_pb(show(stub, arena.admin_token).tournament).status
+            is records.TournamentStatus.FINISHED
         )
     finally:
         for bot in bots:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from arena import records
-from arena.api.convert_tournaments import tournament_from_pb, tournament_to_pb
+from arena.api.arena_wire import tournament_to_pb
+from arena.cli.arena_wire import tournament_from_pb
 from arena.storage import store
 from tests.storage.helpers import random_result, running_tournament
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from arena.api import convert_tournaments as convert
+from arena.api import arena_wire as server_wire
+from arena.cli import arena_wire as client_wire
 from arena.errors import InvalidSetting
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from arena.storage import store
@@ -65,23 +66,23 @@ def test_the_documented_defaults() -> None:
 def test_the_policy_round_trips_through_json_storage_and_protobuf(tmp_path: Path, policy: FailurePolicy) -> None:
     assert FailurePolicy.from_json(policy.to_json()) == policy
     settings = TournamentSettings("t", 3, 1, datetime(2030, 1, 1, tzinfo=UTC), 1000, seed=1, policy=policy)
-    assert convert.settings_from_pb(convert.settings_to_pb(settings)) == settings
+    assert server_wire.settings_from_pb(client_wire.settings_to_pb(settings)) == settings
     engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
     with Session(engine) as session:
         stored = store.create_tournament(session=session, settings=settings)
     engine.dispose()
     assert stored.failure_policy == policy
-    assert convert.tournament_from_pb(convert.tournament_to_pb(stored)) == stored
+    assert client_wire.tournament_from_pb(server_wire.tournament_to_pb(stored)) == stored
 
 
 def test_a_policy_stored_before_the_per_cause_choices_loads_with_the_defaults() -> None:
     old = {"absent_wait_ms": 500, "grace_ms": 300, "time_bank_ms": 0, "max_invalid": 5}
     assert FailurePolicy.from_json(old) == FailurePolicy(absent_wait_ms=500, grace_ms=300, time_bank_ms=0)
-    assert convert.settings_from_pb(convert.settings_to_pb(SETTINGS)).policy == CUSTOM
-    request = convert.settings_to_pb(SETTINGS)
+    assert server_wire.settings_from_pb(client_wire.settings_to_pb(SETTINGS)).policy == CUSTOM
+    request = client_wire.settings_to_pb(SETTINGS)
     request.failure_policy.ClearField("on_absent")
     request.failure_policy.ClearField("max_replays")
-    assert convert.settings_from_pb(request).policy == FailurePolicy.from_json(
+    assert server_wire.settings_from_pb(request).policy == FailurePolicy.from_json(
         {**CUSTOM.to_json(), "on_absent": "forfeit", "max_replays": 2}
     )
 
@@ -104,10 +105,10 @@ def test_bad_values_are_refused_with_what_is_wrong(data: dict[str, Any], message
 
 
 def test_an_unspecified_action_over_grpc_is_refused() -> None:
-    request = convert.settings_to_pb(SETTINGS)
+    request = client_wire.settings_to_pb(SETTINGS)
     request.failure_policy.on_disconnect = 0
     with pytest.raises(InvalidSetting, match="on_disconnect must be FAILURE_ACTION_FORFEIT or FAILURE_ACTION_VOID"):
-        convert.settings_from_pb(request)
+        server_wire.settings_from_pb(request)
 
 
 def result_with(causes: dict[int, ForfeitCause]) -> GameResult:

@@ -1,12 +1,12 @@
-"""The arena side of the wire: protocol and result values to and from protobuf messages.
+"""The arena's side of a bot session: the bots' batches decoded, the arena's batches encoded.
 
-The only arena module that reads or builds `_pb2` messages. Cards and actions use the SDK's codecs
-(`sdk.wire.convert`), so a bot and the arena cannot disagree on them.
+The bot's side is `sdk.wire.bot_session`; enums, cards, actions and events are `sdk.wire.codecs`,
+so a bot and the arena cannot disagree on them. Hot messages are joined from cached pieces
+(`sdk.wire.framing`), their tags read from the descriptors.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -14,23 +14,9 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from arena.api.convert_tournaments import seat_result_to_pb
 from arena.names import MAX_GAME_ID
-from arena.play.referee import Limits
-from arena.play.results import GameResult
 from arena.play.sessions import MalformedDecision, Received
-from sdk.engine import (
-    Action,
-    Card,
-    Event,
-    FlipsRevealed,
-    PlayerView,
-    RoundEnded,
-    RoundStarted,
-    Scouted,
-    ScoutedAndShown,
-    Shown,
-)
+from sdk.engine import Action, Card, PlayerView
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
@@ -45,12 +31,10 @@ from sdk.protocol import (
     TournamentOver,
     Welcome,
 )
-from sdk.wire import arena_pb2 as arena_pb
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import game_pb2 as game_pb
-from sdk.wire.convert import (
+from sdk.wire.codecs import (
     END_REASON_TO_PB,
-    END_TO_PB,
     ERROR_TO_PB,
     KIND_TO_PB,
     PHASE_TO_PB,
@@ -58,34 +42,17 @@ from sdk.wire.convert import (
     WireError,
     action_from_pb,
     action_to_pb,
-    fill_cards,
+    event_to_pb,
 )
-from sdk.wire.framing import int_field, length_delimited, string_field, varint
+from sdk.wire.framing import int_field, length_delimited, string_field, tag, varint
 
 UNDECODABLE = DecodeError
 """Raised by a stream read whose bytes are not a BotBatch; the servicer ends such calls."""
 
-__all__ = [
-    "BOT_SESSION",
-    "SERVICE_NAMES",
-    "WireError",
-    "arena_batch_bytes",
-    "bot_batch_from_bytes",
-    "bot_batch_from_pb",
-    "bot_message_from_pb",
-    "describe_response_to_pb",
-    "play_request_from_pb",
-    "play_response_to_pb",
-    "register_request_name",
-    "register_response_to_pb",
-]
+__all__ = ["BOT_SESSION", "UNDECODABLE", "WireError", "arena_batch_bytes", "bot_batch_from_bytes", "bot_batch_from_pb"]
 
-SERVICE_NAMES = (
-    session_pb.DESCRIPTOR.services_by_name["BotSession"].full_name,
-    arena_pb.DESCRIPTOR.services_by_name["Arena"].full_name,
-)
-"""The full names of the arena's own services, for health checking and reflection."""
-BOT_SESSION = SERVICE_NAMES[0]
+BOT_SESSION = session_pb.DESCRIPTOR.services_by_name["BotSession"].full_name
+"""The service's full name, for its handlers, health checking and reflection."""
 bot_batch_from_bytes = session_pb.BotBatch.FromString
 """The Play stream's request deserializer; it raises UNDECODABLE."""
 
@@ -130,42 +97,57 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> Received:
 # ---- arena -> bot ---------------------------------------------------------------------------------
 
 
-_PHASE_FIELDS = {phase: int_field(b"\x28", value) for phase, value in PHASE_TO_PB.items()}
-_KIND_FIELDS = {kind: int_field(b"\x18", value) for kind, value in KIND_TO_PB.items()}
+_TABLE, _OBSERVATION, _REQUEST = game_pb.TableView, game_pb.Observation, session_pb.DecisionRequest
+_PLAYERS, _ROUND, _ROUNDS = tag(_TABLE, "players"), tag(_TABLE, "round"), tag(_TABLE, "rounds")
+_FIRST_PLAYER, _TO_MOVE = tag(_TABLE, "first_player"), tag(_TABLE, "to_move")
+_ACTIVE_OWNER, _ROUND_ACTIONS = tag(_TABLE, "active_owner"), tag(_TABLE, "round_actions")
+_SEAT, _TABLE_VIEW = tag(_OBSERVATION, "seat"), tag(_OBSERVATION, "table")
+_GAME_ID, _REQUEST_ID, _OBSERVED = tag(_REQUEST, "game_id"), tag(_REQUEST, "request_id"), tag(_REQUEST, "observation")
+_TIME_LEFT, _TIME_BANK = tag(_REQUEST, "time_left_ms"), tag(_REQUEST, "time_bank_ms")
+_PHASE_FIELDS = {phase: int_field(tag(_TABLE, "phase"), value) for phase, value in PHASE_TO_PB.items()}
+_KIND_FIELDS = {kind: int_field(tag(_REQUEST, "kind"), value) for kind, value in KIND_TO_PB.items()}
+_BATCH_ENTRY = tag(session_pb.ArenaBatch, "messages")
+_DECISION_REQUEST = tag(session_pb.ArenaMessage, "decision_request")
+_ACTION_ACCEPTED = tag(session_pb.ArenaMessage, "action_accepted")
+_PUBLIC_EVENT = tag(session_pb.ArenaMessage, "public_event")
+_EVENT_GAME_ID, _SEQ = tag(session_pb.PublicEvent, "game_id"), tag(session_pb.PublicEvent, "seq")
+_EVENT = tag(session_pb.PublicEvent, "event")
+_ACCEPTED_GAME_ID = tag(session_pb.ActionAccepted, "game_id")
+_ACCEPTED_REQUEST_ID = tag(session_pb.ActionAccepted, "request_id")
 
 
 def _request_entry(r: DecisionRequest, legal_actions: bool) -> bytes:
     """`ArenaMessage.decision_request` in wire form, joined field by field (`sdk.wire.framing`) from
     cached pieces: cards, seats and actions repeat request after request, and building the message
-    with the protobuf library cost more. Field numbers: proto/scout/arena/v1/*.proto."""
+    with the protobuf library cost more."""
     obs, t = r.observation, r.observation.table
     table = [
-        int_field(b"\x08", t.players),
-        int_field(b"\x10", t.round),
-        int_field(b"\x18", t.rounds),
-        int_field(b"\x20", t.first_player),
+        int_field(_PLAYERS, t.players),
+        int_field(_ROUND, t.round),
+        int_field(_ROUNDS, t.rounds),
+        int_field(_FIRST_PLAYER, t.first_player),
         _PHASE_FIELDS[t.phase],
     ]
     if t.to_move is not None:
-        table.append(b"\x30" + varint(t.to_move))
+        table.append(_TO_MOVE + varint(t.to_move))
     table += [_active_set_entry(c) for c in t.active_set]
     if t.active_owner is not None:
-        table.append(b"\x40" + varint(t.active_owner))
+        table.append(_ACTIVE_OWNER + varint(t.active_owner))
     table += [_seat_entry(p) for p in t.seats]
-    table.append(int_field(b"\x50", t.round_actions))
-    observation = [int_field(b"\x08", obs.seat), *[_hand_entry(c) for c in obs.hand]]
-    observation.append(length_delimited(b"\x1a", b"".join(table)))
+    table.append(int_field(_ROUND_ACTIONS, t.round_actions))
+    observation = [int_field(_SEAT, obs.seat), *[_hand_entry(c) for c in obs.hand]]
+    observation.append(length_delimited(_TABLE_VIEW, b"".join(table)))
     request = [
-        string_field(b"\x0a", r.game_id),
-        int_field(b"\x10", r.request_id),
+        string_field(_GAME_ID, r.game_id),
+        int_field(_REQUEST_ID, r.request_id),
         _KIND_FIELDS[r.kind],
-        length_delimited(b"\x22", b"".join(observation)),
-        int_field(b"\x28", r.time_left_ms),
-        int_field(b"\x30", r.time_bank_ms),
+        length_delimited(_OBSERVED, b"".join(observation)),
+        int_field(_TIME_LEFT, r.time_left_ms),
+        int_field(_TIME_BANK, r.time_bank_ms),
     ]
     if legal_actions:
         request += [_legal_action_entry(a) for a in obs.legal_actions]
-    return length_delimited(b"\x1a", b"".join(request))
+    return length_delimited(_DECISION_REQUEST, b"".join(request))
 
 
 _seat_entries: dict[tuple[object, ...], bytes] = {}
@@ -207,50 +189,6 @@ def _active_set_entry(card: Card) -> bytes:
     return game_pb.TableView(active_set=[game_pb.Card(top=card.top, bottom=card.bottom)]).SerializeToString()
 
 
-def _scouted_to_pb(e: Scouted) -> game_pb.Scouted:
-    return game_pb.Scouted(
-        seat=e.seat,
-        end=END_TO_PB[e.end],
-        flip=e.flip,
-        card=game_pb.Card(top=e.card.top, bottom=e.card.bottom),
-        position=e.position,
-    )
-
-
-def _shown_to_pb(e: Shown) -> game_pb.Shown:
-    msg = game_pb.Shown(seat=e.seat, start=e.start)
-    fill_cards(msg.cards, e.cards)
-    return msg
-
-
-def event_to_pb(event: Event) -> game_pb.Event:
-    if type(event) is Shown:
-        return game_pb.Event(shown=_shown_to_pb(event))
-    if type(event) is Scouted:
-        return game_pb.Event(scouted=_scouted_to_pb(event))
-    if type(event) is ScoutedAndShown:
-        pair = game_pb.ScoutedAndShown(scouted=_scouted_to_pb(event.scouted), shown=_shown_to_pb(event.shown))
-        return game_pb.Event(scouted_and_shown=pair)
-    if type(event) is RoundStarted:
-        return game_pb.Event(
-            round_started=game_pb.RoundStarted(
-                round=event.round, first_player=event.first_player, hand_size=event.hand_size
-            )
-        )
-    if type(event) is FlipsRevealed:
-        return game_pb.Event(flips_revealed=game_pb.FlipsRevealed(round=event.round, flips=event.flips))
-    if type(event) is RoundEnded:
-        return game_pb.Event(
-            round_ended=game_pb.RoundEnded(
-                round=event.round,
-                reason=END_REASON_TO_PB[event.reason],
-                scores=event.scores,
-                hand_sizes=event.hand_sizes,
-            )
-        )
-    raise TypeError(f"{event!r} is not a public event")
-
-
 @functools.lru_cache(maxsize=1 << 16)
 def _legal_action_entry(action: Action) -> bytes:
     """One `legal_actions` entry of a DecisionRequest in wire form. Legal-action lists repeat the
@@ -261,13 +199,15 @@ def _legal_action_entry(action: Action) -> bytes:
 
 def _event_entry(e: PublicEvent) -> bytes:
     """`ArenaMessage.public_event` in wire form (built once per event, see `_EventCache`)."""
-    event = length_delimited(b"\x1a", event_to_pb(e.event).SerializeToString())
-    return length_delimited(b"\x32", string_field(b"\x0a", e.game_id) + int_field(b"\x10", e.seq) + event)
+    event = length_delimited(_EVENT, event_to_pb(e.event).SerializeToString())
+    return length_delimited(_PUBLIC_EVENT, string_field(_EVENT_GAME_ID, e.game_id) + int_field(_SEQ, e.seq) + event)
 
 
 def _accepted_entry(a: ActionAccepted) -> bytes:
     """`ArenaMessage.action_accepted` in wire form: one goes out for every decision."""
-    return length_delimited(b"\x22", string_field(b"\x0a", a.game_id) + int_field(b"\x10", a.request_id))
+    return length_delimited(
+        _ACTION_ACCEPTED, string_field(_ACCEPTED_GAME_ID, a.game_id) + int_field(_ACCEPTED_REQUEST_ID, a.request_id)
+    )
 
 
 def _rejected(r: ActionRejected) -> session_pb.ArenaMessage:
@@ -338,20 +278,15 @@ def arena_batch_bytes(msgs: Sequence[ArenaMessage], legal_actions: bool) -> byte
     goes to every bot at its table and is serialized once for all of them (`_EventCache`)."""
     parts = []
     for m in msgs:
-        kind = type(m)
-        if kind is PublicEvent:
+        if type(m) is PublicEvent:
             parts.append(_events.framed(m))
-        elif kind is DecisionRequest:
+        elif type(m) is DecisionRequest:
             parts.append(length_delimited(_BATCH_ENTRY, _request_entry(m, legal_actions)))
-        elif kind is ActionAccepted:
+        elif type(m) is ActionAccepted:
             parts.append(length_delimited(_BATCH_ENTRY, _accepted_entry(m)))
         else:
-            parts.append(length_delimited(_BATCH_ENTRY, _ENCODERS[kind](m).SerializeToString()))
+            parts.append(length_delimited(_BATCH_ENTRY, _ENCODERS[type(m)](m).SerializeToString()))
     return b"".join(parts)
-
-
-_BATCH_ENTRY = b"\x0a"
-"""`ArenaBatch.messages`: field 1, length-delimited."""
 
 
 class _EventCache:
@@ -375,38 +310,3 @@ class _EventCache:
 
 
 _events = _EventCache(4096)
-
-
-# ---- the operator service -------------------------------------------------------------------------
-
-
-def register_request_name(req: arena_pb.RegisterBotRequest) -> str:
-    return req.name
-
-
-def register_response_to_pb(name: str, token: str) -> arena_pb.RegisterBotResponse:
-    return arena_pb.RegisterBotResponse(name=name, token=token)
-
-
-def describe_response_to_pb(arena_id: str) -> arena_pb.DescribeArenaResponse:
-    return arena_pb.DescribeArenaResponse(arena_id=arena_id)
-
-
-def play_request_from_pb(req: arena_pb.PlayGameRequest, defaults: Limits) -> tuple[tuple[str, ...], int, Limits]:
-    """(bots in seat order, seed, limits); a ValueError explains a limit out of range."""
-    overrides = {
-        name: getattr(req, field)
-        for field, name in (("move_limit_ms", "move_ms"), ("time_bank_ms", "time_bank_ms"), ("grace_ms", "grace_ms"))
-        if req.HasField(field)
-    }
-    return tuple(req.bots), req.seed, dataclasses.replace(defaults, **overrides)
-
-
-def play_response_to_pb(game_id: str, result: GameResult) -> arena_pb.PlayGameResponse:
-    msg = arena_pb.PlayGameResponse(
-        game_id=game_id,
-        round_end_reasons=[END_REASON_TO_PB[r.reason] for r in result.record.results],
-        record_json=result.record.to_json(),
-    )
-    msg.seats.extend([seat_result_to_pb(s) for s in result.seats])
-    return msg
