@@ -13,8 +13,10 @@ READERS = [
     "arena.cli.views",
     "arena.documents",
     "arena.cli.replay",
-    "arena.api.convert",
-    "arena.api.convert_tournaments",
+    "arena.api.bot_session_wire",
+    "arena.api.arena_wire",
+    "arena.api.arena_codecs",
+    "arena.cli.arena_wire",
 ]
 
 
