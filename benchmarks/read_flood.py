@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, logs: Path) -> None:
     from arena.tournaments.settings import TournamentSettings
 
     names = [f"random-{i}" for i in range(args.bots)]
-    with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, args.server_option) as (target, admin_token):
+    with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, args.server_option) as (target, admin_token, _web):
         client = RemoteArena(target, admin_token)
         bots: list[subprocess.Popen[bytes]] = []
         try:

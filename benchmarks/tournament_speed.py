@@ -66,7 +66,7 @@ def prepare(url: str, bots: int, table_size: int, games_per_table: int, concurre
 
 def run(label: str, url: str, args: argparse.Namespace, logs: Path) -> None:
     tokens = prepare(url, args.bots, args.table_size, args.games_per_table, args.concurrency)
-    with arena_process(url, 0, logs) as (target, admin_token):
+    with arena_process(url, 0, logs) as (target, admin_token, _web):
         procs = [
             subprocess.Popen(
                 [

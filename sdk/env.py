@@ -36,6 +36,8 @@ TLS_CERT = "SCOUT_ARENA_TLS_CERT"
 """The certificate `scout-arena serve` serves TLS with (`--tls-cert`)."""
 TLS_KEY = "SCOUT_ARENA_TLS_KEY"
 """Its private key (`serve --tls-key`)."""
+HTTP_PORT = "SCOUT_ARENA_HTTP_PORT"
+"""The port of the arena's web pages (`scout-arena serve --http-port`, `demo --http-port`; 0: a free one)."""
 
 DEPRECATED = {
     "SCOUT_TARGET": SERVER,

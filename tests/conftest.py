@@ -1,5 +1,8 @@
 """Fixtures every test package may use: a real in-memory arena server process on a free loopback port
-(one per test session), and a check of reported results against the engine's replay."""
+(one per test session), and a check of reported results against the engine's replay.
+
+Every arena a test starts serves its web pages on a free port: `scout-arena serve` and `demo`
+default to port 8080 (SCOUT_ARENA_HTTP_PORT), which a test must neither hold nor find taken."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from sdk import env
 from sdk.engine import GameRecord, competition_ranks, replay
 from sdk.runner import register
 from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
@@ -33,6 +37,7 @@ enough for a loaded machine. The referee's clocks themselves are tested on a clo
 (tests/play/test_referee_clock.py), not against real time."""
 CONNECT_TIMEOUT_S = 20.0
 _names = itertools.count()
+os.environ.setdefault(env.HTTP_PORT, "0")
 
 
 @dataclass

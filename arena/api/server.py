@@ -1,8 +1,10 @@
 """Start and stop the arena's gRPC server; `scout-arena serve` (`arena.cli.app`) runs one as a process.
 
 With `--json` the first line on stdout is one JSON object (`announce_json`), `{"port": <bound
-port>, "admin_token": "<token>", "tls": <bool>}`, so a parent process can read where the server
-listens, how to call admin RPCs and whether to connect with TLS. `--admin-token` defaults to
+port>, "admin_token": "<token>", "tls": <bool>, "web": "<http://host:port/ or null>"}`, so a
+parent process can read where the server listens, how to call admin RPCs, whether to connect
+with TLS and where the web pages are (`--http-port`: `arena.web`, served in the same event loop
+as the gRPC server, with a database only). `--admin-token` defaults to
 $SCOUT_ARENA_ADMIN_TOKEN, so a token need not be on a command line (where `ps` shows it);
 `--tls-cert` and `--tls-key` serve TLS (`arena.api.tls`), and without them the server speaks
 plaintext and says so in its log. Logs go to stderr. SIGTERM or SIGINT stops it gracefully:
@@ -33,6 +35,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -62,6 +65,9 @@ from arena.storage.credentials import (
 from arena.storage.database import open_database, shown_database
 from arena.storage.lock import DatabaseLock, lock_database
 from arena.tournaments.runner import TournamentRunner
+
+if TYPE_CHECKING:
+    from arena.web.serving import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +102,9 @@ class ServerConfig:
     """RegisterBot calls allowed per peer host per minute (`arena.api.arena_service`)."""
     resources: ResourceLimits = field(default_factory=ResourceLimits)
     """Caps on connections, calls and read calls (`arena.api.resources`)."""
+    http_port: int | None = None
+    """Where the web pages (`arena.web`) listen, on `host` (0: a free port; `ArenaServer.web`
+    tells which); None: no web pages. They need a database: without one this is ignored."""
 
 
 @dataclass
@@ -117,10 +126,15 @@ class ArenaServer:
     """Whether it serves TLS."""
     lock: DatabaseLock | None = None
     """The lock on its database (`arena.storage.lock`), held until `stop`."""
+    web: WebServer | None = None
+    """The web pages, served in this event loop, when `ServerConfig.http_port` asked for them."""
 
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
-        """Report NOT_SERVING, stop the tournament games, let calls in flight finish within `grace`
-        seconds, then stop; games cut short are voided, to be replayed at the next start."""
+        """Stop the web pages, report NOT_SERVING, stop the tournament games, let calls in flight
+        finish within `grace` seconds, then stop; games cut short are voided, to be replayed at
+        the next start."""
+        if self.web is not None:
+            await self.web.stop()
         await self.health.enter_graceful_shutdown()
         if self.runner is not None:
             self.runner.cancel()
@@ -205,6 +219,15 @@ async def start_server(
             port = 0
         if port == 0:
             problem = f"cannot listen on {address}"
+    web_socket = None
+    if problem is None and engine is not None and config.http_port is not None:
+        # Imported only when pages are served: FastAPI is a second's import on a busy machine.
+        from arena.web.serving import bind
+
+        try:
+            web_socket = bind(config.host, config.http_port)
+        except OSError as exc:
+            problem = str(exc)
     if problem is not None:
         if lock is not None:
             lock.release()
@@ -219,7 +242,7 @@ async def start_server(
     for name in ("", BOT_SESSION, ARENA_SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
-    return ArenaServer(
+    arena = ArenaServer(
         server,
         port,
         admin_token,
@@ -232,6 +255,13 @@ async def start_server(
         tls=credentials is not None,
         lock=lock,
     )
+    if web_socket is not None:
+        from arena.web.app import create_app
+        from arena.web.serving import start_web
+
+        assert engine is not None
+        arena.web = await start_web(create_app(engine, arena=arena), web_socket)
+    return arena
 
 
 async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:
@@ -261,8 +291,10 @@ def tune_gc() -> None:
 
 
 def announce_json(arena: ArenaServer) -> None:
-    """Stdout's first line for a parent process: `{"port": ..., "admin_token": ..., "tls": ...}`."""
-    print(json.dumps({"port": arena.port, "admin_token": arena.admin_token, "tls": arena.tls}), flush=True)
+    """Stdout's first line for a parent process: `{"port": ..., "admin_token": ..., "tls": ...,
+    "web": <the web pages' address, or null>}`."""
+    web = None if arena.web is None else arena.web.url
+    print(json.dumps({"port": arena.port, "admin_token": arena.admin_token, "tls": arena.tls, "web": web}), flush=True)
 
 
 async def serve(config: ServerConfig, announce: Callable[[ArenaServer], None] = announce_json) -> None:

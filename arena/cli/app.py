@@ -1,6 +1,7 @@
 """`scout-arena`: run an arena, organise tournaments, and read ratings and games.
 
-    scout-arena serve [--db URL] [--host H] [--port N] [--tls-cert FILE --tls-key FILE]
+    scout-arena serve [--db URL] [--host H] [--port N] [--tls-cert FILE --tls-key FILE] [--http-port N | --no-http]
+    scout-arena web [--db URL] [--host H] [--port 8080]
     scout-arena tournament create NAME --table-size 4 --games-per-table 2 --starts-at 2030-01-04T18:00Z
     scout-arena tournament create NAME --starts-at +10m --until-settled [--confidence 0.95] [--top K] [--max-games N]
     scout-arena tournament list | show NAME | start NAME | seeds NAME
@@ -10,11 +11,12 @@
     scout-arena games list [--tournament NAME] | show ID | export [--tournament NAME] | verify --tournament NAME
     scout-arena admin rotate-token --db URL
     scout-arena db status | upgrade [--db URL]
-    scout-arena demo
+    scout-arena demo [--http-port N | --no-http] [--linger SECONDS]
 
-Every command except `serve`, `demo`, `admin` and `db` talks to a running arena (`--server HOST:PORT`,
-default 127.0.0.1:50051), or with `--db URL` (or a SQLite file's path) works on the database
-directly, for when no server runs. Organiser commands (creating and starting tournaments, reading
+`serve` also serves the web pages (`arena.web`) on --http-port; `web` serves them alone over a
+database, read-only. Every command except `serve`, `web`, `demo`, `admin` and `db` talks to a
+running arena (`--server HOST:PORT`, default 127.0.0.1:50051), or with `--db URL` (or a SQLite
+file's path) works on the database directly, for when no server runs. Organiser commands (creating and starting tournaments, reading
 their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
 an arena that serves TLS, connect with `scout-arena --tls COMMAND ...` (the system's CAs) or
 `--tls-ca FILE` (a private CA), options of `scout-arena` itself that every command uses (`sdk.tls`).
@@ -62,6 +64,7 @@ from arena.cli.views import (
 from arena.errors import ArenaError
 from arena.play.referee import Limits
 from arena.ratings.rank_confidence import MAX_RESAMPLES
+from arena.ratings.table import RatingRow
 from arena.records import GameStatus
 from arena.storage import upgrade as schema_upgrade
 from arena.storage.credentials import set_admin_token
@@ -74,6 +77,7 @@ from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, S
 from sdk import env
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
+from arena.web import DEFAULT_HTTP_PORT
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 _DURATION = re.compile(r"\+(\d+)([smhd])")
@@ -278,7 +282,8 @@ def serve(
         bool,
         typer.Option(
             "--json",
-            help='Print one JSON line, {"port": ..., "admin_token": ..., "tls": ...}, '
+            help='Print one JSON line, {"port": ..., "admin_token": ..., "tls": ..., '
+            '"web": ...}, '
             "once listening, for a parent process.",
         ),
     ] = False,
@@ -321,6 +326,17 @@ def serve(
     token_read_rate: Annotated[float, typer.Option(help=OPTION_HELP["token_read_rate"])] = _RESOURCES.token_read_rate,
     token_read_burst: Annotated[int, typer.Option(help=OPTION_HELP["token_read_burst"])] = _RESOURCES.token_read_burst,
     read_concurrency: Annotated[int, typer.Option(help=OPTION_HELP["read_concurrency"])] = _RESOURCES.read_concurrency,
+    http_port: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=65535,
+            envvar=env.HTTP_PORT,
+            help="Serve the web pages (ladders, tournaments, games) on this port of --host; 0 picks a "
+            "free one. Not with --in-memory.",
+        ),
+    ] = DEFAULT_HTTP_PORT,
+    no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web pages.")] = False,
 ) -> None:
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
@@ -346,6 +362,7 @@ def serve(
         tls=server_tls(tls_cert, tls_key),
         registrations_per_minute=registrations_per_minute,
         resources=resources,
+        http_port=None if no_http or in_memory else http_port,
     )
 
     def announce(server: ArenaServer) -> None:
@@ -365,12 +382,44 @@ def serve(
             typer.echo(
                 f"Admin token: the one stored (lost it? `scout-arena admin rotate-token --db {db}` prints a new one)"
             )
+        if server.web is not None:
+            typer.echo(f"Web pages: {server.web.url}")
         sys.stdout.flush()
 
     try:
         asyncio.run(serve_arena(config, announce))
     except OSError as exc:
         fail(str(exc))
+
+
+@app.command(help="Serve a database's web pages (ladders, tournaments, bots, games), read-only, without an arena.")
+def web(
+    db: Annotated[str, typer.Option(help="Database URL, or a SQLite file's path.")] = DEFAULT_DATABASE_URL,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, envvar=env.HTTP_PORT, help="Port to listen on; 0 picks a free one.")
+    ] = DEFAULT_HTTP_PORT,
+) -> None:
+    """Only reads: the database must hold an arena already (nothing is created or migrated), and
+    it may be one a running arena serves."""
+    # Here, not at the top: FastAPI is a second's import on a busy machine, and no other command needs it.
+    from arena.web.app import create_app
+    from arena.web.serving import WebServer, bind, serve_database
+
+    try:
+        engine = LocalArena.open(db).engine
+        sock = bind(host, port)
+    except (ArenaError, OSError) as exc:
+        fail(str(exc))
+
+    def announce(server: WebServer) -> None:
+        typer.echo(f"Scout Arena web pages: {server.url} (database {db}, read-only; Ctrl-C stops)")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(serve_database(create_app(engine), sock, announce))
+    finally:
+        engine.dispose()
 
 
 # ---- tournaments ----------------------------------------------------------------------------------
@@ -797,6 +846,25 @@ def demo(
     port: Annotated[int, typer.Option(min=0, max=65535, help="The arena's port; 0 picks a free one.")] = 0,
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and deals (default: random).")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite the database file if it exists.")] = False,
+    http_port: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=65535,
+            envvar=env.HTTP_PORT,
+            help="Serve the web pages on this port; 0 picks a free one, as for the arena's own port.",
+        ),
+    ] = 0,
+    no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web pages.")] = False,
+    linger: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help=f"Seconds the web pages stay up after the last game (default: "
+            f"{demo_module.LINGER_S:g} when run from a terminal, else 0); Ctrl-C ends it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     cast = demo_module.entrants([k.strip() for k in bots.split(",") if k.strip()], table_size)
     url, path = demo_module.demo_database(db)
@@ -808,19 +876,32 @@ def demo(
     if path is not None:
         demo_module.remove_database(path)
     console = Console()
+
+    def show_ratings(rows: list[RatingRow]) -> None:
+        console.print(ratings_table(rows, f"Ratings: tournament {demo_module.TOURNAMENT}"))
+        console.print(
+            f"The database is {db}. Look closer with:\n"
+            f"  scout-arena ratings --db {db}\n"
+            f"  scout-arena games list --db {db}\n"
+            f"  scout-arena games show 1 --db {db}\n"
+            f"  scout-arena web --db {db}",
+            highlight=False,
+            markup=False,
+        )
+
     try:
-        rows = demo_module.run_demo(
-            console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=url, port=port, seed=seed
+        demo_module.run_demo(
+            console,
+            cast=cast,
+            table_size=table_size,
+            games_per_table=games_per_table,
+            db=url,
+            port=port,
+            seed=seed,
+            show=show_ratings,
+            http_port=None if no_http else http_port,
+            linger=(demo_module.LINGER_S if demo_module.interactive() else 0) if linger is None else linger,
         )
     except demo_module.DemoInterrupted as exc:
         typer.echo(f"interrupted: {exc}", err=True)
         raise typer.Exit(130) from None
-    console.print(ratings_table(rows, f"Ratings: tournament {demo_module.TOURNAMENT}"))
-    console.print(
-        f"The database is {db}. Look closer with:\n"
-        f"  scout-arena ratings --db {db}\n"
-        f"  scout-arena games list --db {db}\n"
-        f"  scout-arena games show 1 --db {db}",
-        highlight=False,
-        markup=False,
-    )

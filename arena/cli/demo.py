@@ -13,6 +13,10 @@ Ctrl-C stops the bots and the arena (which voids the games in play), then marks 
 failed ("interrupted ..."): its bots are gone, so unlike a tournament whose arena stopped it is
 not resumed by the next `serve` on the database; its finished games and their ratings are kept.
 
+The arena serves its web pages (`arena.web`) on `--http-port` (a free port unless told;
+`--no-http`: none), and the demo prints their address; after the last game they stay up
+for `--linger` seconds (default LINGER_S when run from a terminal, none otherwise) or until Ctrl-C.
+
 Defaults: five entrants (two random bots with different seeds, two greedy, one Monte-Carlo
 searcher thinking `MONTECARLO_MOVE_S` per move) at 4-seat tables, so the five tables of the
 round robin put every pair together three times; `DEFAULT_GAMES_PER_TABLE` games each.
@@ -29,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -60,11 +64,13 @@ BOT_TOKEN_VARIABLE = env.BOT_TOKEN
 """Where `scout-bot run` reads its --token from: the demo's bots get their tokens there."""
 MOVE_LIMIT_MS = 2000
 CAPACITY = 4
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 60.0
 ENTRY_TIMEOUT_S = 60.0
 STALL_TIMEOUT_S = 120.0
 """Bounds: on the arena starting, on every bot entering, and on going without a finished game."""
 POLL_S = 0.25
+LINGER_S = 60.0
+"""How long the web pages stay up after the last game, by default, when the demo runs in a terminal."""
 
 
 class DemoFailed(ArenaError):
@@ -134,10 +140,12 @@ def remove_database(path: Path) -> None:
 
 
 @contextmanager
-def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
+def arena_process(
+    url: str, port: int, logs: Path, options: Sequence[str] = ()
+) -> Iterator[tuple[str, str, str | None]]:
     """A server on the database `url` at 127.0.0.1:`port` (0: a free one), with further `options` of
-    `scout-arena serve`, logging to `logs`/arena.log; yields (address, admin token) and stops it
-    (SIGTERM, bounded wait) at the end."""
+    `scout-arena serve`, logging to `logs`/arena.log; yields (address, admin token, its web pages'
+    address or None) and stops it (SIGTERM, bounded wait) at the end."""
     log = (logs / "arena.log").open("w")
     proc = subprocess.Popen(
         [
@@ -165,7 +173,7 @@ def arena_process(url: str, port: int, logs: Path, options: Sequence[str] = ()) 
         if not line:
             raise DemoFailed(f"the arena did not start: {_last_line(logs / 'arena.log')}")
         first = json.loads(line)
-        yield f"127.0.0.1:{first['port']}", first["admin_token"]
+        yield f"127.0.0.1:{first['port']}", first["admin_token"], first["web"]
     finally:
         _stop(proc)
         log.close()
@@ -220,13 +228,26 @@ def run_demo(
     db: str,
     port: int,
     seed: int | None,
-) -> list[RatingRow]:
-    """Play the demo tournament among `cast` on the empty database `db` (a URL) and return its
+    show: Callable[[list[RatingRow]], None],
+    http_port: int | None = None,
+    linger: float = 0,
+) -> None:
+    """Play the demo tournament among `cast` on the empty database `db` (a URL) and `show` its
     rating table; DemoFailed (or another ArenaError) says what went wrong, DemoInterrupted what
-    Ctrl-C left."""
+    Ctrl-C left. With `http_port` the arena serves its web pages there (0: a free port; None:
+    none), and they stay up `linger` seconds after the last game (Ctrl-C ends the wait early)."""
     try:
-        return _play(
-            console, cast=cast, table_size=table_size, games_per_table=games_per_table, db=db, port=port, seed=seed
+        _play(
+            console,
+            cast=cast,
+            table_size=table_size,
+            games_per_table=games_per_table,
+            db=db,
+            port=port,
+            seed=seed,
+            show=show,
+            http_port=http_port,
+            linger=linger,
         )
     except KeyboardInterrupt:
         raise DemoInterrupted(interrupted(db)) from None
@@ -266,11 +287,17 @@ def _play(
     db: str,
     port: int,
     seed: int | None,
-) -> list[RatingRow]:
+    show: Callable[[list[RatingRow]], None],
+    http_port: int | None,
+    linger: float,
+) -> None:
+    web_option = ("--no-http",) if http_port is None else ("--http-port", str(http_port))
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)
-        with arena_process(db, port, logs) as (target, admin_token):
+        with arena_process(db, port, logs, web_option) as (target, admin_token, web):
             console.print(f"Arena on {target}, database {shown_database(parse_url(db))}", highlight=False, markup=False)
+            if web is not None:
+                console.print(f"Watch it in a browser: {web}", highlight=False, markup=False)
             client = RemoteArena(target, admin_token)
             try:
                 tokens = {e.name: client.register_bot(e.name) for e in cast}
@@ -295,9 +322,22 @@ def _play(
                         highlight=False,
                     )
                     _follow(console, client, started, procs, logs)
-                return client.ratings(TOURNAMENT)
+                show(client.ratings(TOURNAMENT))
             finally:
                 client.close()
+            if web is not None and linger > 0:
+                _linger(console, web, linger)
+
+
+def _linger(console: Console, web: str, seconds: float) -> None:
+    """Keep the arena (and so its web pages) up `seconds` more, or until Ctrl-C."""
+    console.print(
+        f"The web pages stay up at {web} for {seconds:g} s (Ctrl-C stops them sooner).", highlight=False, markup=False
+    )
+    try:
+        time.sleep(seconds)
+    except KeyboardInterrupt:
+        console.print("Stopping the arena.", highlight=False, markup=False)
 
 
 def _await_entries(client: RemoteArena, procs: dict[str, subprocess.Popen[bytes]], logs: Path) -> None:

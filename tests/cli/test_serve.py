@@ -3,6 +3,7 @@ first start only, and a clean exit on SIGTERM."""
 
 from __future__ import annotations
 
+import re
 import select
 import signal
 import socket
@@ -39,11 +40,12 @@ def test_the_admin_token_is_printed_on_the_first_start_only(tmp_path: Path) -> N
     token = first[1].rsplit(" ", 1)[1]
     assert len(token) == 64 and token.encode() not in db.read_bytes()
     again = serve_once(db, tmp_path / "serve.log")
-    assert len(again) == 2 and again[0].startswith("Scout Arena listening on ")
+    assert len(again) == 3 and again[0].startswith("Scout Arena listening on ")
     assert (
         again[1]
         == f"Admin token: the one stored (lost it? `scout-arena admin rotate-token --db {db}` prints a new one)"
     )
+    assert re.fullmatch(r"Web pages: http://127\.0\.0\.1:[0-9]+/", again[2]), again[2]
     assert "arena listening on 127.0.0.1:" in (tmp_path / "serve.log").read_text()
 
 

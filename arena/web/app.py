@@ -1,0 +1,53 @@
+"""The web application: `create_app` puts the pages, the JSON API, the static assets and the
+error pages together over one database.
+
+Routers are the rooms of the site: `pages` (ladders, tournaments, bots, games), `api` (the same
+data as JSON under /api/, described at /api/openapi.json and listed at /api), `replay`
+(a finished game's viewer) and `live` (a running game as a spectator sees it). Each route gets
+the shared `context.WebContext` through the `context.Web` dependency. Every route only reads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import Engine
+
+from arena.api.pages import PageTokens
+from arena.storage.async_store import AsyncStore
+from arena.web import api, live, pages, replay
+from arena.web.context import WebContext
+from arena.web.errors import install_error_handlers
+from arena.web.page_cache import PageCache, route_patterns
+from arena.web.reads import WebReads
+from arena.web.templating import make_templates
+
+STATIC = Path(__file__).parent / "static"
+PAGE_TTL_S = 0.5
+"""How far behind the arena a page may be: how often the page cache asks whether anything changed."""
+
+
+def create_app(engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TTL_S) -> FastAPI:
+    """The web app over the arena database `engine` (read through worker threads, never on the
+    event loop). `arena` is the running arena it is served in, for live games; None serves the
+    database alone. Answers of the pages and the API are kept until the arena changes, which is
+    looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request)."""
+    app = FastAPI(
+        title="Scout Arena",
+        summary="Ladders, tournaments, bots and games of a Scout Arena, read-only.",
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    db = AsyncStore(engine)
+    app.state.web = WebContext(db=db, reads=WebReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena)
+    install_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for module in (pages, api, replay, live):
+        app.include_router(module.router)
+    app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)
+    return app

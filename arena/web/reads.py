@@ -1,0 +1,455 @@
+"""What the pages and the API read: the store's public read models, and the few aggregates only
+the web shows (a bot's games and rating history, forfeits, a schedule's progress per table), each
+one SQL query that never selects a seed or an unfinished game's record.
+
+`WebReads` runs them off the event loop (`arena.asyncstore.AsyncStore`) and keeps the figures
+that change only when a game is committed (ratings, crosstables, forfeits, schedules' progress)
+until one is: `commit_version` tells, from indexes alone, so a ladder or tournament page of 10,000
+games costs a few indexed reads, not a pass over every game.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, select
+
+from arena.errors import UnknownBot, UnknownTournament
+from arena.names import shown
+from arena.ratings.head_to_head import Crosstable, PairRecord, sign_test
+from arena.ratings.table import RatingRow
+from arena.records import BotRecord
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.tables import (
+    BotRatingRow,
+    BotRow,
+    EntryRow,
+    GameRow,
+    GameStatus,
+    RatingHistoryRow,
+    ScheduledTableRow,
+    SeatResultRow,
+    TournamentRow,
+    VoidedAttemptRow,
+)
+
+T = TypeVar("T")
+
+RECENT_GAMES = 10
+"""Games a bot's page lists (its latest finished ones)."""
+MAX_FORFEITS = 500
+"""Forfeits one page or answer lists at most (the latest); `Forfeits.total` tells how many there are."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    """One seat of a finished game as a list shows it."""
+
+    bot: str
+    points: int
+    rank: int
+    forfeit_cause: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """A game as a list shows it: `results` (seat order) and `finished_at` only once finished."""
+
+    id: int
+    tournament: str
+    table_index: int
+    game_index: int
+    status: GameStatus
+    seats: tuple[str, ...]
+    finished_at: datetime | None
+    results: tuple[SeatLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A forfeited seat of a finished game: of the game that counted (`attempt` None) or of one of
+    its attempts the failure policy voided (`attempt` N)."""
+
+    game_id: int
+    tournament: str
+    bot: str
+    seat: int
+    cause: str
+    reason: str
+    decision: str | None
+    attempt: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeits:
+    """The latest forfeits of a scope (at most MAX_FORFEITS) and how many it has in all."""
+
+    items: tuple[Forfeit, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPoint:
+    """A bot's rating after one of its games, in one scope."""
+
+    game_id: int
+    tournament: str
+    finished_at: datetime | None
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
+class TableProgress:
+    """One table of a schedule: who sits where, and how many of its games are finished."""
+
+    table_index: int
+    seats: tuple[str, ...]
+    finished: int
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotStandings:
+    """A bot, its row of the global ladder and its rows of the tournaments it entered (latest first)."""
+
+    bot: BotRecord
+    ladder: RatingRow | None
+    tournaments: tuple[tuple[str, RatingRow], ...]
+
+
+# -- queries (each takes the session, like arena.store) ----------------------------------------------
+
+
+def _scope(session: Session, tournament: str | None) -> Any:
+    """The condition on GameRow of a scope: every game, or one tournament's."""
+    return sa.true() if tournament is None else col(GameRow.tournament_id) == _tournament_id(session, tournament)
+
+
+def crosstable(*, session: Session, tournament: str | None = None) -> Crosstable:
+    """`arena.store.head_to_head`, aggregated by the database: one row per pair of bots."""
+    a, b = aliased(SeatResultRow), aliased(SeatResultRow)
+    above = sa.func.sum(sa.case((col(a.rank) < col(b.rank), 1), else_=0))
+    below = sa.func.sum(sa.case((col(a.rank) > col(b.rank), 1), else_=0))
+    rows = session.execute(
+        sa.select(
+            col(a.bot_id), col(b.bot_id), above, below, sa.func.count(), sa.func.sum(col(a.points) - col(b.points))
+        )
+        .select_from(a)
+        .join(b, sa.and_(col(a.game_id) == col(b.game_id), col(a.bot_id) < col(b.bot_id)))
+        .join(GameRow, col(GameRow.id) == col(a.game_id))
+        .where(col(GameRow.status) == GameStatus.FINISHED, _scope(session, tournament))
+        .group_by(col(a.bot_id), col(b.bot_id))
+    ).all()
+    names = _bot_names(session)
+    pairs = []
+    for bot_a, bot_b, up, down, games, difference in rows:
+        record = PairRecord(
+            names[bot_a], names[bot_b], games, up, down, games - up - down, difference / games, sign_test(up, down)
+        )
+        pairs.append(record if record.bot < record.other else record.flipped())
+    return Crosstable(tuple(sorted(pairs, key=lambda p: (p.bot, p.other))))
+
+
+def games(
+    *,
+    session: Session,
+    tournament: str | None = None,
+    bot: str | None = None,
+    status: GameStatus | None = None,
+    after: int | None = None,
+    limit: int = 100,
+    latest_first: bool = False,
+) -> list[GameLine]:
+    """Games in play order (or the latest finished first), of one tournament and/or bot and/or
+    state, at most `limit` after the game with id `after`."""
+    query = (
+        sa.select(
+            col(GameRow.id),
+            col(TournamentRow.name),
+            col(GameRow.table_index),
+            col(GameRow.game_index),
+            col(GameRow.status),
+            col(GameRow.finished_at),
+            col(ScheduledTableRow.seats),
+        )
+        .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
+        .join(ScheduledTableRow, col(GameRow.table_id) == col(ScheduledTableRow.id))
+    )
+    if tournament is not None:
+        query = query.where(_scope(session, tournament))
+    if bot is not None:
+        query = query.where(col(GameRow.table_id).in_(_tables_of(session, bot)))
+    if status is not None:
+        query = query.where(col(GameRow.status) == status)
+    if latest_first:
+        query = query.where(col(GameRow.status) == GameStatus.FINISHED).order_by(col(GameRow.commit_seq).desc())
+    else:
+        query = query.order_by(col(GameRow.id))
+        if after is not None:
+            query = query.where(col(GameRow.id) > after)
+    rows = session.execute(query.limit(limit)).all()
+    names = _bot_names(session)
+    finished = [row[0] for row in rows if row[4] is GameStatus.FINISHED]
+    results: dict[int, list[SeatLine]] = {}
+    for game_id, bot_id, points, rank, cause in session.execute(
+        sa.select(
+            col(SeatResultRow.game_id),
+            col(SeatResultRow.bot_id),
+            col(SeatResultRow.points),
+            col(SeatResultRow.rank),
+            col(SeatResultRow.forfeit_cause),
+        )
+        .where(col(SeatResultRow.game_id).in_(finished))
+        .order_by(col(SeatResultRow.game_id), col(SeatResultRow.seat))
+    ):
+        results.setdefault(game_id, []).append(SeatLine(names[bot_id], points, rank, cause))
+    return [
+        GameLine(
+            game_id,
+            name,
+            table,
+            index,
+            state,
+            tuple(names[s] for s in seats),
+            finished_at if state is GameStatus.FINISHED else None,
+            tuple(results.get(game_id, ())),
+        )
+        for game_id, name, table, index, state, finished_at, seats in rows
+    ]
+
+
+def forfeits(*, session: Session, tournament: str | None = None, bot: str | None = None) -> Forfeits:
+    """The forfeited seats of finished games (and of their voided attempts) in a scope, latest first."""
+    scope = sa.and_(col(GameRow.status) == GameStatus.FINISHED, _scope(session, tournament))
+    bot_id = None if bot is None else _bot(session, bot).id
+    names = _bot_names(session)
+    counted = (
+        sa.select(
+            col(SeatResultRow.game_id),
+            col(TournamentRow.name),
+            col(SeatResultRow.bot_id),
+            col(SeatResultRow.seat),
+            col(SeatResultRow.forfeit_cause),
+            col(SeatResultRow.forfeit),
+            col(SeatResultRow.policy),
+        )
+        .join(GameRow, col(SeatResultRow.game_id) == col(GameRow.id))
+        .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
+        .where(scope, col(SeatResultRow.forfeit_cause).is_not(None))
+    )
+    if bot_id is not None:
+        counted = counted.where(col(SeatResultRow.bot_id) == bot_id)
+    found = [
+        Forfeit(game_id, name, names[seated], seat, cause, reason, policy, None)
+        for game_id, name, seated, seat, cause, reason, policy in session.execute(counted).all()
+    ]
+    for game_id, name, attempt, seats in session.execute(
+        sa.select(
+            col(VoidedAttemptRow.game_id),
+            col(TournamentRow.name),
+            col(VoidedAttemptRow.attempt),
+            col(VoidedAttemptRow.seats),
+        )
+        .join(GameRow, col(VoidedAttemptRow.game_id) == col(GameRow.id))
+        .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
+        .where(scope)
+    ):
+        found.extend(
+            Forfeit(game_id, name, seat["bot"], seat["seat"], seat["cause"], seat["forfeit"], seat["policy"], attempt)
+            for seat in seats
+            if seat["cause"] is not None and (bot is None or seat["bot"] == bot)
+        )
+    found.sort(key=lambda f: (f.game_id, f.attempt is None, f.attempt or 0, f.seat), reverse=True)
+    return Forfeits(tuple(found[:MAX_FORFEITS]), len(found))
+
+
+def rating_history(*, session: Session, bot: str, tournament: str | None = None) -> list[HistoryPoint]:
+    """A bot's rating after each of its games, in the order they were rated: on the global ladder,
+    or in one tournament."""
+    bot_id = _bot(session, bot).id
+    scope = (
+        col(RatingHistoryRow.tournament_id).is_(None)
+        if tournament is None
+        else col(RatingHistoryRow.tournament_id) == _tournament_id(session, tournament)
+    )
+    rows = session.execute(
+        sa.select(
+            col(RatingHistoryRow.game_id),
+            col(TournamentRow.name),
+            col(GameRow.finished_at),
+            col(RatingHistoryRow.mu_after),
+            col(RatingHistoryRow.sigma_after),
+        )
+        .join(GameRow, col(RatingHistoryRow.game_id) == col(GameRow.id))
+        .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
+        .where(col(RatingHistoryRow.bot_id) == bot_id, scope, col(GameRow.status) == GameStatus.FINISHED)
+        .order_by(col(GameRow.commit_seq))
+    ).all()
+    return [HistoryPoint(*row) for row in rows]
+
+
+def table_progress(*, session: Session, tournament: str) -> list[TableProgress]:
+    """Each table of a started tournament's schedule with its finished and scheduled games."""
+    tournament_id = _tournament_id(session, tournament)
+    finished = sa.func.sum(sa.case((col(GameRow.status) == GameStatus.FINISHED, 1), else_=0))
+    counts = {
+        table_id: (int(done or 0), count)
+        for table_id, done, count in session.execute(
+            sa.select(col(GameRow.table_id), finished, sa.func.count())
+            .where(col(GameRow.tournament_id) == tournament_id)
+            .group_by(col(GameRow.table_id))
+        )
+    }
+    names = _bot_names(session)
+    return [
+        TableProgress(index, tuple(names[s] for s in seats), *counts.get(table_id, (0, 0)))
+        for table_id, index, seats in session.execute(
+            sa.select(col(ScheduledTableRow.id), col(ScheduledTableRow.table_index), col(ScheduledTableRow.seats))
+            .where(col(ScheduledTableRow.tournament_id) == tournament_id)
+            .order_by(col(ScheduledTableRow.table_index))
+        )
+    ]
+
+
+def bot_standings(*, session: Session, bot: str) -> BotStandings:
+    """A bot with its ladder row and its row of each tournament it entered."""
+    found = _bot(session, bot)
+    ladder = next((r for r in store.rating_table(session=session) if r.bot == bot), None)
+    entered = (
+        session.execute(
+            sa.select(col(TournamentRow.name))
+            .join(EntryRow, col(EntryRow.tournament_id) == col(TournamentRow.id))
+            .join(
+                BotRatingRow,
+                sa.and_(col(BotRatingRow.tournament_id) == col(TournamentRow.id), col(BotRatingRow.bot_id) == found.id),
+            )
+            .where(col(EntryRow.bot_id) == found.id)
+            .order_by(col(TournamentRow.starts_at).desc(), col(TournamentRow.id).desc())
+        )
+        .scalars()
+        .all()
+    )
+    rows = []
+    for name in entered:
+        row = next((r for r in store.rating_table(session=session, tournament=name) if r.bot == bot), None)
+        if row is not None:
+            rows.append((name, row))
+    return BotStandings(found, ladder, tuple(rows))
+
+
+def _bot(session: Session, name: str) -> BotRecord:
+    row = session.exec(select(BotRow).where(col(BotRow.name) == name)).first()
+    if row is None or row.id is None:
+        raise UnknownBot(f"there is no bot named {shown(name)}")
+    return BotRecord(row.id, row.name, row.created_at)
+
+
+def _tournament_id(session: Session, name: str) -> int:
+    found = session.exec(select(TournamentRow.id).where(col(TournamentRow.name) == name)).first()
+    if found is None:
+        raise UnknownTournament(f"there is no tournament named {shown(name)}")
+    return found
+
+
+def _bot_names(session: Session) -> dict[int, str]:
+    return {bot_id: name for bot_id, name in session.execute(sa.select(col(BotRow.id), col(BotRow.name)))}
+
+
+def _tables_of(session: Session, bot: str) -> list[int]:
+    """The ids of the scheduled tables `bot` sits at."""
+    bot_id = _bot(session, bot).id
+    return [
+        table_id
+        for table_id, seats in session.execute(
+            sa.select(col(ScheduledTableRow.id), col(ScheduledTableRow.seats))
+            .join(EntryRow, col(EntryRow.tournament_id) == col(ScheduledTableRow.tournament_id))
+            .where(col(EntryRow.bot_id) == bot_id)
+        )
+        if bot_id in seats
+    ]
+
+
+# -- the async face, with the cache ------------------------------------------------------------------
+
+CACHED_READS = 256
+"""Answers `WebReads.cached` keeps, the least recently used dropped first."""
+
+
+def commit_version(*, session: Session) -> tuple[Any, ...]:
+    """A value that changes whenever what the cached reads show may change: a game committed (the
+    latest commit), a schedule made (the latest game), a bot registered, a bot entered. Each part
+    is read from an index, so asking costs the same at 10 or 10,000 games."""
+    latest = [
+        select(sa.func.max(GameRow.commit_seq)).scalar_subquery(),
+        select(sa.func.max(GameRow.id)).scalar_subquery(),
+        select(sa.func.max(BotRow.id)).scalar_subquery(),
+        select(sa.func.count()).select_from(EntryRow).scalar_subquery(),
+    ]
+    return tuple(session.exec(select(*latest)).one())
+
+
+def play_version(*, session: Session) -> tuple[Any, ...]:
+    """`commit_version`, and also how many games are being played, how many of those wait to be
+    counted, and how many tournaments failed: what a tournament's progress shows changes with one
+    of them. The running games are few and found by the status index, so this too costs the same
+    at any size."""
+    playing = session.execute(
+        sa.select(sa.func.count(), sa.func.count(col(GameRow.finished_at))).where(
+            col(GameRow.status) == GameStatus.RUNNING
+        )
+    ).one()
+    failed = session.execute(sa.select(sa.func.count(col(TournamentRow.failure)))).scalar_one()
+    return (*commit_version(session=session), *playing, failed)
+
+
+class WebReads:
+    """The queries above and the store's read models, run off the loop. `cached` keeps what only
+    changes with the committed games (ratings, crosstables, forfeits, histories) until
+    `commit_version` changes, so a page of a 10,000-game tournament is a few indexed reads."""
+
+    def __init__(self, db: AsyncStore) -> None:
+        self._db = db
+        self._cache: OrderedDict[Hashable, tuple[tuple[Any, ...], Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        """`fn(session=..., **kwargs)` in a worker thread."""
+        return await self._db(fn, **kwargs)
+
+    async def cached(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        """`fn(session=..., **kwargs)`, or its last answer if no game was committed (nor schedule
+        made, bot registered or entered) since (`commit_version`). Only for reads of committed games."""
+        return await self._db(self._cached, fn=fn, version=commit_version, kwargs=kwargs)
+
+    async def live(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        """`cached`, also read again whenever a game starts, finishes playing or a tournament
+        fails (`play_version`): for what shows a tournament's progress."""
+        return await self._db(self._cached, fn=fn, version=play_version, kwargs=kwargs)
+
+    def _cached(
+        self, *, session: Session, fn: Callable[..., T], version: Callable[..., tuple[Any, ...]], kwargs: dict[str, Any]
+    ) -> T:
+        key = (fn.__module__, fn.__qualname__, version.__qualname__, tuple(sorted(kwargs.items())))
+        now = version(session=session)
+        with self._lock:
+            held = self._cache.get(key)
+            if held is not None and held[0] == now:
+                self._cache.move_to_end(key)
+                value: T = held[1]
+                return value
+        value = fn(session=session, **kwargs)
+        with self._lock:
+            self._cache[key] = (now, value)
+            self._cache.move_to_end(key)
+            while len(self._cache) > CACHED_READS:
+                self._cache.popitem(last=False)
+        return value

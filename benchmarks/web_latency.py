@@ -1,0 +1,346 @@
+"""The web pages' speed on a big database, and what a flood of page loads costs the arena.
+
+    .venv/bin/python benchmarks/web_latency.py [--games 10000] [--db FILE] [--requests 300]
+        [--rate 100] [--seconds 5] [--repeat 3] [--skip-flood | --skip-latency]
+
+1. Latency. A SQLite database with one finished tournament of `--games` games (8 bots at 4-seat
+   tables, random engine games through the store; kept in `--db` and reused when it already
+   holds them) is served by `scout-arena web` in its own process; this process loads the ladder,
+   the tournament page and their JSON twins `--requests` times each, one at a time, and prints
+   p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page).
+2. Flood. The arena (`arena.api.server.start_server`, web pages on, on a copy of that database)
+   keeps games of random bots running as `benchmarks/arena_throughput.py` does; decisions per
+   second are measured without and with a flood of `--rate` page loads per second (ladder and
+   tournament page in turn, from another process, open loop), alternating `--repeat` times in
+   the same run. The closing line gives the median ratio with/without (target: >= 0.90).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx2 as httpx
+from sqlmodel import Session
+
+sys.path.insert(0, str(Path(__file__).parent))
+import arena_throughput as throughput
+
+from arena.play.results import GameResult, SeatResult, final_ranks
+from arena.records import TournamentStatus
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.tournaments.schedule import round_robin
+from arena.tournaments.settings import TournamentSettings
+from sdk.engine import Game, record_of
+
+TOURNAMENT = "bench"
+BOTS = 8
+TABLE_SIZE = 4
+SEED = 2026
+SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
+
+
+def random_result(game: store.GameToPlay) -> GameResult:
+    """One engine game with every seat choosing uniformly at random."""
+    engine_game = Game(len(game.seats), game.seed)
+    rng = random.Random(game.seed)
+    while not engine_game.is_over:
+        actions = engine_game.legal_actions()
+        engine_game.apply(engine_game.to_move, actions[rng.randrange(len(actions))])
+    record = record_of(engine_game)
+    ranks = final_ranks(record.totals, [False] * len(game.seats))
+    return GameResult(record, tuple(SeatResult(s, b, record.totals[s], ranks[s]) for s, b in enumerate(game.seats)))
+
+
+def build(path: Path, games: int) -> int:
+    """The database at `path` with TOURNAMENT finished (at least `games` games); built unless it
+    is there already. Returns its number of finished games."""
+    if path.exists():
+        engine = open_database(f"sqlite:///{path}", create=False)
+        with Session(engine) as session:
+            t = store.show_tournament(session=session, tournament=TOURNAMENT)
+        engine.dispose()
+        if t.status is TournamentStatus.FINISHED and t.games.finished >= games:
+            return t.games.finished
+        path.unlink()
+    engine = open_database(f"sqlite:///{path}")
+    started = time.perf_counter()
+    tables = len(round_robin([f"bot{i}" for i in range(BOTS)], TABLE_SIZE, SEED).tables)
+    with Session(engine) as session:
+        for i in range(BOTS):
+            store.register_bot(session=session, name=f"bot{i}")
+        store.create_tournament(
+            session=session,
+            settings=TournamentSettings(
+                name=TOURNAMENT,
+                table_size=TABLE_SIZE,
+                games_per_table=-(-games // tables),
+                starts_at=datetime.now(UTC),
+                move_limit_ms=1000,
+                seed=SEED,
+            ),
+        )
+        for i in range(BOTS):
+            store.enter_tournament(session=session, tournament=TOURNAMENT, bot=f"bot{i}")
+        store.start_tournament(session=session, tournament=TOURNAMENT)
+        done = 0
+        while waiting := store.next_games(session=session, tournament=TOURNAMENT, limit=200):
+            for game in waiting:
+                running = store.mark_game_running(session=session, game_id=game.id)
+                store.commit_game(session=session, game_id=running.id, result=random_result(running))
+                done += 1
+            print(f"  built {done} games in {time.perf_counter() - started:.0f} s", end="\r", flush=True)
+    engine.dispose()
+    print()
+    return done
+
+
+def latency(db: Path, requests: int) -> dict[str, list[float]]:
+    """Each page loaded `requests` times from `scout-arena web` in its own process (after a warm-up
+    load), one at a time: seconds per load."""
+    proc = subprocess.Popen([SCOUT_ARENA, "web", "--db", str(db), "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split()[4]
+        pages = {
+            "ladder /": "",
+            f"tournament /tournaments/{TOURNAMENT}": f"tournaments/{TOURNAMENT}",
+            "JSON /api/ladder": "api/ladder",
+            f"JSON /api/tournaments/{TOURNAMENT}/standings": f"api/tournaments/{TOURNAMENT}/standings",
+        }
+        times: dict[str, list[float]] = {}
+        with httpx.Client(base_url=url, timeout=30) as client:
+            for name, path in pages.items():
+                assert client.get(path).status_code == 200, path
+                spent = []
+                for _ in range(requests):
+                    start = time.perf_counter()
+                    response = client.get(path)
+                    spent.append(time.perf_counter() - start)
+                    assert response.status_code == 200
+                times[name] = spent
+        return times
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+async def flood_client(url: str, rate: float, seconds: float) -> None:
+    """Load the ladder and the tournament page in turn, `rate` a second for `seconds` (open loop:
+    a slow answer does not slow the next request); print what happened as JSON."""
+    paths = ["", f"tournaments/{TOURNAMENT}"]
+    spent: list[float] = []
+    failed = 0
+
+    async def one(client: httpx.AsyncClient, path: str) -> None:
+        nonlocal failed
+        start = time.perf_counter()
+        try:
+            ok = (await client.get(path)).status_code == 200
+        except httpx.HTTPError:
+            ok = False
+        if ok:
+            spent.append(time.perf_counter() - start)
+        else:
+            failed += 1
+
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(max_connections=64)) as client:
+        print("ready", flush=True)
+        tasks = []
+        begin = time.perf_counter()
+        for i in range(int(rate * seconds)):
+            await asyncio.sleep(max(0.0, begin + i / rate - time.perf_counter()))
+            tasks.append(asyncio.create_task(one(client, paths[i % 2])))
+        await asyncio.gather(*tasks)
+        took = time.perf_counter() - begin
+    q = statistics.quantiles(spent, n=100) if len(spent) > 100 else [float("nan")] * 99
+    print(
+        json.dumps(
+            {
+                "sent": len(tasks),
+                "ok": len(spent),
+                "failed": failed,
+                "rate": len(tasks) / took,
+                "p50_ms": q[49] * 1000,
+                "p99_ms": q[98] * 1000,
+            }
+        ),
+        flush=True,
+    )
+
+
+async def arena_phase(
+    db: Path,
+    flood_rate: float | None,
+    seconds: float,
+    games: int = 64,
+    players: int = 4,
+    bots: int = 16,
+    processes: int = 2,
+) -> tuple[throughput.Figures, dict[str, float] | None]:
+    """arena_throughput's arena phase on a database, its web pages on; with `flood_rate`, a
+    flood client loads them meanwhile. Returns the figures and the flood's report."""
+    from arena.api.server import ServerConfig, start_server
+    from arena.play.referee import Limits
+    from arena.play.sessions import NotConnected
+
+    window = throughput.Window()
+    server = await start_server(
+        ServerConfig(port=0, database_url=f"sqlite:///{db}", http_port=0), on_answer=window.record
+    )
+    assert server.web is not None
+    target = f"127.0.0.1:{server.port}"
+    names = [f"bench-{i}" for i in range(bots)]
+    tokens = [await server.directory.register(name) for name in names]
+    capacity = -(-games * players // bots)
+    per_process = -(-bots // processes)
+    clients = [
+        throughput.spawn("--bot-client", target, str(capacity), "0", *tokens[i : i + per_process])
+        for i in range(0, bots, per_process)
+    ]
+    window.clients += [client.pid for client in clients]
+    stop = False
+    limits = Limits(move_ms=10_000)
+    seated = [0] * bots
+
+    async def table(index: int) -> None:
+        rng = random.Random(index)
+        game = 0
+        while not stop:
+            order = sorted(range(bots), key=lambda b: (seated[b], rng.random()))[:players]
+            for b in order:
+                seated[b] += 1
+            try:
+                await server.referee.play(f"t{index}-{game}", [names[b] for b in order], rng.getrandbits(64), limits)
+            except NotConnected:
+                await asyncio.sleep(0.05)
+            finally:
+                for b in order:
+                    seated[b] -= 1
+            game += 1
+
+    tables = [asyncio.create_task(table(i)) for i in range(games)]
+    await _until_playing(window)
+    flood = None
+    if flood_rate is not None:
+        flood = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--flood-client",
+                server.web.url,
+                str(flood_rate),
+                str(seconds + throughput.WARMUP_S + 1),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        window.clients.append(flood.pid)
+        assert flood.stdout is not None
+        assert (await asyncio.to_thread(flood.stdout.readline)).strip() == "ready"
+    report = None
+    try:
+        figures = await window.measure(seconds)
+        if flood is not None:
+            out, _ = await asyncio.to_thread(flood.communicate, timeout=120)
+            report = json.loads(out)
+        return figures, report
+    finally:
+        stop = True
+        await asyncio.wait_for(asyncio.gather(*tables), 60)
+        for client in clients:
+            client.kill()
+            client.wait(timeout=10)
+        await server.stop(0)
+
+
+async def _until_playing(window: throughput.Window, decisions: int = 500, timeout: float = 180.0) -> None:
+    """Wait until every bot process is connected and the games run (`decisions` answered): on a
+    busy machine the bot processes take seconds to start, which the measuring window must not see."""
+    window.open = True
+    deadline = time.monotonic() + timeout
+    while len(window.round_trips) < decisions and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    window.open = False
+    window.round_trips.clear()
+
+
+def percentile_ms(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100)[q - 1] * 1000
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--flood-client"]:
+        asyncio.run(flood_client(sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "scout-web-bench.db",
+        help="the database to build, or reuse if it holds the games already",
+    )
+    parser.add_argument("--requests", type=int, default=300, help="loads of each page in the latency part")
+    parser.add_argument("--rate", type=float, default=100.0, help="page loads per second of the flood")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measuring window of each arena phase")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-flood", action="store_true", help="measure the latency only")
+    parser.add_argument("--skip-latency", action="store_true", help="measure the flood's cost only")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)
+    print("command: python", " ".join(sys.argv), flush=True)
+    games = build(args.db, args.games)
+    print(f"database {args.db}: tournament {TOURNAMENT!r}, {games} finished games, {BOTS} bots, {os.cpu_count()} cores")
+    for name, spent in ({} if args.skip_latency else latency(args.db, args.requests)).items():
+        print(
+            f"{name:<44} p50 {percentile_ms(spent, 50):6.1f} ms  p99 {percentile_ms(spent, 99):6.1f} ms  "
+            f"max {max(spent) * 1000:6.1f} ms  ({len(spent)} loads)",
+            flush=True,
+        )
+    if args.skip_flood:
+        return
+    from arena.api.server import tune_gc
+
+    tune_gc()
+    ratios = []
+    with tempfile.TemporaryDirectory(prefix="scout-web-bench-") as tmp:
+        for _ in range(args.repeat):
+            copy = Path(tmp) / f"quiet-{len(ratios)}.db"
+            shutil.copy(args.db, copy)
+            quiet, _ = asyncio.run(arena_phase(copy, None, args.seconds))
+            print(quiet.line("arena, web pages idle"), flush=True)
+            copy = Path(tmp) / f"flooded-{len(ratios)}.db"
+            shutil.copy(args.db, copy)
+            flooded, report = asyncio.run(arena_phase(copy, args.rate, args.seconds))
+            print(flooded.line(f"arena, {args.rate:g} page loads/s"), flush=True)
+            assert report is not None
+            print(
+                f"  flood: {report['ok']}/{report['sent']} pages at {report['rate']:.0f}/s, "
+                f"{report['failed']} failed, "
+                f"p50 {report['p50_ms']:.0f} ms p99 {report['p99_ms']:.0f} ms",
+                flush=True,
+            )
+            ratios.append(flooded.per_second / quiet.per_second)
+    print(
+        f"decisions/s with the flood / without (median of {args.repeat}): {statistics.median(ratios):.2f} "
+        f"(target >= 0.90; each: {', '.join(f'{r:.2f}' for r in ratios)})"
+    )
+
+
+if __name__ == "__main__":
+    main()
