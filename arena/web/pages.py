@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from arena.api.pages import MAX_PAGE_SIZE
+from arena.records import GameStatus, TournamentStatus
 from arena.storage import store
-from arena.storage.tables import GameStatus, TournamentStatus
 from arena.web import reads
 from arena.web.context import Web
 from arena.web.paging import games_listing, paged

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from arena.api.pages import PageTokens
-from arena.storage.tables import GameStatus
+from arena.records import GameStatus
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from pydantic import BeforeValidator
 
 from arena.api.pages import MAX_PAGE_SIZE
 from arena.names import MAX_LOOKUP_NAME, MAX_PAGE_TOKEN
-from arena.storage.tables import GameStatus
+from arena.records import GameStatus
 
 Name = Annotated[str, Path(min_length=1, max_length=MAX_LOOKUP_NAME)]
 """A bot's or tournament's name in a path."""

@@ -25,7 +25,7 @@ from arena.errors import UnknownBot, UnknownTournament
 from arena.names import shown
 from arena.ratings.head_to_head import Crosstable, PairRecord, sign_test
 from arena.ratings.table import RatingRow
-from arena.records import BotRecord
+from arena.records import BotRecord, GameStatus
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.tables import (
@@ -33,7 +33,6 @@ from arena.storage.tables import (
     BotRow,
     EntryRow,
     GameRow,
-    GameStatus,
     RatingHistoryRow,
     ScheduledTableRow,
     SeatResultRow,
