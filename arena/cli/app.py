@@ -16,8 +16,9 @@
 `serve` also serves the web pages (`arena.web`) on --http-port; `web` serves them alone over a
 database, read-only. Every command except `serve`, `web`, `demo`, `admin` and `db` talks to a
 running arena (`--server HOST:PORT`, default 127.0.0.1:50051), or with `--db URL` (or a SQLite
-file's path) works on the database directly, for when no server runs. Organiser commands (creating and starting tournaments, reading
-their seeds early) need the admin token over gRPC: `--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
+file's path) works on the database directly, for when no server runs. Organiser commands
+(creating and starting tournaments, reading their seeds early) need the admin token over gRPC:
+`--admin-token`, or SCOUT_ARENA_ADMIN_TOKEN. To
 an arena that serves TLS, connect with `scout-arena --tls COMMAND ...` (the system's CAs) or
 `--tls-ca FILE` (a private CA), options of `scout-arena` itself that every command uses (`sdk.tls`).
 A mistake prints one `error:` line and exits with status 1 (2 for a malformed command line). Every
@@ -74,10 +75,10 @@ from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import verify
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
+from arena.web import DEFAULT_HTTP_PORT
 from sdk import env
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
-from arena.web import DEFAULT_HTTP_PORT
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 _DURATION = re.compile(r"\+(\d+)([smhd])")

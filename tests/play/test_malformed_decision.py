@@ -1,9 +1,10 @@
 """A Decision whose action does not decode is rejected for its request, like an illegal answer.
 
 In process, on a clock the test moves (tests/play/clock.py), without gRPC but through the arena's
-decoding (`arena.api.bot_session_wire.bot_message_from_pb`): the bot gets an ActionRejected naming its game
-and request with the reason and the attempts left, can retry, and forfeits (ILLEGAL) after too many; a malformed answer naming a request that is not
-the bot's gets exactly the answer a well-formed one would, so it tells nothing of other seats.
+decoding (`arena.api.bot_session_wire.bot_message_from_pb`): the bot gets an ActionRejected
+naming its game and request with the reason and the attempts left, can retry, and forfeits
+(ILLEGAL) after too many; a malformed answer naming a request that is not the bot's gets exactly
+the answer a well-formed one would, so it tells nothing of other seats.
 """
 
 from __future__ import annotations
