@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.directory import new_token, token_hash
 from arena.errors import (
@@ -24,7 +24,7 @@ from arena.storage.tables import (
 def register_bot(*, session: Session, name: str, now: datetime | None = None) -> Registration:
     """Register a bot and return its token, once: only the token's SHA-256 is stored."""
     check_name(name, "bot")
-    if session.exec(select(BotRow.id).where(BotRow.name == name)).first() is not None:
+    if session.exec(select(BotRow.id).where(col(BotRow.name) == name)).first() is not None:
         raise DuplicateName(f"a bot named {name!r} already exists")
     token = new_token()
     env = arena_env()
@@ -43,7 +43,7 @@ def register_bot(*, session: Session, name: str, now: datetime | None = None) ->
 
 def authenticate(*, session: Session, token: str) -> BotRecord | None:
     """The bot whose token this is, or None."""
-    row = session.exec(select(BotRow).where(BotRow.token_hash == token_hash(token))).first()
+    row = session.exec(select(BotRow).where(col(BotRow.token_hash) == token_hash(token))).first()
     return None if row is None else _bot(row)
 
 

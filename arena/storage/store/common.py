@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.errors import (
     InvalidPage,
@@ -67,7 +67,7 @@ def keyset(
 
 
 def bot_id_of(session: Session, name: str) -> int:
-    bot_id = session.exec(select(BotRow.id).where(BotRow.name == name)).first()
+    bot_id = session.exec(select(BotRow.id).where(col(BotRow.name) == name)).first()
     if bot_id is None:
         raise UnknownBot(f"there is no bot named {shown(name)}")
     return bot_id
@@ -78,7 +78,7 @@ def bot_names(session: Session) -> dict[int, str]:
 
 
 def tournament_row(session: Session, name: str, lock: bool = False, exclusive: bool = False) -> TournamentRow:
-    query = select(TournamentRow).where(TournamentRow.name == name)
+    query = select(TournamentRow).where(col(TournamentRow.name) == name)
     if lock:
         query = query.with_for_update(read=not exclusive)
     row = session.exec(query).first()
@@ -87,5 +87,7 @@ def tournament_row(session: Session, name: str, lock: bool = False, exclusive: b
     return row
 
 
-VOIDED = sa.select(sa.func.count()).where(VoidedAttemptRow.game_id == GameRow.id).correlate(GameRow).scalar_subquery()
+VOIDED = (
+    sa.select(sa.func.count()).where(col(VoidedAttemptRow.game_id) == GameRow.id).correlate(GameRow).scalar_subquery()
+)
 """How many attempts of the game in the enclosing query the failure policy voided."""

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.errors import (
     GameAlreadyFinished,
@@ -50,8 +50,8 @@ def _games_at_tables(*columns: Any) -> Any:
     join every read of games starts from."""
     return (
         select(GameRow, ScheduledTableRow.seats, TournamentRow.name, *columns)
-        .join(TournamentRow, GameRow.tournament_id == TournamentRow.id)
-        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
+        .join(TournamentRow, col(GameRow.tournament_id) == TournamentRow.id)
+        .join(ScheduledTableRow, col(GameRow.table_id) == ScheduledTableRow.id)
     )
 
 
@@ -63,12 +63,12 @@ def next_games(*, session: Session, tournament: str | None = None, limit: int | 
     """
     query = (
         _games_at_tables(TournamentRow.move_limit_ms, VOIDED)
-        .where(GameRow.status == GameStatus.SCHEDULED, TournamentRow.status == TournamentStatus.RUNNING)
-        .order_by(GameRow.tournament_id, GameRow.game_index, GameRow.table_index)
+        .where(col(GameRow.status) == GameStatus.SCHEDULED, col(TournamentRow.status) == TournamentStatus.RUNNING)
+        .order_by(col(GameRow.tournament_id), col(GameRow.game_index), col(GameRow.table_index))
     )
     if tournament is not None:
         tournament_row(session, tournament)
-        query = query.where(TournamentRow.name == tournament)
+        query = query.where(col(TournamentRow.name) == tournament)
     if limit is not None:
         query = query.limit(limit)
     rows = session.exec(query).all()
@@ -82,11 +82,11 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
     voided + 1), returned with it."""
     try:
         running_tournament = sa.exists().where(
-            TournamentRow.id == GameRow.tournament_id, TournamentRow.status == TournamentStatus.RUNNING
+            col(TournamentRow.id) == GameRow.tournament_id, col(TournamentRow.status) == TournamentStatus.RUNNING
         )
         claimed = session.exec(
             sa.update(GameRow)
-            .where(GameRow.id == game_id, GameRow.status == GameStatus.SCHEDULED, running_tournament)
+            .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.SCHEDULED, running_tournament)
             .values(status=GameStatus.RUNNING, started_at=utc_now(now), attempts=GameRow.attempts + 1)
         )
         if claimed.rowcount != 1:
@@ -95,7 +95,7 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
                 raise UnknownGame(f"there is no game {game_id}")
             raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
         game, seats, name, limit_ms, voided, tournament_seed = session.exec(
-            _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(GameRow.id == game_id)
+            _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(col(GameRow.id) == game_id)
         ).one()
         # After each void the game is dealt afresh: what a bot saw of the voided deal, or made
         # happen by failing, tells nothing of this one. An interrupted attempt is dealt again.
@@ -223,14 +223,14 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
     try:
         claimed = session.exec(
             sa.update(GameRow)
-            .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+            .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING)
             .values(status=GameStatus.SCHEDULED, started_at=None)
-            .returning(GameRow.attempts, GameRow.seed, GameRow.table_id)
+            .returning(col(GameRow.attempts), col(GameRow.seed), col(GameRow.table_id))
         ).first()
         if claimed is None:
             raise _not_committable(session, game_id)
         attempt, seed, table_id = claimed
-        seats = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.id == table_id)).one()
+        seats = session.exec(select(ScheduledTableRow.seats).where(col(ScheduledTableRow.id) == table_id)).one()
         names = bot_names(session)
         _checked_ranks(game_id, result, tuple(names[b] for b in seats), seed)
         _check_decisions(
@@ -249,7 +249,7 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
             )
         )
         session.flush()
-        voided = session.exec(select(sa.func.count()).where(VoidedAttemptRow.game_id == game_id)).one()
+        voided = session.exec(select(sa.func.count()).where(col(VoidedAttemptRow.game_id) == game_id)).one()
         session.commit()
     except BaseException:
         session.rollback()
@@ -262,7 +262,7 @@ def mark_game_played(*, session: Session, game_id: int, now: datetime | None = N
     its `finished_at` is set, its status stays running until `commit_game`."""
     session.exec(
         sa.update(GameRow)
-        .where(GameRow.id == game_id, GameRow.status == GameStatus.RUNNING)
+        .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING)
         .values(finished_at=utc_now(now))
     )
     session.commit()
@@ -275,9 +275,9 @@ def void_interrupted_games(*, session: Session, tournament: str | None = None) -
     An interrupted game left no record, results or ratings (they commit together), so it is
     simply played again, from the same deal. Returns how many games were voided.
     """
-    query = sa.update(GameRow).where(GameRow.status == GameStatus.RUNNING)
+    query = sa.update(GameRow).where(col(GameRow.status) == GameStatus.RUNNING)
     if tournament is not None:
-        query = query.where(GameRow.tournament_id == tournament_row(session, tournament).id)
+        query = query.where(col(GameRow.tournament_id) == tournament_row(session, tournament).id)
     try:
         voided = session.exec(query.values(status=GameStatus.SCHEDULED, started_at=None, finished_at=None))
         session.commit()
@@ -307,15 +307,15 @@ def list_games(
     )
     if tournament is not None:
         tournament_row(session, tournament)
-        query = query.where(TournamentRow.name == tournament)
+        query = query.where(col(TournamentRow.name) == tournament)
     if status is not None:
-        query = query.where(GameRow.status == status)
+        query = query.where(col(GameRow.status) == status)
     return _game_infos(session, session.exec(query).all())
 
 
 def show_game(*, session: Session, game_id: int) -> GameDetail:
     """One game with its record, for a replay or an export; its voided attempts once it is finished."""
-    rows = session.exec(_games_at_tables().where(GameRow.id == game_id)).all()
+    rows = session.exec(_games_at_tables().where(col(GameRow.id) == game_id)).all()
     if not rows:
         raise UnknownGame(f"there is no game {game_id}")
     game = rows[0][0]
@@ -329,7 +329,9 @@ def show_game(*, session: Session, game_id: int) -> GameDetail:
                 row.seed,
             )
             for row in session.exec(
-                select(VoidedAttemptRow).where(VoidedAttemptRow.game_id == game_id).order_by(VoidedAttemptRow.attempt)
+                select(VoidedAttemptRow)
+                .where(col(VoidedAttemptRow.game_id) == game_id)
+                .order_by(col(VoidedAttemptRow.attempt))
             )
         )
         if game.status is GameStatus.FINISHED
@@ -346,14 +348,14 @@ def voids_by_bot(*, session: Session, tournament: str) -> dict[str, int]:
     names = bot_names(session)
     tables = dict(
         session.exec(
-            select(ScheduledTableRow.id, ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id)
+            select(ScheduledTableRow.id, ScheduledTableRow.seats).where(col(ScheduledTableRow.tournament_id) == row.id)
         ).all()
     )
     counts: dict[str, int] = {}
     for table_id, seats in session.exec(
         select(GameRow.table_id, VoidedAttemptRow.seats)
-        .join(GameRow, VoidedAttemptRow.game_id == GameRow.id)
-        .where(GameRow.tournament_id == row.id)
+        .join(GameRow, col(VoidedAttemptRow.game_id) == GameRow.id)
+        .where(col(GameRow.tournament_id) == row.id)
     ):
         for seat in seats:
             if seat["policy"] == PolicyDecision.VOID.value:
@@ -368,8 +370,8 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
     row = tournament_row(session, tournament)
     games = session.exec(
         select(GameRow.id, GameRow.table_index, GameRow.game_index, VOIDED)
-        .where(GameRow.tournament_id == row.id)
-        .order_by(GameRow.game_index, GameRow.table_index)
+        .where(col(GameRow.tournament_id) == row.id)
+        .order_by(col(GameRow.game_index), col(GameRow.table_index))
     ).all()
     seeds = tuple(
         GameSeed(game_id, table, game, deal, attempt_seed(row.seed, table, game, deal))
@@ -491,8 +493,8 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
     results: dict[int, list[SeatResult]] = {}
     for seat in session.exec(
         select(SeatResultRow)
-        .where(SeatResultRow.game_id.in_(finished))  # type: ignore[attr-defined]
-        .order_by(SeatResultRow.game_id, SeatResultRow.seat)
+        .where(col(SeatResultRow.game_id).in_(finished))
+        .order_by(col(SeatResultRow.game_id), col(SeatResultRow.seat))
     ):
         results.setdefault(seat.game_id, []).append(
             SeatResult(
@@ -530,7 +532,7 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
 def _not_committable(session: Session, game_id: int) -> Exception:
     """Why `commit_game` could not claim the game (read after rolling the claim back)."""
     session.rollback()
-    status = session.exec(select(GameRow.status).where(GameRow.id == game_id)).first()
+    status = session.exec(select(GameRow.status).where(col(GameRow.id) == game_id)).first()
     if status is None:
         return UnknownGame(f"there is no game {game_id}")
     if status is GameStatus.FINISHED:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import groupby
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.errors import (
     InvalidBootstrap,
@@ -47,11 +47,11 @@ def rating_table(
     scope_id = None if tournament is None else tournament_row(session, tournament).id
     rows = session.exec(
         select(BotRatingRow, BotRow.name)
-        .join(BotRow, BotRatingRow.bot_id == BotRow.id)
+        .join(BotRow, col(BotRatingRow.bot_id) == BotRow.id)
         .where(
-            BotRatingRow.tournament_id.is_(None)  # type: ignore[union-attr]
+            col(BotRatingRow.tournament_id).is_(None)
             if scope_id is None
-            else BotRatingRow.tournament_id == scope_id
+            else col(BotRatingRow.tournament_id) == scope_id
         )
     ).all()
     table = statistics.with_confidence(_table(_standing(row, name) for row, name in rows))
@@ -72,12 +72,12 @@ def played_games(*, session: Session, tournament: str | None = None) -> list[Pla
     """Every finished game of a tournament, or of all of them (the ladder's), in the order their
     ratings were applied: what the bootstrap and the crosstable read."""
     names = bot_names(session)
-    scope = sa.true() if tournament is None else GameRow.tournament_id == tournament_row(session, tournament).id
+    scope = sa.true() if tournament is None else col(GameRow.tournament_id) == tournament_row(session, tournament).id
     seats = session.exec(
         select(SeatResultRow.game_id, SeatResultRow.bot_id, SeatResultRow.points, SeatResultRow.rank)
-        .join(GameRow, SeatResultRow.game_id == GameRow.id)
-        .where(GameRow.status == GameStatus.FINISHED, scope)
-        .order_by(GameRow.commit_seq, SeatResultRow.seat)  # type: ignore[arg-type]
+        .join(GameRow, col(SeatResultRow.game_id) == GameRow.id)
+        .where(col(GameRow.status) == GameStatus.FINISHED, scope)
+        .order_by(col(GameRow.commit_seq), col(SeatResultRow.seat))
     ).all()
     return [
         PlayedGame(
@@ -110,25 +110,25 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
         scope_filter: sa.ColumnElement[bool] = sa.true()
     else:
         row = tournament_row(session, tournament)
-        tables = session.exec(select(ScheduledTableRow.seats).where(ScheduledTableRow.tournament_id == row.id))
+        tables = session.exec(select(ScheduledTableRow.seats).where(col(ScheduledTableRow.tournament_id) == row.id))
         bots = sorted({names[b] for seats in tables for b in seats})
-        scope_filter = GameRow.tournament_id == row.id
+        scope_filter = col(GameRow.tournament_id) == row.id
     env = arena_env()
     standings = {name: Standing(name, env.mu, env.sigma) for name in bots}
     games = session.exec(
         select(GameRow.id, GameRow.record, ScheduledTableRow.seats)
-        .join(ScheduledTableRow, GameRow.table_id == ScheduledTableRow.id)
-        .where(GameRow.status == GameStatus.FINISHED, scope_filter)
-        .order_by(GameRow.commit_seq)
+        .join(ScheduledTableRow, col(GameRow.table_id) == ScheduledTableRow.id)
+        .where(col(GameRow.status) == GameStatus.FINISHED, scope_filter)
+        .order_by(col(GameRow.commit_seq))
     ).all()
     forfeits: dict[int, set[int]] = {}
     for game_id, seat in session.exec(
         select(SeatResultRow.game_id, SeatResultRow.seat)
-        .join(GameRow, SeatResultRow.game_id == GameRow.id)
+        .join(GameRow, col(SeatResultRow.game_id) == GameRow.id)
         .where(
-            GameRow.status == GameStatus.FINISHED,
+            col(GameRow.status) == GameStatus.FINISHED,
             scope_filter,
-            SeatResultRow.forfeit.is_not(None),  # type: ignore[union-attr]
+            col(SeatResultRow.forfeit).is_not(None),
         )
     ):
         forfeits.setdefault(game_id, set()).add(seat)

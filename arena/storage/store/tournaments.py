@@ -11,7 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.errors import (
     AlreadyEntered,
@@ -114,7 +114,7 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     policy: dict[str, Any] = dict(settings.policy.to_json())
     if stop_rule is not None:
         policy[STOP_RULE] = stop_rule.to_json()
-    if session.exec(select(TournamentRow.id).where(TournamentRow.name == name)).first() is not None:
+    if session.exec(select(TournamentRow.id).where(col(TournamentRow.name) == name)).first() is not None:
         raise DuplicateName(f"a tournament named {name!r} already exists")
     row = TournamentRow(
         name=name,
@@ -164,12 +164,12 @@ def enter_tournament(
             max_entrants=row.max_entrants,
             limit=game_limit(stored_settings(row)[1]),
         )
-        entered = sa.select(sa.func.count()).select_from(EntryRow).where(EntryRow.tournament_id == row.id)
+        entered = sa.select(sa.func.count()).select_from(EntryRow).where(col(EntryRow.tournament_id) == row.id)
         entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
         # One statement, so SQLite cannot let a start or another entry slip in between the checks
         # and the insert.
         still_open = sa.exists().where(
-            TournamentRow.id == row.id, TournamentRow.status == TournamentStatus.SCHEDULED
+            col(TournamentRow.id) == row.id, col(TournamentRow.status) == TournamentStatus.SCHEDULED
         ) & (entered.scalar_subquery() < entry_rules.capacity(**field))
         entered_at = sa.literal(utc_now(now), EntryRow.__table__.c.entered_at.type)  # type: ignore[attr-defined]
         inserted = session.exec(
@@ -178,7 +178,7 @@ def enter_tournament(
                 ["tournament_id", "bot_id", "entered_at"],
                 sa.select(sa.literal(row.id), sa.literal(bot_id), entered_at).where(still_open),
             )
-            .returning(EntryRow.bot_id)
+            .returning(col(EntryRow.bot_id))
         ).first()
         if inserted is None:
             if tournament_row(session, tournament).status is TournamentStatus.SCHEDULED:  # filled meanwhile
@@ -200,8 +200,8 @@ def due_tournaments(*, session: Session, now: datetime | None = None) -> list[st
     """
     rows = session.exec(
         select(TournamentRow.name)
-        .where(TournamentRow.status == TournamentStatus.SCHEDULED, TournamentRow.starts_at <= utc_now(now))
-        .order_by(TournamentRow.starts_at, TournamentRow.id)
+        .where(col(TournamentRow.status) == TournamentStatus.SCHEDULED, col(TournamentRow.starts_at) <= utc_now(now))
+        .order_by(col(TournamentRow.starts_at), col(TournamentRow.id))
     )
     return list(rows)
 
@@ -217,7 +217,7 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
     try:
         claimed = session.exec(
             sa.update(TournamentRow)
-            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.SCHEDULED)
+            .where(col(TournamentRow.name) == tournament, col(TournamentRow.status) == TournamentStatus.SCHEDULED)
             .values(status=TournamentStatus.RUNNING, started_at=moment)
         )
         if claimed.rowcount != 1:
@@ -228,7 +228,9 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         row = tournament_row(session, tournament)
         assert row.id is not None
         entrants = dict(
-            session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
+            session.exec(
+                select(BotRow.name, BotRow.id).join(EntryRow).where(col(EntryRow.tournament_id) == row.id)
+            ).all()
         )
         if len(entrants) < row.table_size:
             raise NotEnoughEntrants(
@@ -268,7 +270,7 @@ def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str,
     first = round_index * len(schedule.tables)
     table_ids = (
         session.exec(
-            sa.insert(ScheduledTableRow).returning(ScheduledTableRow.id, sort_by_parameter_order=True),
+            sa.insert(ScheduledTableRow).returning(col(ScheduledTableRow.id), sort_by_parameter_order=True),
             params=[
                 {
                     "tournament_id": row.id,
@@ -312,7 +314,7 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
     try:
         claimed = session.exec(
             sa.update(TournamentRow)
-            .where(TournamentRow.name == tournament, TournamentRow.status == TournamentStatus.RUNNING)
+            .where(col(TournamentRow.name) == tournament, col(TournamentRow.status) == TournamentStatus.RUNNING)
             .values(status=TournamentStatus.RUNNING)
         )
         row = tournament_row(session, tournament)
@@ -330,7 +332,7 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
         else:
             session.exec(
                 sa.update(TournamentRow)
-                .where(TournamentRow.id == row.id)
+                .where(col(TournamentRow.id) == row.id)
                 .values(status=TournamentStatus.FINISHED, finished_at=utc_now(now))
             )
         session.commit()
@@ -345,7 +347,7 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     and how many of its games are not finished. The rating order is the tournament's ratings after
     the last game of those rounds (from the rating history), so a round in play changes nothing."""
     entrants = dict(
-        session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(EntryRow.tournament_id == row.id)).all()
+        session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(col(EntryRow.tournament_id) == row.id)).all()
     )
     per_round = table_count(len(entrants), row.table_size, row.rounds)
     round_games = per_round * row.games_per_table
@@ -354,15 +356,15 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     tables: dict[int, int] = {}
     for game_id, table_index, bot_id, rank in session.exec(
         select(GameRow.id, GameRow.table_index, SeatResultRow.bot_id, SeatResultRow.rank)
-        .join(SeatResultRow, SeatResultRow.game_id == GameRow.id)
-        .where(GameRow.tournament_id == row.id, GameRow.status == GameStatus.FINISHED)
+        .join(SeatResultRow, col(SeatResultRow.game_id) == GameRow.id)
+        .where(col(GameRow.tournament_id) == row.id, col(GameRow.status) == GameStatus.FINISHED)
     ):
         games.setdefault(game_id, {})[names[bot_id]] = rank
         tables[game_id] = table_index
     open_games = session.exec(
         select(sa.func.count())
         .select_from(GameRow)
-        .where(GameRow.tournament_id == row.id, GameRow.status != GameStatus.FINISHED)
+        .where(col(GameRow.tournament_id) == row.id, col(GameRow.status) != GameStatus.FINISHED)
     ).one()
     by_round: dict[int, list[dict[str, int]]] = {}
     for game_id, ranks in games.items():
@@ -374,8 +376,8 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     latest: dict[str, tuple[int, float, float]] = {}
     for bot_id, mu, sigma, seq in session.exec(
         select(RatingHistoryRow.bot_id, RatingHistoryRow.mu_after, RatingHistoryRow.sigma_after, GameRow.commit_seq)
-        .join(GameRow, RatingHistoryRow.game_id == GameRow.id)
-        .where(RatingHistoryRow.tournament_id == row.id, GameRow.table_index < evidence.rounds * per_round)
+        .join(GameRow, col(RatingHistoryRow.game_id) == GameRow.id)
+        .where(col(RatingHistoryRow.tournament_id) == row.id, col(GameRow.table_index) < evidence.rounds * per_round)
     ):
         name = names[bot_id]
         if name not in latest or seq > latest[name][0]:
@@ -394,9 +396,9 @@ def fail_tournament(*, session: Session, tournament: str, reason: str, now: date
     failed = session.exec(
         sa.update(TournamentRow)
         .where(
-            TournamentRow.name == tournament,
-            TournamentRow.status.in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)),
-        )  # type: ignore[attr-defined]
+            col(TournamentRow.name) == tournament,
+            col(TournamentRow.status).in_((TournamentStatus.SCHEDULED, TournamentStatus.RUNNING)),
+        )
         .values(status=TournamentStatus.FAILED, failure=line, finished_at=utc_now(now))
     )
     session.commit()
@@ -425,11 +427,11 @@ def show_schedule(*, session: Session, tournament: str) -> Schedule:
     names = bot_names(session)
     seats = session.exec(
         select(ScheduledTableRow.seats)
-        .where(ScheduledTableRow.tournament_id == row.id)
-        .order_by(ScheduledTableRow.table_index)
+        .where(col(ScheduledTableRow.tournament_id) == row.id)
+        .order_by(col(ScheduledTableRow.table_index))
     ).all()
     entrants = session.exec(
-        select(BotRow.name).join(EntryRow).where(EntryRow.tournament_id == row.id).order_by(BotRow.name)
+        select(BotRow.name).join(EntryRow).where(col(EntryRow.tournament_id) == row.id).order_by(col(BotRow.name))
     ).all()
     return Schedule(row.table_size, tuple(entrants), tuple(ScheduledTable(tuple(names[b] for b in s)) for s in seats))
 
@@ -439,17 +441,17 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     entrants: dict[int, list[str]] = {}
     for tournament_id, name in session.exec(
         select(EntryRow.tournament_id, BotRow.name)
-        .join(BotRow, EntryRow.bot_id == BotRow.id)
-        .where(EntryRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
-        .order_by(BotRow.name)
+        .join(BotRow, col(EntryRow.bot_id) == BotRow.id)
+        .where(col(EntryRow.tournament_id).in_(ids))
+        .order_by(col(BotRow.name))
     ):
         entrants.setdefault(tournament_id, []).append(name)
     counts: dict[int, dict[str, int]] = {}
-    played = sa.and_(GameRow.status == GameStatus.RUNNING, GameRow.finished_at.is_not(None))  # type: ignore[union-attr]
+    played = sa.and_(col(GameRow.status) == GameStatus.RUNNING, col(GameRow.finished_at).is_not(None))
     for tournament_id, status, is_played, count in session.exec(
         select(GameRow.tournament_id, GameRow.status, played, sa.func.count())
-        .where(GameRow.tournament_id.in_(ids))  # type: ignore[attr-defined]
-        .group_by(GameRow.tournament_id, GameRow.status, played)
+        .where(col(GameRow.tournament_id).in_(ids))
+        .group_by(col(GameRow.tournament_id), col(GameRow.status), played)
     ):
         counts.setdefault(tournament_id, {})["played" if is_played else status.value] = count
     out = []
