@@ -4,7 +4,7 @@ settings column."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -25,6 +25,8 @@ from arena.tournaments import entries as entry_rules
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.stop_rule import StopRule
 
+_T = TypeVar("_T")
+
 STOP_RULE = "stop_rule"
 """The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.failure_policy`)."""
 
@@ -40,6 +42,35 @@ def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None]
 def game_limit(rule: StopRule | None) -> int:
     """The most games one round of the schedule may hold: the arena's, or the stop rule's cap."""
     return entry_rules.MAX_GAMES if rule is None else min(entry_rules.MAX_GAMES, rule.max_games)
+
+
+class FieldFormat(TypedDict):
+    """A tournament's format as `arena.tournaments.entries.check_room` and `capacity` take it."""
+
+    table_size: int
+    games_per_table: int
+    rounds: int | None
+    max_entrants: int
+    limit: int
+
+
+def field_format(row: TournamentRow) -> FieldFormat:
+    """The stored format an entry or the start is checked against (its stop rule's game cap included)."""
+    return FieldFormat(
+        table_size=row.table_size,
+        games_per_table=row.games_per_table,
+        rounds=row.rounds,
+        max_entrants=row.max_entrants,
+        limit=game_limit(stored_settings(row)[1]),
+    )
+
+
+def stored(value: _T | None, what: str) -> _T:
+    """`value` read from a column the query guarantees is set (a primary key, or a column its
+    filter requires), which SQLModel still types as optional: a NULL there is a corrupt database."""
+    if value is None:
+        raise ValueError(f"the database holds no {what} where one must be stored")
+    return value
 
 
 def utc_now(now: datetime | None) -> datetime:
@@ -74,7 +105,7 @@ def bot_id_of(session: Session, name: str) -> int:
 
 
 def bot_names(session: Session) -> dict[int, str]:
-    return {bot_id: name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
+    return {stored(bot_id, "bot id"): name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
 
 
 def tournament_row(session: Session, name: str, lock: bool = False, exclusive: bool = False) -> TournamentRow:

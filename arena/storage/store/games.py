@@ -30,7 +30,7 @@ from arena.records import (
     TournamentStatus,
     VoidedAttempt,
 )
-from arena.storage.store.common import STOP_RULE, VOIDED, bot_names, keyset, tournament_row, utc_now
+from arena.storage.store.common import STOP_RULE, VOIDED, bot_names, keyset, stored, tournament_row, utc_now
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -374,7 +374,7 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
         .order_by(col(GameRow.game_index), col(GameRow.table_index))
     ).all()
     seeds = tuple(
-        GameSeed(game_id, table, game, deal, attempt_seed(row.seed, table, game, deal))
+        GameSeed(stored(game_id, "game id"), table, game, deal, attempt_seed(row.seed, table, game, deal))
         for game_id, table, game, voided in games
         for deal in range(1, voided + 2)
     )
@@ -532,7 +532,7 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
 def _not_committable(session: Session, game_id: int) -> Exception:
     """Why `commit_game` could not claim the game (read after rolling the claim back)."""
     session.rollback()
-    status = session.exec(select(GameRow.status).where(col(GameRow.id) == game_id)).first()
+    status = session.exec(select(col(GameRow.status)).where(col(GameRow.id) == game_id)).first()
     if status is None:
         return UnknownGame(f"there is no game {game_id}")
     if status is GameStatus.FINISHED:

@@ -18,7 +18,7 @@ from arena.ratings.rank_confidence import RankStatistics, max_resamples, with_co
 from arena.ratings.table import RatingRow, Standing, apply_game, arena_env
 from arena.ratings.table import rating_table as _table
 from arena.records import GameStatus
-from arena.storage.store.common import bot_names, tournament_row
+from arena.storage.store.common import bot_names, stored, tournament_row
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -122,7 +122,7 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
         .order_by(col(GameRow.commit_seq))
     ).all()
     forfeits: dict[int, set[int]] = {}
-    for game_id, seat in session.exec(
+    for forfeit_game, seat in session.exec(
         select(SeatResultRow.game_id, SeatResultRow.seat)
         .join(GameRow, col(SeatResultRow.game_id) == GameRow.id)
         .where(
@@ -131,11 +131,11 @@ def recompute_ratings(*, session: Session, tournament: str | None = None) -> lis
             col(SeatResultRow.forfeit).is_not(None),
         )
     ):
-        forfeits.setdefault(game_id, set()).add(seat)
+        forfeits.setdefault(forfeit_game, set()).add(seat)
     for game_id, record_json, seat_ids in games:
-        totals = GameRecord.from_json(record_json).totals
+        totals = GameRecord.from_json(stored(record_json, "record of a finished game")).totals
         seated = [names[b] for b in seat_ids]
-        lost = forfeits.get(game_id, set())
+        lost = forfeits.get(stored(game_id, "game id"), set())
         game_ranks = final_ranks(totals, [s in lost for s in range(len(seated))])
         before = {name: standings[name] for name in seated}
         after = apply_game(

@@ -30,8 +30,10 @@ from arena.storage.store.common import (
     STOP_RULE,
     bot_id_of,
     bot_names,
+    field_format,
     game_limit,
     keyset,
+    stored,
     stored_settings,
     tournament_row,
     utc_now,
@@ -157,15 +159,9 @@ def enter_tournament(
         if session.get(EntryRow, (row.id, bot_id)) is not None:
             raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
         entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
-        field = dict(
-            table_size=row.table_size,
-            games_per_table=row.games_per_table,
-            rounds=row.rounds,
-            max_entrants=row.max_entrants,
-            limit=game_limit(stored_settings(row)[1]),
-        )
-        entered = sa.select(sa.func.count()).select_from(EntryRow).where(col(EntryRow.tournament_id) == row.id)
-        entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
+        field = field_format(row)
+        entered = select(sa.func.count()).select_from(EntryRow).where(col(EntryRow.tournament_id) == row.id)
+        entry_rules.check_room(tournament, session.exec(entered).one() + 1, **field)
         # One statement, so SQLite cannot let a start or another entry slip in between the checks
         # and the insert.
         still_open = sa.exists().where(
@@ -182,7 +178,7 @@ def enter_tournament(
         ).first()
         if inserted is None:
             if tournament_row(session, tournament).status is TournamentStatus.SCHEDULED:  # filled meanwhile
-                entry_rules.check_room(tournament, session.exec(entered).one()[0] + 1, **field)
+                entry_rules.check_room(tournament, session.exec(entered).one() + 1, **field)
             raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
         session.commit()
     except IntegrityError:
@@ -227,25 +223,13 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
             raise TournamentAlreadyStarted(f"tournament {tournament!r} is already {row.status.value}")
         row = tournament_row(session, tournament)
         assert row.id is not None
-        entrants = dict(
-            session.exec(
-                select(BotRow.name, BotRow.id).join(EntryRow).where(col(EntryRow.tournament_id) == row.id)
-            ).all()
-        )
+        entrants = _entrants(session, row)
         if len(entrants) < row.table_size:
             raise NotEnoughEntrants(
                 f"tournament {tournament!r} has {len(entrants)} entrants; "
                 f"a {row.table_size}-seat table needs at least {row.table_size}"
             )
-        entry_rules.check_room(
-            tournament,
-            len(entrants),
-            table_size=row.table_size,
-            games_per_table=row.games_per_table,
-            rounds=row.rounds,
-            max_entrants=row.max_entrants,
-            limit=game_limit(stored_settings(row)[1]),
-        )
+        entry_rules.check_room(tournament, len(entrants), **field_format(row))
         _schedule_round(session, row, entrants, 0)
         env = arena_env()
         session.exec(
@@ -260,6 +244,12 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
         session.rollback()
         raise
     return show_tournament(session=session, tournament=tournament)
+
+
+def _entrants(session: Session, row: TournamentRow) -> dict[str, int]:
+    """The tournament's entrants: name to bot id."""
+    query = select(BotRow.name, BotRow.id).join(EntryRow).where(col(EntryRow.tournament_id) == row.id)
+    return {name: stored(bot_id, "bot id") for name, bot_id in session.exec(query)}
 
 
 def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str, int], round_index: int) -> None:
@@ -346,9 +336,7 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     """The stop rule's verdict after the tournament's complete rounds, the entrants (name to id)
     and how many of its games are not finished. The rating order is the tournament's ratings after
     the last game of those rounds (from the rating history), so a round in play changes nothing."""
-    entrants = dict(
-        session.exec(select(BotRow.name, BotRow.id).join(EntryRow).where(col(EntryRow.tournament_id) == row.id)).all()
-    )
+    entrants = _entrants(session, row)
     per_round = table_count(len(entrants), row.table_size, row.rounds)
     round_games = per_round * row.games_per_table
     names = {bot_id: name for name, bot_id in entrants.items()}
@@ -359,8 +347,9 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
         .join(SeatResultRow, col(SeatResultRow.game_id) == GameRow.id)
         .where(col(GameRow.tournament_id) == row.id, col(GameRow.status) == GameStatus.FINISHED)
     ):
-        games.setdefault(game_id, {})[names[bot_id]] = rank
-        tables[game_id] = table_index
+        game = stored(game_id, "game id")
+        games.setdefault(game, {})[names[bot_id]] = rank
+        tables[game] = table_index
     open_games = session.exec(
         select(sa.func.count())
         .select_from(GameRow)
@@ -379,7 +368,7 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
         .join(GameRow, col(RatingHistoryRow.game_id) == GameRow.id)
         .where(col(RatingHistoryRow.tournament_id) == row.id, col(GameRow.table_index) < evidence.rounds * per_round)
     ):
-        name = names[bot_id]
+        name, seq = names[bot_id], stored(seq, "commit order of a rated game")
         if name not in latest or seq > latest[name][0]:
             latest[name] = (seq, mu, sigma)
     standings = [
@@ -449,7 +438,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     counts: dict[int, dict[str, int]] = {}
     played = sa.and_(col(GameRow.status) == GameStatus.RUNNING, col(GameRow.finished_at).is_not(None))
     for tournament_id, status, is_played, count in session.exec(
-        select(GameRow.tournament_id, GameRow.status, played, sa.func.count())
+        select(GameRow.tournament_id, col(GameRow.status), played, sa.func.count())
         .where(col(GameRow.tournament_id).in_(ids))
         .group_by(col(GameRow.tournament_id), col(GameRow.status), played)
     ):
