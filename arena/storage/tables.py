@@ -39,6 +39,15 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         return None if value is None else value.replace(tzinfo=UTC)
 
 
+def table_of(row: type[SQLModel]) -> sa.Table:
+    """The Core table of a table class, for statements written in SQLAlchemy Core: SQLModel sets
+    `__table__` on every `table=True` class but does not declare it, so it is checked here."""
+    table = getattr(row, "__table__", None)
+    if not isinstance(table, sa.Table):
+        raise TypeError(f"{row.__name__} is not a table class")
+    return table
+
+
 def _status(enum: type[StrEnum]) -> sa.Enum:
     return sa.Enum(enum, native_enum=False, length=16, values_callable=lambda e: [m.value for m in e])
 

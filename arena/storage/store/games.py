@@ -40,6 +40,7 @@ from arena.storage.tables import (
     SeatResultRow,
     TournamentRow,
     VoidedAttemptRow,
+    table_of,
 )
 from arena.tournaments.fairness import attempt_seed
 from sdk.engine import GameRecord
@@ -381,19 +382,19 @@ def reveal_seeds(*, session: Session, tournament: str) -> SeedReveal:
     return SeedReveal(row.name, row.seed, row.seed_nonce, row.seed_commitment, seeds)
 
 
-_games = GameRow.__table__  # type: ignore[attr-defined]
+_games = table_of(GameRow)
 
 
-_tables = ScheduledTableRow.__table__  # type: ignore[attr-defined]
+_tables = table_of(ScheduledTableRow)
 
 
-_tournaments_t = TournamentRow.__table__  # type: ignore[attr-defined]
+_tournaments_t = table_of(TournamentRow)
 
 
-_ratings = BotRatingRow.__table__  # type: ignore[attr-defined]
+_ratings = table_of(BotRatingRow)
 
 
-_bots = BotRow.__table__  # type: ignore[attr-defined]
+_bots = table_of(BotRow)
 
 
 _CLAIM_GAME = (
@@ -453,10 +454,10 @@ _UPDATE_RATING = (
 )
 
 
-_INSERT_HISTORY = sa.insert(RatingHistoryRow.__table__)  # type: ignore[attr-defined]
+_INSERT_HISTORY = sa.insert(table_of(RatingHistoryRow))
 
 
-_INSERT_SEATS = sa.insert(SeatResultRow.__table__)  # type: ignore[attr-defined]
+_INSERT_SEATS = sa.insert(table_of(SeatResultRow))
 
 
 _FINISH_TOURNAMENT = (

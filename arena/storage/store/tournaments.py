@@ -47,6 +47,7 @@ from arena.storage.tables import (
     ScheduledTableRow,
     SeatResultRow,
     TournamentRow,
+    table_of,
 )
 from arena.tournaments import entries as entry_rules
 from arena.tournaments.fairness import commitment, new_nonce
@@ -167,7 +168,7 @@ def enter_tournament(
         still_open = sa.exists().where(
             col(TournamentRow.id) == row.id, col(TournamentRow.status) == TournamentStatus.SCHEDULED
         ) & (entered.scalar_subquery() < entry_rules.capacity(**field))
-        entered_at = sa.literal(utc_now(now), EntryRow.__table__.c.entered_at.type)  # type: ignore[attr-defined]
+        entered_at = sa.literal(utc_now(now), table_of(EntryRow).c.entered_at.type)
         inserted = session.exec(
             sa.insert(EntryRow)
             .from_select(
