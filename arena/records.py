@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from arena.play.results import GameResult, SeatResult
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.ratings.table import Rating
 from arena.tournaments import entries as entry_rules
 from arena.tournaments.failure_policy import FailurePolicy
@@ -109,6 +110,8 @@ class Tournament:
     stop: Verdict | None = None
     """A started stop-rule tournament's standing after its complete rounds (`show_tournament`
     only; None in lists)."""
+    spectator_delay_s: int = DEFAULT_SPECTATOR_DELAY_S
+    """How long after a move spectators of its live games see it (`arena.play.spectators`)."""
 
 
 @dataclass(frozen=True, slots=True)

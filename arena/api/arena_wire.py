@@ -32,6 +32,7 @@ from arena.api.arena_codecs import (
 from arena.errors import InvalidSetting
 from arena.play.referee import Limits
 from arena.play.results import GameResult, SeatResult
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.ratings.head_to_head import PairRecord
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameDetail, GameInfo, GameStatus, SeedReveal, Tournament, VoidedAttempt
@@ -98,6 +99,7 @@ def settings_from_pb(msg: pb.CreateTournamentRequest) -> TournamentSettings:
         max_entrants=msg.max_entrants if msg.HasField("max_entrants") else None,
         entry_code=msg.entry_code if msg.HasField("entry_code") else None,
         stop_rule=stop_rule_from_pb(msg.stop_rule) if msg.HasField("stop_rule") else None,
+        spectator_delay_s=msg.spectator_delay_s if msg.HasField("spectator_delay_s") else DEFAULT_SPECTATOR_DELAY_S,
     )
 
 
@@ -123,6 +125,7 @@ def tournament_to_pb(t: Tournament) -> pb.Tournament:
         invite_only=t.invite_only,
         failure=t.failure,
         rounds=t.rounds,
+        spectator_delay_s=t.spectator_delay_s,
     )
     msg.failure_policy.CopyFrom(policy_to_pb(t.failure_policy))
     if t.started_at is not None:

@@ -53,6 +53,7 @@ from arena.api.tls import ServerTls
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import SessionHub
+from arena.play.spectators import SpectatorHub
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import (
@@ -160,7 +161,7 @@ async def start_server(
     resources = config.resources
     fit_open_file_limit(resources.max_connections)
     hub = SessionHub()
-    referee = Referee(hub, on_answer)
+    referee = Referee(hub, on_answer, SpectatorHub())
     engine = runner = lock = None
     arena_service: ArenaService
     admin_token: str | None

@@ -64,6 +64,7 @@ from arena.cli.views import (
 )
 from arena.errors import ArenaError
 from arena.play.referee import Limits
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, MAX_SPECTATOR_DELAY_S
 from arena.ratings.rank_confidence import MAX_RESAMPLES
 from arena.ratings.table import RatingRow
 from arena.records import GameStatus
@@ -522,6 +523,14 @@ def tournament_create(
             show_default=False,
         ),
     ] = None,
+    spectator_delay: Annotated[
+        int,
+        typer.Option(
+            "--spectator-delay",
+            help=f"Seconds after a move that spectators of its live games see "
+            f"it, 0..{MAX_SPECTATOR_DELAY_S}, so nobody can relay a running game to its bots.",
+        ),
+    ] = DEFAULT_SPECTATOR_DELAY_S,
     server: ServerOption = DEFAULT_SERVER,
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
@@ -552,6 +561,7 @@ def tournament_create(
         max_entrants,
         entry_code,
         stop_rule,
+        spectator_delay,
     )
     with arena(server, db, admin_token, admin=True) as client:
         made = client.create_tournament(settings)

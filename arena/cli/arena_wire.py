@@ -61,6 +61,7 @@ def settings_to_pb(settings: TournamentSettings) -> pb.CreateTournamentRequest:
             setattr(msg, f, getattr(settings, f))
     if settings.stop_rule is not None:
         msg.stop_rule.CopyFrom(stop_rule_to_pb(settings.stop_rule))
+    msg.spectator_delay_s = settings.spectator_delay_s
     return msg
 
 
@@ -89,6 +90,7 @@ def tournament_from_pb(msg: pb.Tournament) -> Tournament:
         rounds=msg.rounds if msg.HasField("rounds") else None,
         stop_rule=stop_rule_from_pb(msg.stop_rule) if msg.HasField("stop_rule") else None,
         stop=_verdict_from_pb(msg.stop_progress) if msg.HasField("stop_progress") else None,
+        spectator_delay_s=msg.spectator_delay_s,
     )
 
 

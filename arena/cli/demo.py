@@ -71,6 +71,8 @@ STALL_TIMEOUT_S = 120.0
 POLL_S = 0.25
 LINGER_S = 60.0
 """How long the web pages stay up after the last game, by default, when the demo runs in a terminal."""
+DEMO_SPECTATOR_DELAY_S = 2
+"""The demo's live games are its own bots': a short delay lets its page follow a game as it goes."""
 
 
 class DemoFailed(ArenaError):
@@ -310,6 +312,7 @@ def _play(
                         MOVE_LIMIT_MS,
                         concurrency=CAPACITY,
                         seed=seed,
+                        spectator_delay_s=DEMO_SPECTATOR_DELAY_S,
                     )
                 )
                 with bot_processes(target, tokens, cast, logs) as procs:

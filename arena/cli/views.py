@@ -93,6 +93,7 @@ def tournament_view(t: Tournament) -> RenderableType:
         *((f"on {cause.value}", _ACTIONS[policy.action(cause)]) for cause in ForfeitCause),
         ("replays", f"a game is voided at most {policy.max_replays} times, then its failures forfeit"),
         ("voids per bot", f"a bot may cause {policy.max_voids_per_bot} voids, then its failures forfeit"),
+        ("spectators", f"see each move {t.spectator_delay_s} s after it is played"),
         ("entrants", ", ".join(t.entrants) or "none yet"),
         ("progress", progress(t)),
     ):

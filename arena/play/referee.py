@@ -31,6 +31,7 @@ from enum import Enum
 from arena.play.clock import Timer
 from arena.play.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from arena.play.sessions import Answer, MalformedDecision, SessionHub
+from arena.play.spectators import GameFeed, SpectatorHub, Watch
 from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
 from sdk.protocol import (
     ActionAccepted,
@@ -161,6 +162,8 @@ class _LiveGame:
         absent: Mapping[str, str],
     ) -> None:
         self.game_id = game_id
+        self.feed: GameFeed | None = None
+        """Where spectators get the game's public events, if it is watched."""
         self.game = game
         self.limits = limits
         self.hub = hub
@@ -209,6 +212,8 @@ class _LiveGame:
             msg = PublicEvent(self.game_id, self.sent_events, events[self.sent_events])
             for bot in self.bots:
                 self._send(bot, msg)
+            if self.feed is not None:
+                self.feed.publish(events[self.sent_events])
             self.sent_events += 1
 
     # -- open requests -------------------------------------------------------------------------
@@ -428,22 +433,31 @@ class _LiveGame:
         return GameResult(record_of(game), seats)
 
     def close(self) -> None:
-        """The game is over or abandoned: stop watching its deadlines."""
+        """The game is over or abandoned: stop watching its deadlines, and tell its spectators."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self.feed is not None:
+            self.feed.end(self.game.is_over)
 
 
 class Referee:
     """Plays games between bots connected to `hub`; one instance serves the whole arena.
 
     `on_answer`, if given, is called with each legal answer's round trip in seconds (request
-    sent to answer received, connected time only), for metrics.
+    sent to answer received, connected time only), for metrics. Games played with a `Watch` publish
+    their public events to `spectators`.
     """
 
-    def __init__(self, hub: SessionHub, on_answer: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        hub: SessionHub,
+        on_answer: Callable[[float], None] | None = None,
+        spectators: SpectatorHub | None = None,
+    ) -> None:
         self._hub = hub
         self._on_answer = on_answer
+        self.spectators = spectators
 
     async def play(
         self,
@@ -452,17 +466,20 @@ class Referee:
         seed: int,
         limits: Limits = Limits(),
         absent: Mapping[str, str] | None = None,
+        watch: Watch | None = None,
     ) -> GameResult:
         """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.
 
         `absent` maps bots that are not there to why: their seats are forfeited from the start
         with that reason and played by the fallback, and they are not seated. Raises ValueError
         for a bad seat count, sessions.Unavailable if another bot is not connected or is at
-        capacity; nothing has started then.
+        capacity; nothing has started then. With `watch`, spectators can follow the game.
         """
         game = Game(len(seat_bots), seed)
         table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
         self._hub.seat(table, table.bots)
+        if watch is not None and self.spectators is not None:
+            table.feed = self.spectators.open(watch, game_id, seat_bots)
         try:
             return await table.run()
         finally:

@@ -64,6 +64,7 @@ from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, PolicyDecision
 from arena.play.sessions import SessionHub, Unavailable
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.tournaments.failure_policy import FailurePolicy
@@ -118,6 +119,8 @@ class TournamentRunner:
         """Games a bot was given that have not seated it yet: they count against its capacity."""
         self._absent_since: dict[str, float] = {}
         self._short_of_entrants: set[str] = set()
+        self._delays: dict[str, int] = {}
+        """Each tournament's spectator delay, by name, for the games it plays."""
 
     def wake(self) -> None:
         """Look for tournaments to start and play now rather than at the next tick."""
@@ -192,6 +195,7 @@ class TournamentRunner:
         (`store.advance_stop_rule`) and plays it, until the rule finishes the tournament."""
         policy = t.failure_policy
         limits = policy.limits(t.move_limit_ms)
+        self._delays[t.name] = t.spectator_delay_s
         # Any game of this tournament still marked running was left by a task that is gone.
         await self._db(store.void_interrupted_games, tournament=t.name)
         bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
@@ -318,7 +322,8 @@ class TournamentRunner:
                     self._reserved.subtract(game.seats)
                     reserved = False
                     try:
-                        return await self._referee.play(game_id, game.seats, playing.seed, limits, absent)
+                        watch = Watch(game.id, self._delays.get(game.tournament, DEFAULT_SPECTATOR_DELAY_S))
+                        return await self._referee.play(game_id, game.seats, playing.seed, limits, absent, watch)
                     except Unavailable:
                         self._reserved.update(game.seats)
                         reserved = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.stop_rule import StopRule
 
@@ -33,6 +34,8 @@ class TournamentSettings:
     stop_rule: StopRule | None = None
     """If set, the schedule is played round after round until the rule settles the table or its
     game cap is reached (`arena.tournaments.stop_rule`)."""
+    spectator_delay_s: int = DEFAULT_SPECTATOR_DELAY_S
+    """Seconds after a move that spectators of its live games see it (`arena.play.spectators`)."""
 
     def check(self) -> None:
         """InvalidSetting if the referee could not play this tournament's clocks."""

@@ -12,6 +12,8 @@ from arena.api.pages import MAX_PAGE_SIZE
 from arena.names import MAX_LOOKUP_NAME, MAX_PAGE_TOKEN
 from arena.records import GameStatus
 
+GameId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the game's id, as `games list` shows it")]
+"""A game's id in a path (the database's ids are 32-bit)."""
 Name = Annotated[str, Path(min_length=1, max_length=MAX_LOOKUP_NAME)]
 """A bot's or tournament's name in a path."""
 PageSize = Annotated[int, Query(ge=0, le=MAX_PAGE_SIZE, description="0: the default page size")]

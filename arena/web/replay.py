@@ -1,7 +1,129 @@
-"""The replay viewer of a finished game (`/games/{id}`): filled in by the replay work of #14."""
+"""The replay viewer of a finished game (`/games/{id}`) and its data: the game's frames
+(`/api/games/{id}/frames`, built by `replay_frames`) and its stored record as JSON
+(`/api/games/{id}/record`). A game that is not finished has neither: its hands are secret until
+it ends (RULES.md §9), so its page says so and points to the live view."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+import gzip
+import json
+from collections import OrderedDict
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from arena.records import GameDetail, GameStatus
+from arena.storage import store
+from arena.web.context import Web
+from arena.web.errors import error_response
+from arena.web.game_json import Json
+from arena.web.params import GameId
+from arena.web.replay_frames import frame_json, replay_frames
+from arena.web.templating import render
 
 router = APIRouter()
+
+FRAMES_CACHED = 32
+"""Finished games never change, so their frames are built once; this many are kept, per app."""
+
+
+def _cache(request: Request) -> OrderedDict[int, bytes]:
+    """The app's frames of the games replayed lately, as JSON, by game id."""
+    state = request.app.state
+    if not hasattr(state, "replay_frames"):
+        state.replay_frames = OrderedDict()
+    cache: OrderedDict[int, bytes] = state.replay_frames
+    return cache
+
+
+def _summary(detail: GameDetail) -> Json:
+    info = detail.info
+    return {
+        "id": info.id,
+        "tournament": info.tournament,
+        "table": info.table_index,
+        "game": info.game_index,
+        "seats": list(info.seats),
+        "rounds": len(detail.record.flips) if detail.record else 0,
+        "results": [
+            {"seat": s.seat, "bot": s.bot, "points": s.points, "rank": s.rank, "forfeit": s.forfeit}
+            for s in info.results
+        ],
+    }
+
+
+def _frames_json(detail: GameDetail) -> bytes:
+    """The frames document, gzipped: a long game's frames are megabytes of JSON, and a tenth of
+    that compressed."""
+    assert detail.record is not None
+    frames = [frame_json(f) for f in replay_frames(detail.record)]
+    return gzip.compress(json.dumps({"game": _summary(detail), "frames": frames}, separators=(",", ":")).encode(), 6)
+
+
+def _not_finished(request: Request, detail: GameDetail) -> Response | None:
+    if detail.record is not None and detail.info.status is GameStatus.FINISHED:
+        return None
+    return error_response(
+        request,
+        409,
+        f"game {detail.info.id} is {detail.info.status.value}: its record is published once it is finished",
+    )
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+async def game_page(request: Request, web: Web, game_id: GameId) -> HTMLResponse:
+    """A finished game's replay viewer; for a game not finished, what is known of it."""
+    detail = await web.db(store.show_game, game_id=game_id)
+    finished = detail.record is not None and detail.info.status is GameStatus.FINISHED
+    ranked = sorted(detail.info.results, key=lambda s: (s.rank, s.seat))
+    return render(
+        web.templates,
+        request,
+        "replay.html",
+        info=detail.info,
+        finished=finished,
+        ranked=ranked,
+        rounds=len(detail.record.flips) if detail.record else 0,
+        nav="games",
+    )
+
+
+@router.get("/api/games/{game_id}/frames", tags=["games"])
+async def game_frames(request: Request, web: Web, game_id: GameId) -> Response:
+    """Every step of a finished game: the omniscient table and each seat's own view (what the
+    referee showed that seat), for the replay viewer. 409 while the game is not finished."""
+    frames = _cache(request)
+    cached = frames.get(game_id)
+    if cached is None:
+        detail = await web.db(store.show_game, game_id=game_id)
+        refused = _not_finished(request, detail)
+        if refused is not None:
+            return refused
+        cached = await asyncio.to_thread(_frames_json, detail)
+        frames[game_id] = cached
+        while len(frames) > FRAMES_CACHED:
+            frames.popitem(last=False)
+    else:
+        frames.move_to_end(game_id)
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(
+            cached, media_type="application/json", headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+        )
+    return Response(gzip.decompress(cached), media_type="application/json", headers={"Vary": "Accept-Encoding"})
+
+
+@router.get("/api/games/{game_id}/record", tags=["games"])
+async def game_record(request: Request, web: Web, game_id: GameId) -> Response:
+    """The stored record of a finished game (players, seed, every deal and decision, results):
+    enough to replay it exactly (sdk.engine.replay). 409 while the game is not finished."""
+    detail = await web.db(store.show_game, game_id=game_id)
+    refused = _not_finished(request, detail)
+    if refused is not None:
+        return refused
+    assert detail.record is not None
+    return Response(
+        detail.record.to_json(),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
+    )

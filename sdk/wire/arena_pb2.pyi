@@ -174,7 +174,7 @@ class FailurePolicy(_message.Message):
     def __init__(self, absent_wait_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_invalid: _Optional[int] = ..., on_timeout: _Optional[_Union[FailureAction, str]] = ..., on_illegal: _Optional[_Union[FailureAction, str]] = ..., on_disconnect: _Optional[_Union[FailureAction, str]] = ..., on_absent: _Optional[_Union[FailureAction, str]] = ..., max_replays: _Optional[int] = ..., max_voids_per_bot: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "max_entrants", "entry_code", "rounds", "stop_rule")
+    __slots__ = ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "max_entrants", "entry_code", "rounds", "stop_rule", "spectator_delay_s")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
     GAMES_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +187,7 @@ class CreateTournamentRequest(_message.Message):
     ENTRY_CODE_FIELD_NUMBER: _ClassVar[int]
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
     STOP_RULE_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     name: str
     table_size: int
     games_per_table: int
@@ -199,7 +200,8 @@ class CreateTournamentRequest(_message.Message):
     entry_code: str
     rounds: int
     stop_rule: StopRule
-    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ...) -> None: ...
+    spectator_delay_s: int
+    def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ..., spectator_delay_s: _Optional[int] = ...) -> None: ...
 
 class StopRule(_message.Message):
     __slots__ = ("confidence", "top", "max_games")
@@ -250,7 +252,7 @@ class GameCounts(_message.Message):
     def __init__(self, scheduled: _Optional[int] = ..., running: _Optional[int] = ..., finished: _Optional[int] = ..., played: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop_progress")
+    __slots__ = ("id", "name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency", "seed", "failure_policy", "status", "created_at", "started_at", "finished_at", "entrants", "games", "seed_commitment", "seed_nonce", "failure", "max_entrants", "invite_only", "rounds", "stop_rule", "stop_progress", "spectator_delay_s")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -274,6 +276,7 @@ class Tournament(_message.Message):
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
     STOP_RULE_FIELD_NUMBER: _ClassVar[int]
     STOP_PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     table_size: int
@@ -297,7 +300,8 @@ class Tournament(_message.Message):
     rounds: int
     stop_rule: StopRule
     stop_progress: StopProgress
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_nonce: _Optional[str] = ..., failure: _Optional[str] = ..., max_entrants: _Optional[int] = ..., invite_only: _Optional[bool] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ..., stop_progress: _Optional[_Union[StopProgress, _Mapping]] = ...) -> None: ...
+    spectator_delay_s: int
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., games: _Optional[_Union[GameCounts, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_nonce: _Optional[str] = ..., failure: _Optional[str] = ..., max_entrants: _Optional[int] = ..., invite_only: _Optional[bool] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ..., stop_progress: _Optional[_Union[StopProgress, _Mapping]] = ..., spectator_delay_s: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
     __slots__ = ("tournament",)

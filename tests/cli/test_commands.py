@@ -249,6 +249,7 @@ TOURNAMENT_KEYS = {
     "rounds",
     "stop_rule",
     "stop",
+    "spectator_delay_s",
 }
 RATING_KEYS = {
     "rank",

@@ -20,6 +20,7 @@ from arena import records
 from arena.errors import TournamentFailed, TournamentFull
 from arena.play.referee import Limits
 from arena.play.results import GameResult
+from arena.play.spectators import Watch
 from arena.ratings.table import arena_env
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
@@ -158,7 +159,13 @@ class FailingReferee(ScriptedReferee):
     """Plays like the scripted referee, but raises for the games of 2-seat tables."""
 
     async def play(
-        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits, absent: Mapping[str, str]
+        self,
+        game_id: str,
+        seat_bots: Sequence[str],
+        seed: int,
+        limits: Limits,
+        absent: Mapping[str, str],
+        watch: Watch | None = None,
     ) -> GameResult:
         if len(seat_bots) == 2:
             raise ValueError("the referee broke on this table")

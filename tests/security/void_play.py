@@ -24,6 +24,7 @@ from sqlmodel import Session
 from arena import records
 from arena.play.referee import Limits, fallback_action
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.play.spectators import Watch
 from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
@@ -53,7 +54,13 @@ class GreedyReferee:
         self.drops = 0
 
     async def play(
-        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits, absent: Mapping[str, str]
+        self,
+        game_id: str,
+        seat_bots: Sequence[str],
+        seed: int,
+        limits: Limits,
+        absent: Mapping[str, str],
+        watch: Watch | None = None,
     ) -> GameResult:
         game = Game(len(seat_bots), seed)
         gone: set[int] = set()

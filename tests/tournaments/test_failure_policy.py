@@ -23,6 +23,7 @@ from sqlmodel import Session
 from arena import records
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
+from arena.play.spectators import Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
@@ -52,7 +53,13 @@ class ScriptedReferee:
     """The game id of every attempt, in the order they finished."""
 
     async def play(
-        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits, absent: Mapping[str, str]
+        self,
+        game_id: str,
+        seat_bots: Sequence[str],
+        seed: int,
+        limits: Limits,
+        absent: Mapping[str, str],
+        watch: Watch | None = None,
     ) -> GameResult:
         game = int(game_id.split("-")[0])
         self.plays.append((game, seed))

@@ -22,6 +22,7 @@ from arena import records
 from arena.errors import InvalidSetting, TournamentFull
 from arena.play.referee import Limits
 from arena.play.results import GameResult, SeatResult, final_ranks
+from arena.play.spectators import Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
@@ -60,7 +61,13 @@ class StrengthReferee:
         )
 
     async def play(
-        self, game_id: str, seat_bots: Sequence[str], seed: int, limits: Limits, absent: Mapping[str, str]
+        self,
+        game_id: str,
+        seat_bots: Sequence[str],
+        seed: int,
+        limits: Limits,
+        absent: Mapping[str, str],
+        watch: Watch | None = None,
     ) -> GameResult:
         await asyncio.sleep(0.005)
         return self.result(seat_bots, seed)

@@ -90,7 +90,8 @@ def assert_no_leak(client: TestClient, engine: Engine, also: set[str] = frozense
     checked = 0
     for path in every_get_path(client, engine):
         response = client.get(path)
-        assert response.status_code in (200, 404), (path, response.status_code, response.text[:300])
+        # 409: the record or frames of a game not finished; 503: live events with no arena to play them.
+        assert response.status_code in (200, 404, 409, 503), (path, response.status_code, response.text[:300])
         for secret in seeds | also:
             assert secret not in response.text, f"{path} shows {secret}"
         checked += 1

@@ -15,6 +15,7 @@ from arena.errors import (
     UnknownTournament,
 )
 from arena.names import shown
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.storage.tables import (
     BotRow,
     GameRow,
@@ -29,14 +30,18 @@ _T = TypeVar("_T")
 
 STOP_RULE = "stop_rule"
 """The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.failure_policy`)."""
+SPECTATOR_DELAY = "spectator_delay_s"
+"""The key of a tournament's spectator delay in its stored settings (absent: the default)."""
 
 
-def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None]:
+def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None, int]:
     """A tournament's stored failure policy (the defaults if none was stored, or for a setting
-    stored before it existed) and stop rule (None: none): the one place the column is read."""
+    stored before it existed), stop rule (None: none) and spectator delay: the one place the
+    column is read."""
     policy = dict(row.failure_policy or {})
     rule = policy.pop(STOP_RULE, None)
-    return FailurePolicy.from_json(policy or None), None if rule is None else StopRule.from_json(rule)
+    delay = int(policy.pop(SPECTATOR_DELAY, DEFAULT_SPECTATOR_DELAY_S))
+    return FailurePolicy.from_json(policy or None), None if rule is None else StopRule.from_json(rule), delay
 
 
 def game_limit(rule: StopRule | None) -> int:

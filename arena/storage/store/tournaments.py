@@ -23,10 +23,12 @@ from arena.errors import (
     TournamentFailed,
 )
 from arena.names import check_name
+from arena.play.spectators import MAX_SPECTATOR_DELAY_S
 from arena.ratings.table import Standing, arena_env
 from arena.ratings.table import rating_table as _table
 from arena.records import GameCounts, GameStatus, Tournament, TournamentStatus
 from arena.storage.store.common import (
+    SPECTATOR_DELAY,
     STOP_RULE,
     bot_id_of,
     bot_names,
@@ -80,7 +82,8 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     or DuplicateName say what is wrong). The failure policy is stored written out in full, so a
     later change of the defaults never changes a tournament already created. With a stop rule it
     plays its schedule round after round (`advance_stop_rule`); the rule is kept in the stored
-    settings beside the failure policy (key "stop_rule"), so the schema stays.
+    settings beside the failure policy (key "stop_rule"), so the schema stays, and so is the
+    spectator delay (key "spectator_delay_s").
 
     A start time in the past is allowed: the tournament is due at once. Without a seed one is
     drawn at random; it is stored, so the schedule and every deal can be reproduced, with a
@@ -104,6 +107,10 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
         raise InvalidSetting(f"games per table must be at least 1, not {games_per_table}")
     if concurrency < 1:
         raise InvalidSetting(f"concurrency must be at least 1 game, not {concurrency}")
+    if not 0 <= settings.spectator_delay_s <= MAX_SPECTATOR_DELAY_S:
+        raise InvalidSetting(
+            f"the spectator delay must be within 0..{MAX_SPECTATOR_DELAY_S} s, not {settings.spectator_delay_s}"
+        )
     entry_rules.check_format(table_size, games_per_table, rounds, game_limit(stop_rule))
     cap = entry_rules.resolve_max_entrants(settings.max_entrants, table_size)
     code = entry_rules.code_hash(settings.entry_code)
@@ -117,6 +124,7 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     policy: dict[str, Any] = dict(settings.policy.to_json())
     if stop_rule is not None:
         policy[STOP_RULE] = stop_rule.to_json()
+    policy[SPECTATOR_DELAY] = settings.spectator_delay_s
     if session.exec(select(TournamentRow.id).where(col(TournamentRow.name) == name)).first() is not None:
         raise DuplicateName(f"a tournament named {name!r} already exists")
     row = TournamentRow(
@@ -447,7 +455,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
     out = []
     for row in rows:
         assert row.id is not None
-        policy, rule = stored_settings(row)
+        policy, rule, delay = stored_settings(row)
         out.append(
             Tournament(
                 id=row.id,
@@ -472,6 +480,7 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
                 invite_only=row.entry_code_hash is not None,
                 rounds=row.rounds,
                 stop_rule=rule,
+                spectator_delay_s=delay,
             )
         )
     return out

@@ -1,0 +1,181 @@
+"""Live games for spectators: each running game's public events, held back by a delay.
+
+The referee publishes every public event of a game it plays for a tournament to the arena's
+`SpectatorHub` (`Referee(spectators=...)`): an append to that game's `GameFeed`, nothing more;
+spectators poll the feeds at their own pace, so none can slow a game down. Spectators (the live
+page's event stream, `arena.web.live`) read a feed with their own cursor and see an event only once `delay_s` has passed since it was
+played: the organiser's setting per tournament, so that nobody can relay a running game to one of
+its bots (docs/web.md, "Live games"). Feeds hold public events only (sdk/engine/events.py: no hand,
+no seed); a game's feed stays a while after the game so a late spectator sees how it ended.
+
+Connections are capped in total and per address (`admit`), so a crowd of spectators costs the arena
+a bounded amount of memory and sockets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sdk.engine import Event
+
+DEFAULT_SPECTATOR_DELAY_S = 30
+"""A spectator sees a move half a minute after it is played: with the default 2 s move limit that
+is many turns later, too late to be worth relaying to a bot, and still soon enough to follow a game."""
+MAX_SPECTATOR_DELAY_S = 3600
+MAX_EVENTS = 20_000
+"""No game has more public events (5 rounds of at most 1,000 actions, RULES.md §6); more is a bug,
+and the feed stops taking them rather than grow."""
+KEEP_S = 300.0
+"""How long a finished game's feed stays after its last event is released."""
+MAX_SPECTATORS = 200
+MAX_SPECTATORS_PER_ADDRESS = 8
+
+
+class Crowded(Exception):
+    """Too many spectators already: in total, or from this address."""
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """What the referee needs to publish a game: its key for spectators (the stored game's id)
+    and the tournament's delay."""
+
+    game_id: int
+    delay_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """One public event and when it was played: `at` on the hub's clock, `wall` in Unix seconds."""
+
+    seq: int
+    at: float
+    wall: float
+    event: Event
+
+
+class GameFeed:
+    """One attempt at a game, as spectators get it: its public events, each released `delay_s`
+    after it was played."""
+
+    def __init__(
+        self,
+        game_id: int,
+        attempt: str,
+        seats: Sequence[str],
+        delay_s: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self.game_id = game_id
+        self.attempt = attempt
+        """The referee's id of this attempt: a voided game is played again under a new one."""
+        self.seats = tuple(seats)
+        self.delay_s = delay_s
+        self._clock = clock
+        self.events: list[Published] = []
+        self._release_at: list[float] = []
+        self.ended_at: float | None = None
+        """Hub time the game ended (finished or stopped); None while it runs."""
+        self.finished = False
+        """True if it ended with its last round, False if it was stopped or abandoned."""
+
+    def publish(self, event: Event) -> None:
+        """Add the next public event; never blocks, never grows past MAX_EVENTS."""
+        if len(self.events) >= MAX_EVENTS:
+            return
+        now = self._clock()
+        self.events.append(Published(len(self.events), now, time.time(), event))
+        self._release_at.append(now + self.delay_s)
+
+    def end(self, finished: bool) -> None:
+        self.ended_at = self._clock()
+        self.finished = finished
+
+    def released(self, now: float | None = None) -> int:
+        """How many events spectators may have seen by `now` (default: the clock's now)."""
+        return bisect.bisect_right(self._release_at, self._clock() if now is None else now)
+
+    def next_release(self, seen: int) -> float | None:
+        """When event `seen` is released, on the hub's clock; None if it has not been played."""
+        return self._release_at[seen] if seen < len(self._release_at) else None
+
+    @property
+    def end_released_at(self) -> float | None:
+        """When spectators learn the game ended: its end, delayed like its events."""
+        return None if self.ended_at is None else self.ended_at + self.delay_s
+
+
+class SpectatorHub:
+    """The arena's live games, by stored game id, and the spectators watching them."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        max_total: int = MAX_SPECTATORS,
+        max_per_address: int = MAX_SPECTATORS_PER_ADDRESS,
+    ) -> None:
+        self.clock = clock
+        self.max_total = max_total
+        self.max_per_address = max_per_address
+        self._feeds: dict[int, GameFeed] = {}
+        self._watching: dict[str, int] = {}
+
+    def open(self, watch: Watch, attempt: str, seats: Sequence[str]) -> GameFeed:
+        """A new feed for an attempt at `watch.game_id`, replacing an earlier attempt's."""
+        self._prune()
+        feed = GameFeed(watch.game_id, attempt, seats, watch.delay_s, self.clock)
+        old = self._feeds.get(watch.game_id)
+        self._feeds[watch.game_id] = feed
+        if old is not None and old.ended_at is None:
+            old.end(False)
+        return feed
+
+    def feed(self, game_id: int) -> GameFeed | None:
+        """The game's latest feed, if it is playing or ended recently."""
+        self._prune()
+        return self._feeds.get(game_id)
+
+    def live(self) -> list[GameFeed]:
+        """Feeds of games still playing."""
+        return [f for f in self._feeds.values() if f.ended_at is None]
+
+    def _prune(self) -> None:
+        now = self.clock()
+        gone = [k for k, f in self._feeds.items() if f.end_released_at is not None and f.end_released_at + KEEP_S < now]
+        for key in gone:
+            del self._feeds[key]
+
+    @property
+    def spectators(self) -> int:
+        return sum(self._watching.values())
+
+    def admit(self, address: str) -> Ticket:
+        """A spectator's place, held until `Ticket.release`; Crowded if the caps are reached."""
+        if self.spectators >= self.max_total:
+            raise Crowded(f"the arena has {self.max_total} spectators already: try again later")
+        if self._watching.get(address, 0) >= self.max_per_address:
+            raise Crowded(f"at most {self.max_per_address} live streams per address: close one first")
+        self._watching[address] = self._watching.get(address, 0) + 1
+        return Ticket(self, address)
+
+    def _leave(self, address: str) -> None:
+        self._watching[address] -= 1
+        if not self._watching[address]:
+            del self._watching[address]
+
+
+class Ticket:
+    """One spectator's place in the hub's caps."""
+
+    def __init__(self, hub: SpectatorHub, address: str) -> None:
+        self._hub: SpectatorHub | None = hub
+        self.address = address
+
+    def release(self) -> None:
+        """Give the place back; once only, however often it is called."""
+        if self._hub is not None:
+            self._hub._leave(self.address)
+            self._hub = None

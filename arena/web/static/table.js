@@ -1,0 +1,161 @@
+// Drawing a SCOUT table (cards, hands, seats, the active set) and telling its events in words.
+// Shared by the replay viewer (replay.js) and the live page (live.js); no build step, no library.
+"use strict";
+
+const ScoutTable = (() => {
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A card as held: [top, bottom]; the top value counts, the bottom is drawn upside down.
+  function card(c) {
+    const node = el("div", "pcard");
+    node.dataset.top = c[0];
+    node.dataset.bottom = c[1];
+    node.style.setProperty("--ct", `var(--v${c[0]})`);
+    node.style.setProperty("--cb", `var(--v${c[1]})`);
+    node.title = `${c[0]} (${c[1]} when turned over)`;
+    node.append(el("span", "t", String(c[0])), el("span", "b", String(c[1])));
+    return node;
+  }
+
+  function back() {
+    const node = el("div", "pcard back");
+    node.title = "hidden card";
+    return node;
+  }
+
+  function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+  function tops(cards) { return cards.map((c) => c[0]).join("-"); }
+
+  // One table model, whoever looks: {names, round, rounds, phase, active, owner, toMove, me,
+  // scoutAndShow, seats: [{hand (cards or null), handSize, captured (cards or null),
+  // capturedCount, chips, hasScoutShow, flipped, total}]}
+  function render(root, m) {
+    root.replaceChildren();
+    const centre = el("div", "centre");
+    const owner = m.owner === null || m.owner === undefined ? null : m.names[m.owner];
+    centre.append(el("div", "label", owner === null ? "Table" : `Active set · ${owner}`));
+    const set = el("div", "set");
+    set.dataset.role = "active-set";
+    if (m.active.length) m.active.forEach((c) => set.append(card(c)));
+    else set.append(el("span", "empty", owner === null ? "nothing shown yet this round" : "empty: scouted away"));
+    centre.append(set);
+    root.append(centre);
+
+    const seats = el("div", "seats");
+    m.seats.forEach((s, i) => {
+      const seat = el("div", "seat");
+      seat.dataset.seat = i;
+      if (m.toMove === i) seat.classList.add("to-move");
+      if (m.me === i) seat.classList.add("me");
+      const head = el("div", "seat-head");
+      head.append(el("span", "name", m.names[i]));
+      if (m.me === i) head.append(el("span", "tag", "you"));
+      if (m.owner === i) head.append(el("span", "tag owner", "owner"));
+      if (m.toMove === i) head.append(el("span", "tag turn", "to move"));
+      if (s.flipped === true) head.append(el("span", "tag", "flipped ↻"));
+      const total = el("span", "total", `${s.total >= 0 ? "+" : ""}${s.total}`);
+      total.title = "game total so far";
+      head.append(total);
+      seat.append(head);
+
+      const hand = el("div", "hand");
+      hand.dataset.role = "hand";
+      hand.dataset.seat = i;
+      if (s.hand) s.hand.forEach((c) => hand.append(card(c)));
+      else for (let k = 0; k < s.handSize; k++) hand.append(back());
+      seat.append(hand);
+
+      const foot = el("div", "seat-foot");
+      foot.append(el("span", "", plural(s.handSize, "card")));
+      const chips = el("span", "chips");
+      chips.title = "scout chips";
+      for (let k = 0; k < Math.min(s.chips, 12); k++) chips.append(el("span", "chip"));
+      chips.append(el("span", "", ` ${plural(s.chips, "chip")}`));
+      foot.append(chips);
+      if (m.scoutAndShow) {
+        const ss = el("span", "chips");
+        ss.title = "Scout & Show chip";
+        ss.append(el("span", s.hasScoutShow ? "chip ss" : "chip ss used"), el("span", "", s.hasScoutShow ? " S&S" : " S&S used"));
+        foot.append(ss);
+      }
+      const cap = el("span", "captured", `captured ${s.capturedCount}`);
+      if (s.captured && s.captured.length) {
+        const mini = el("span", "mini");
+        s.captured.forEach((c) => mini.append(card(c)));
+        cap.append(" ", mini);
+      }
+      foot.append(cap);
+      seat.append(foot);
+      seats.append(seat);
+    });
+    root.append(seats);
+  }
+
+  // The model of a public table (table_json: a seat's view, or what spectators see); `me` and
+  // `hand` are the viewing seat and its own hand, null for a spectator.
+  function fromTable(names, t, me, hand) {
+    return {
+      names, active: t.active_set, owner: t.active_owner, toMove: t.to_move, me, scoutAndShow: names.length > 2,
+      seats: t.seats.map((p) => ({
+        hand: p.seat === me ? hand : null, handSize: p.hand_size, captured: null, capturedCount: p.captured,
+        chips: p.scout_chips, hasScoutShow: p.has_scout_show, flipped: p.flipped, total: p.total,
+      })),
+    };
+  }
+
+  // Scores: a table of each finished round and the totals, from the round_ended events seen.
+  function scores(root, names, ended, rounds) {
+    const table = el("table", "scores");
+    const head = el("tr");
+    head.append(el("th", "", "Bot"));
+    for (let r = 0; r < rounds; r++) head.append(el("th", "", `R${r + 1}`));
+    head.append(el("th", "", "Total"));
+    table.append(head);
+    names.forEach((name, s) => {
+      const row = el("tr");
+      row.append(el("td", "", name));
+      let total = 0;
+      for (let r = 0; r < rounds; r++) {
+        const e = ended[r];
+        if (e) total += e.scores[s];
+        row.append(el("td", "", e ? (e.scores[s] >= 0 ? "+" : "") + e.scores[s] : "·"));
+      }
+      row.append(el("td", "", (total >= 0 ? "+" : "") + total));
+      table.append(row);
+    });
+    root.replaceChildren(table);
+  }
+
+  // An event in words; `taken`: how many cards the active set held before it (for captures).
+  function tell(names, e, taken) {
+    const who = (s) => names[s];
+    const scouted = (x) => `${who(x.seat)} scouts the ${x.card[0]} from the ${x.end} end${x.flip ? ", turned over," : ""} into hand position ${x.position}`;
+    const shown = (x, beaten) => {
+      const cap = beaten > 0 ? `, capturing ${plural(beaten, "card")}` : "";
+      return `${who(x.seat)} shows ${tops(x.cards)} from hand position ${x.start}${cap}`;
+    };
+    switch (e.type) {
+      case "round_started": return `Round ${e.round + 1} is dealt: ${plural(e.hand_size, "card")} each; ${who(e.first_player)} plays first.`;
+      case "flips_revealed": {
+        const flipped = e.flips.map((f, s) => (f ? who(s) : null)).filter((x) => x);
+        return `Flip decisions revealed: ${flipped.length ? flipped.join(", ") + " turned the hand over" : "nobody turned the hand over"}.`;
+      }
+      case "shown": return shown(e, taken) + ".";
+      case "scouted": return scouted(e) + ".";
+      case "scouted_and_shown": return `Scout & Show: ${scouted(e.scouted)}, then ${shown(e.shown, taken - 1)}.`;
+      case "round_ended": {
+        const pts = e.scores.map((p, s) => `${who(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ");
+        return `Round ${e.round + 1} over (rule ${e.rule}). Scores: ${pts}.`;
+      }
+      default: return "";
+    }
+  }
+
+  return { el, card, back, render, fromTable, scores, tell, plural };
+})();

@@ -1,0 +1,74 @@
+"""The replay viewer's data over HTTP: a finished game's record (download) and frames; nothing of
+a game not finished (RULES.md §9: hands are published once the game is over); clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena.storage import store
+from arena.storage.database import open_database
+from arena.web.app import create_app
+from sdk.engine import GameRecord, replay
+from tests.storage.helpers import running_tournament
+
+
+def test_the_record_is_the_stored_one_and_downloads_as_a_file(client: TestClient, engine: Engine) -> None:
+    response = client.get("/api/games/2/record")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == 'attachment; filename="game-2.json"'
+    with Session(engine) as session:
+        stored = store.show_game(session=session, game_id=2).record
+    assert stored is not None
+    assert GameRecord.from_json(response.text) == stored
+    assert replay(GameRecord.from_json(response.text)).totals == list(stored.totals)
+
+
+def test_the_frames_are_the_same_compressed_or_not(client: TestClient, engine: Engine) -> None:
+    compressed = client.get("/api/games/2/frames")
+    plain = client.get("/api/games/2/frames", headers={"Accept-Encoding": "identity"})
+    assert compressed.headers["content-encoding"] == "gzip"
+    assert "content-encoding" not in plain.headers
+    assert compressed.json() == plain.json() == json.loads(plain.content)
+    with Session(engine) as session:
+        stored = store.show_game(session=session, game_id=2)
+    assert stored.record is not None
+    doc = plain.json()
+    assert doc["game"]["seats"] == list(stored.info.seats)
+    assert [s["total"] for s in doc["frames"][-1]["seats"]] == list(stored.record.totals)
+    again = client.get("/api/games/2/frames")  # from the app's cache
+    assert again.content == compressed.content
+
+
+def test_a_game_not_finished_has_no_record_frames_or_hands(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'running.db'}")
+    with Session(engine) as session:
+        running_tournament(session, 3, 3, name="open-cup")
+        game = store.list_games(session=session)[0]
+    try:
+        with TestClient(create_app(engine), raise_server_exceptions=False) as client:
+            for path in (f"/api/games/{game.id}/record", f"/api/games/{game.id}/frames"):
+                response = client.get(path)
+                assert response.status_code == 409
+                assert response.json()["error"]["message"] == (
+                    f"game {game.id} is scheduled: its record is published once it is finished"
+                )
+            page = client.get(f"/games/{game.id}")
+        assert page.status_code == 200
+        assert "published once it is finished" in page.text
+        assert 'id="replay"' not in page.text and "data-top" not in page.text
+    finally:
+        engine.dispose()
+
+
+def test_unknown_and_bad_game_ids_are_404_and_422(client: TestClient) -> None:
+    for path in ("/games/999999", "/api/games/999999/record", "/api/games/999999/frames", "/games/999999/live"):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert "there is no game 999999" in response.text
+    for path in ("/games/abc", "/api/games/0/record", "/api/games/99999999999/frames"):
+        assert client.get(path).status_code == 422, path
