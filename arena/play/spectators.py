@@ -3,10 +3,11 @@
 The referee publishes every public event of a game it plays for a tournament to the arena's
 `SpectatorHub` (`Referee(spectators=...)`): an append to that game's `GameFeed`, nothing more;
 spectators poll the feeds at their own pace, so none can slow a game down. Spectators (the live
-page's event stream, `arena.web.live`) read a feed with their own cursor and see an event only once `delay_s` has passed since it was
-played: the organiser's setting per tournament, so that nobody can relay a running game to one of
-its bots (docs/web.md, "Live games"). Feeds hold public events only (sdk/engine/events.py: no hand,
-no seed); a game's feed stays a while after the game so a late spectator sees how it ended.
+page's event stream, `arena.web.live`) read a feed with their own cursor and see an event only
+once `delay_s` has passed since it was played: the organiser's setting per tournament, so that
+nobody can relay a running game to one of its bots (docs/web.md, "Live games"). Feeds hold public
+events only (sdk/engine/events.py: no hand, no seed); a game's feed stays a while after the game
+so a late spectator sees how it ended.
 
 Connections are capped in total and per address (`admit`), so a crowd of spectators costs the arena
 a bounded amount of memory and sockets.
