@@ -467,6 +467,7 @@ class Referee:
         limits: Limits = Limits(),
         absent: Mapping[str, str] | None = None,
         watch: Watch | None = None,
+        created: Callable[[Game], None] | None = None,
     ) -> GameResult:
         """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.
 
@@ -474,8 +475,12 @@ class Referee:
         with that reason and played by the fallback, and they are not seated. Raises ValueError
         for a bad seat count, sessions.Unavailable if another bot is not connected or is at
         capacity; nothing has started then. With `watch`, spectators can follow the game.
+        `created`, if given, is handed the game once it is dealt (a casual game's host reads the
+        person's seat view from it, `arena.play.casual`).
         """
         game = Game(len(seat_bots), seed)
+        if created is not None:
+            created(game)
         table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
         self._hub.seat(table, table.bots)
         if watch is not None and self.spectators is not None:

@@ -241,8 +241,11 @@ class SessionHub:
     def get(self, name: str) -> BotConnection | None:
         return self._bots.get(name)
 
-    def open(self, name: str, hello: Hello, session_id: str) -> tuple[BotConnection, Stream]:
-        """Attach a new stream for `name` after its Hello; a previous live stream is superseded."""
+    def open(
+        self, name: str, hello: Hello, session_id: str, stream: Stream | None = None
+    ) -> tuple[BotConnection, Stream]:
+        """Attach a new stream for `name` after its Hello (`stream`, or a new `Stream` for a gRPC
+        call); a previous live stream is superseded."""
         conn = self._bots.get(name)
         if conn is None:
             conn = self._bots[name] = BotConnection(name)
@@ -250,7 +253,8 @@ class SessionHub:
         if old is not None:
             old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
-        stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock)
+        if stream is None:
+            stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock)
         conn.stream = stream
         conn.capacity = hello.capacity
         stream.send(Welcome(session_id, name, hello.capacity))

@@ -3,7 +3,8 @@ error pages together over one database.
 
 Routers are the rooms of the site: `pages` (ladders, tournaments, bots, games), `api` (the same
 data as JSON under /api/, described at /api/openapi.json and listed at /api), `replay`
-(a finished game's viewer) and `live` (a running game as a spectator sees it). Each route gets
+(a finished game's viewer), `live` (a running game as a spectator sees it) and `play` (a
+person's seat against house bots, the one room that takes POSTs). Each route gets
 the shared `context.WebContext` through the `context.Web` dependency. Every route only reads.
 """
 
@@ -18,10 +19,11 @@ from sqlalchemy.engine import Engine
 
 from arena.api.pages import PageTokens
 from arena.storage.async_store import AsyncStore
-from arena.web import api, live, pages, replay
+from arena.web import api, live, pages, play, replay
 from arena.web.context import WebContext
 from arena.web.errors import install_error_handlers
 from arena.web.page_cache import PageCache, route_patterns
+from arena.web.play_room import PlayRoom
 from arena.web.reads import WebReads
 from arena.web.templating import make_templates
 
@@ -47,7 +49,8 @@ def create_app(engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TT
     app.state.web = WebContext(db=db, reads=WebReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (pages, api, replay, live):
+    app.state.play = PlayRoom()
+    for module in (pages, api, replay, live, play):
         app.include_router(module.router)
     app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)
     return app

@@ -1,0 +1,173 @@
+"""Casual games: a person plays the arena's house bots with the real referee.
+
+Each casual game has a `SessionHub` of its own, so its seats never touch the bots registered at
+the arena (their capacity, their tournaments, their ratings). Every seat is a `BotConnection`
+whose stream is a `Feed`: a house bot's feed answers its requests in a worker thread after the
+chosen move time; the person's feed hands the messages to the browser's open event stream. The
+referee cannot tell them from gRPC streams: same seat views (`observe(game, seat)`), deadlines,
+grace period, forfeits and record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from arena.play.referee import Limits, Referee
+from arena.play.results import GameResult
+from arena.play.sessions import Answer, BotConnection, SessionHub, Stream
+from sdk.bot import Bot
+from sdk.engine import Action, Flip, Game, Scout, ScoutShow, Show, observe
+from sdk.engine.observation import Observation
+from sdk.loading import example_bots, load_bot
+from sdk.protocol import ArenaMessage, Decision, DecisionKind, DecisionRequest, Hello
+
+HOUSE_BOTS = ("random", "greedy")
+"""The example bots a person may play: fast enough at any move time to run in the arena process."""
+PERSON_LIMITS = Limits(move_ms=60_000, time_bank_ms=300_000, grace_ms=30_000, max_invalid=50)
+"""A person's clock: a minute a move plus five minutes of bank; half a minute to come back."""
+BOT_MOVE_MS = (0, 5000)
+"""The range of the house bots' move time (the pause before each of their moves)."""
+
+
+class Feed(Stream):
+    """A stream whose messages go to `deliver` at once instead of to a gRPC writer."""
+
+    def __init__(self, session_id: str, deliver: Callable[[ArenaMessage], None]) -> None:
+        super().__init__(session_id, True, lambda: False)
+        self._deliver = deliver
+
+    def send(self, msg: ArenaMessage) -> None:
+        if not self.closed:
+            self._deliver(msg)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _hello(name: str) -> Hello:
+    return Hello(name, "casual", 1, True)
+
+
+class HouseSeat:
+    """A house bot at one seat: answers each request after `move_s`, thinking in a worker thread
+    so the event loop never waits for it."""
+
+    def __init__(self, hub: SessionHub, name: str, bot: Bot, move_s: float) -> None:
+        self.hub = hub
+        self.name = name
+        self.bot = bot
+        self.move_s = move_s
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.conn, _ = hub.open(name, _hello(name), f"house-{name}", Feed(f"house-{name}", self._on_message))
+
+    def _on_message(self, msg: ArenaMessage) -> None:
+        if isinstance(msg, DecisionRequest):
+            task = asyncio.get_running_loop().create_task(self._answer(msg))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _answer(self, req: DecisionRequest) -> None:
+        await asyncio.sleep(self.move_s)
+        action = await asyncio.to_thread(self._think, req.observation, req.kind)
+        self.hub.receive(self.conn, Decision(req.game_id, req.request_id, action))
+
+    def _think(self, obs: Observation, kind: DecisionKind) -> Action:
+        """The bot's decision (the example bots are plain functions: no awaitable comes back)."""
+        if kind is DecisionKind.FLIP:
+            return Flip(bool(self.bot.flip(obs)))
+        action = self.bot.choose(obs)
+        if not isinstance(action, Flip | Show | Scout | ScoutShow):
+            raise TypeError(f"house bot {self.name!r} gave {action!r}, not an action")
+        return action
+
+
+@dataclass
+class CasualGame:
+    """One person's game against house bots; `messages` of the person's seat reach the browser
+    through `attach` (one event stream at a time; a new one takes over and is re-sent everything)."""
+
+    game_id: str
+    owner: str
+    """The session cookie of the person playing."""
+    person: str
+    seat_names: tuple[str, ...]
+    seat: int
+    hub: SessionHub
+    game: Game | None = None
+    result: GameResult | None = None
+    error: str | None = None
+    house: list[HouseSeat] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def attach(self, deliver: Callable[[ArenaMessage], None]) -> tuple[BotConnection, Stream]:
+        """Open the person's stream to `deliver`; the referee re-sends the seat, events and request."""
+        session_id = secrets.token_hex(8)
+        return self.hub.open(self.person, _hello(self.person), session_id, Feed(session_id, deliver))
+
+    def detach(self, conn: BotConnection, stream: Stream) -> None:
+        """The browser's stream ended: the grace period starts (if the game still runs)."""
+        self.hub.close(conn, stream)
+
+    def submit(self, answer: Answer) -> ArenaMessage | None:
+        """Judge the person's answer with the referee; None if the game is not running."""
+        conn = self.hub.get(self.person)
+        table = conn.live_games.get(self.game_id) if conn is not None else None
+        if table is None:
+            return None
+        return table.submit(self.person, answer)
+
+    def view(self) -> Observation | None:
+        """What the person's seat may see now (`observe`), or None before the game exists."""
+        return None if self.game is None else observe(self.game, self.seat)
+
+
+def seat_names(person: str, rivals: list[str]) -> tuple[str, ...]:
+    """Distinct names for the table: the person first, then each rival (numbered when repeated)."""
+    names = [person]
+    for i, rival in enumerate(rivals, 1):
+        names.append(f"{rival} {i}" if rivals.count(rival) > 1 else rival)
+    return tuple(names)
+
+
+def new_game(game_id: str, owner: str, person: str, rivals: list[str], move_ms: int, seed: int) -> CasualGame:
+    """Set up (not start) a casual game; ValueError names a bad rival or move time."""
+    if not 1 <= len(rivals) <= 4:
+        raise ValueError(f"choose 1 to 4 rivals, not {len(rivals)}")
+    for rival in rivals:
+        if rival not in HOUSE_BOTS:
+            raise ValueError(f"there is no house bot named {rival!r}; choose from {', '.join(HOUSE_BOTS)}")
+    low, high = BOT_MOVE_MS
+    if not low <= move_ms <= high:
+        raise ValueError(f"the bots' move time must be within {low}..{high} ms, not {move_ms}")
+    names = seat_names(person if person not in rivals else f"{person} (you)", rivals)
+    hub = SessionHub()
+    specs = example_bots()
+    game = CasualGame(game_id, owner, names[0], names, 0, hub)
+    for i, (name, rival) in enumerate(zip(names[1:], rivals, strict=True), 1):
+        game.house.append(HouseSeat(hub, name, load_bot(specs[rival], seed=seed + i), move_ms / 1000))
+    return game
+
+
+async def play(casual: CasualGame, seed: int, on_done: Callable[[CasualGame], None]) -> None:
+    """Play `casual` to its end with the referee (the person's seat opened before, so it is seated)."""
+
+    def created(game: Game) -> None:
+        casual.game = game
+
+    try:
+        casual.result = await Referee(casual.hub).play(
+            casual.game_id, casual.seat_names, seed, PERSON_LIMITS, created=created
+        )
+    except Exception as exc:  # noqa: BLE001 - the game is lost either way; the page says why
+        casual.error = str(exc)
+    finally:
+        for seat in casual.house:
+            for task in list(seat.tasks):
+                task.cancel()
+        casual.done.set()
+        on_done(casual)
+

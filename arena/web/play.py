@@ -1,0 +1,160 @@
+"""The Play page: a person takes a seat against house bots (`arena.play.casual`).
+
+`GET /play` is the page (and gives the browser its session cookie); the game is driven by
+`POST /api/play/games` (start), `GET /api/play/games/{id}/feed` (the seat's messages as
+Server-Sent Events, one JSON object each) and `POST /api/play/games/{id}/decisions` (an answer to
+the seat's open request, judged by the referee). A game answers only its own session's cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, Field
+
+from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
+from arena.play.sessions import Answer, MalformedDecision
+from arena.web.context import Web
+from arena.web.play_room import PlayLimit, PlayRoom
+from arena.web.seat_json import message_json, reply_json
+from arena.web.templating import render
+from sdk.engine.actions import action_from_dict
+from sdk.protocol import ArenaMessage, Decision
+
+router = APIRouter()
+
+COOKIE = "scout_play"
+KEEPALIVE_S = 15.0
+"""How often an idle feed sends a comment, so proxies keep the connection open."""
+
+
+class StartGame(BaseModel):
+    rivals: list[str] = Field(min_length=1, max_length=4)
+    move_ms: int = 800
+    name: str = Field(default="", max_length=24)
+
+
+class Answered(BaseModel):
+    request_id: int
+    action: dict[str, Any]
+
+
+def _room(request: Request) -> PlayRoom:
+    room: PlayRoom = request.app.state.play
+    return room
+
+
+def _session(request: Request) -> str:
+    session = request.cookies.get(COOKIE, "")
+    if not session:
+        raise HTTPException(403, "no play session: open /play first (it sets the session cookie)")
+    return session
+
+
+def _game(request: Request, game_id: str) -> CasualGame:
+    casual = _room(request).find(game_id, _session(request))
+    if casual is None:
+        raise HTTPException(404, f"you are not playing a game {game_id!r}")
+    return casual
+
+
+@router.get("/play", response_class=HTMLResponse)
+async def play_page(request: Request, web: Web) -> Response:
+    response = render(
+        web.templates,
+        request,
+        "play.html",
+        nav="play",
+        bots=HOUSE_BOTS,
+        move_range=BOT_MOVE_MS,
+        person_move_s=PERSON_LIMITS.move_ms // 1000,
+        person_bank_s=PERSON_LIMITS.time_bank_ms // 1000,
+    )
+    if not request.cookies.get(COOKIE):
+        response.set_cookie(COOKIE, secrets.token_urlsafe(18), httponly=True, samesite="strict")
+    return response
+
+
+@router.post("/api/play/games")
+async def start_game(request: Request, body: StartGame) -> JSONResponse:
+    address = request.client.host if request.client else "?"
+    name = " ".join(body.name.split()) or "you"
+    try:
+        casual = _room(request).start(_session(request), address, name, body.rivals, body.move_ms)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    except PlayLimit as exc:
+        raise HTTPException(429, str(exc)) from None
+    return JSONResponse({"game_id": casual.game_id, "players": list(casual.seat_names)}, status_code=201)
+
+
+@router.get("/api/play/games/{game_id}/feed")
+async def feed(request: Request, game_id: str) -> StreamingResponse:
+    casual = _game(request, game_id)
+    return StreamingResponse(_events(casual), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def _events(casual: CasualGame) -> AsyncIterator[str]:
+    """The seat's messages as they come; the seat's stream is open exactly while this runs."""
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def deliver(msg: ArenaMessage) -> None:
+        out = message_json(msg, casual.view())
+        if out is not None:
+            queue.put_nowait(out)
+
+    if casual.done.is_set():
+        yield _sse(_ended(casual))
+        return
+    conn, stream = casual.attach(deliver)
+    try:
+        while True:
+            try:
+                out = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            except TimeoutError:
+                if casual.done.is_set():
+                    break
+                yield ": keepalive\n\n"
+                continue
+            yield _sse(out)
+            if out["type"] == "over" or (out["type"] == "error" and stream.closed):
+                break
+    finally:
+        casual.detach(conn, stream)
+
+
+def _ended(casual: CasualGame) -> dict[str, Any]:
+    if casual.result is None:
+        return {"type": "error", "message": casual.error or "the game did not finish"}
+    seats = casual.result.seats
+    return {
+        "type": "over",
+        "totals": [s.points for s in seats],
+        "ranks": [s.rank for s in seats],
+        "forfeits": [[s.seat, s.forfeit] for s in seats if s.forfeit],
+        "players": list(casual.seat_names),
+    }
+
+
+def _sse(data: dict[str, Any]) -> str:
+    return f"data: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+@router.post("/api/play/games/{game_id}/decisions")
+async def decide(request: Request, game_id: str, body: Answered) -> JSONResponse:
+    casual = _game(request, game_id)
+    answer: Answer
+    try:
+        answer = Decision(game_id, body.request_id, action_from_dict(body.action))
+    except ValueError as exc:
+        answer = MalformedDecision(game_id, body.request_id, str(exc))
+    reply = casual.submit(answer)
+    if reply is None:
+        raise HTTPException(409, f"game {game_id!r} is over")
+    return JSONResponse(reply_json(reply))

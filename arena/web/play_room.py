@@ -1,0 +1,83 @@
+"""The casual games being played through the web: at most `max_games` at once, and at most
+`per_address` new games per address in any `window_s`, so the Play page cannot exhaust the arena."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+
+from arena.play.casual import CasualGame, new_game, play
+
+MAX_GAMES = 20
+PER_ADDRESS = 10
+WINDOW_S = 600.0
+FINISHED_KEPT = 200
+"""Finished games remembered for their players' pages (the oldest is forgotten first)."""
+
+
+class PlayLimit(Exception):
+    """A game cannot start now; the message says which limit and when to try again."""
+
+
+class PlayRoom:
+    """Starts casual games and finds them again by id for their owner."""
+
+    def __init__(
+        self,
+        max_games: int = MAX_GAMES,
+        per_address: int = PER_ADDRESS,
+        window_s: float = WINDOW_S,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_games = max_games
+        self.per_address = per_address
+        self.window_s = window_s
+        self._now = now
+        self.games: dict[str, CasualGame] = {}
+        self._running: set[str] = set()
+        self._started: dict[str, deque[float]] = {}
+
+    def _admit(self, address: str) -> None:
+        if len(self._running) >= self.max_games:
+            raise PlayLimit(f"{self.max_games} games are being played, the most at once; try again in a minute")
+        now = self._now()
+        recent = self._started.setdefault(address, deque())
+        while recent and recent[0] <= now - self.window_s:
+            recent.popleft()
+        if len(recent) >= self.per_address:
+            wait = round(recent[0] + self.window_s - now)
+            raise PlayLimit(f"{self.per_address} games started from your address lately; try again in {wait} s")
+        recent.append(now)
+
+    def start(self, owner: str, address: str, person: str, rivals: list[str], move_ms: int) -> CasualGame:
+        """Start a game for session `owner`; ValueError for a bad choice, PlayLimit over a limit."""
+        seed = secrets.randbits(63)
+        game_id = "casual-" + secrets.token_hex(6)
+        casual = new_game(game_id, owner, person, rivals, move_ms, seed)
+        self._admit(address)
+        casual.attach(lambda msg: None)
+        self.games[game_id] = casual
+        self._running.add(game_id)
+        casual.task = asyncio.get_running_loop().create_task(play(casual, seed, self._finished))
+        return casual
+
+    def _finished(self, casual: CasualGame) -> None:
+        self._running.discard(casual.game_id)
+        done = [g for g in self.games if g not in self._running]
+        for game_id in done[: max(0, len(done) - FINISHED_KEPT)]:
+            del self.games[game_id]
+
+    def find(self, game_id: str, owner: str) -> CasualGame | None:
+        """The game `game_id` if session `owner` plays it (another's game is as good as none)."""
+        casual = self.games.get(game_id)
+        return casual if casual is not None and casual.owner == owner else None
+
+    async def close(self) -> None:
+        """Stop every running game (the server is shutting down)."""
+        tasks = [g.task for g in self.games.values() if g.task is not None and not g.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
