@@ -1,0 +1,268 @@
+// The Play page: the person's seat. Everything shown comes from the seat's own feed (the
+// referee's messages to this seat); every decision is judged by the referee, whose reason for
+// refusing one is shown as it is.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const st = { game: null, players: [], seat: 0, view: null, request: null, legal: new Set(),
+    sel: null, scout: null, ssArmed: false, lastSeq: -1, source: null, deadline: 0 };
+  const key = (a) => JSON.stringify(a);
+  const name = (s) => (s === st.seat ? "You" : st.players[s] || `seat ${s}`);
+  const cardText = (c) => `${c[0]}/${c[1]}`;
+
+  function card(c, cls = "") {
+    const el = document.createElement("div");
+    el.className = `card ${cls}`;
+    el.innerHTML = `<span class="top">${c[0]}</span><span class="bottom">${c[1]}</span>`;
+    el.title = `${c[0]} in play, ${c[1]} underneath`;
+    return el;
+  }
+  const turned = (hand) => hand.slice().reverse().map((c) => [c[1], c[0]]);
+  const legalActions = () => [...st.legal].map((k) => JSON.parse(k));
+  const myTurn = () => st.request && st.request.kind === "action";
+
+  function log(text) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    $("log").prepend(li);
+  }
+
+  function describe(e) {
+    switch (e.type) {
+      case "round_started": return `Round ${e.round + 1} starts: ${name(e.first)} plays first, ${e.hand_size} cards each.`;
+      case "flips": return "Hands: " + e.flips.map((f, s) => `${name(s)} ${f ? "turned over" : "kept"}`).join(", ") + ".";
+      case "shown": return `${name(e.seat)} ${e.seat === st.seat ? "show" : "shows"} ${e.cards.map(cardText).join(" ")}.`;
+      case "scouted": return `${name(e.seat)} ${e.seat === st.seat ? "scout" : "scouts"} the ${e.end} card ${cardText(e.card)}${e.flip ? " (turned over)" : ""} into position ${e.position + 1}.`;
+      case "scout_show": return `Scout & Show: ${describe(e.scouted)} ${describe(e.shown)}`;
+      case "round_ended": return `Round ${e.round + 1} ends (${e.reason}). Scores: ` + e.scores.map((p, s) => `${name(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ") + ".";
+      default: return "";
+    }
+  }
+
+  function render() {
+    const v = st.view;
+    if (!v) return;
+    const rivals = $("rivals");
+    rivals.replaceChildren(...v.seats.map((s, i) => {
+      const d = document.createElement("div");
+      d.className = "rival" + (v.to_move === i ? " to-move" : "");
+      d.innerHTML = `<strong></strong><br>${s.hand_size} cards · ${s.captured} captured · ${s.chips} chips` +
+        `${v.seats.length > 2 ? (s.scout_show ? " · S&S ready" : " · S&S used") : ""}<br>total ${s.total}`;
+      d.querySelector("strong").textContent = name(i) + (v.to_move === i ? " (to move)" : "");
+      return d;
+    }));
+    $("owner").textContent = v.active_owner === null ? "(none yet)" : `(${name(v.active_owner)}'s)`;
+    renderActive(v);
+    renderHand(v);
+    const flipping = st.request && st.request.kind === "flip";
+    $("flip-choice").hidden = !flipping;
+    if (flipping) {
+      $("flip-keep").replaceChildren(...v.hand.map((c) => card(c)));
+      $("flip-turned").replaceChildren(...turned(v.hand).map((c) => card(c)));
+    }
+    const acts = myTurn() ? legalActions() : [];
+    $("scoutshow").disabled = !acts.some((a) => a.scout && a.show) || st.scout !== null;
+    $("show").disabled = !(myTurn() && st.sel && (!st.scout || st.scout.position !== undefined));
+    $("flipcard").hidden = !(st.scout && st.scout.position === undefined);
+    $("cancel").hidden = !(st.scout || st.sel || st.ssArmed);
+    $("status").textContent = v.phase === "over" ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
+      : myTurn() ? "Your turn." : v.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(v.to_move)}…`;
+    prompt();
+  }
+
+  function prompt() {
+    let text = "";
+    if (st.request && st.request.kind === "flip") text = "Both orientations of your hand are shown: the top numbers are the ones in play.";
+    else if (myTurn()) {
+      if (st.scout && st.scout.position === undefined) text = `Scouting the ${st.scout.end} card: turn it over if you like, then click a gap (+) in your hand to put it there.`;
+      else if (st.scout) text = "Scout & Show: now select the cards to show and press Show.";
+      else if (st.ssArmed) text = "Scout & Show: first take the left or right card of the active set.";
+      else text = "Show: click adjacent cards in your hand (green ones can start or join a legal show), then press Show. Scout: click the left or right card of the active set.";
+    }
+    $("prompt").textContent = text;
+  }
+
+  function canScout() {
+    return legalActions().some((a) => a.scout && (st.ssArmed ? a.show : !a.show));
+  }
+
+  function renderActive(v) {
+    const ends = myTurn() && !st.scout && canScout();
+    $("active").replaceChildren(...v.active.map((c, i) => {
+      const end = i === 0 ? "left" : i === v.active.length - 1 ? "right" : null;
+      const el = card(c, ends && end ? "pickable" : "");
+      if (ends && end) {
+        el.dataset.end = end;
+        el.setAttribute("role", "button");
+        el.title = `take the ${end} card`;
+        el.addEventListener("click", () => { st.scout = { end, flip: false, card: c }; st.sel = null; render(); });
+      }
+      return el;
+    }));
+  }
+
+  function handNow(v) {
+    if (st.scout && st.scout.position !== undefined) {
+      const h = v.hand.slice();
+      const c = st.scout.flip ? [st.scout.card[1], st.scout.card[0]] : st.scout.card;
+      h.splice(st.scout.position, 0, c);
+      return h;
+    }
+    return v.hand;
+  }
+
+  function legalShowCards() {
+    const cards = new Set();
+    for (const a of legalActions()) {
+      if (!a.show) continue;
+      if (st.scout ? !a.scout || a.scout[0] !== st.scout.end || a.scout[1] !== st.scout.flip || a.scout[2] !== st.scout.position : a.scout) continue;
+      for (let i = a.show[0]; i < a.show[0] + a.show[1]; i++) cards.add(i);
+    }
+    return cards;
+  }
+
+  function renderHand(v) {
+    const hand = handNow(v);
+    const placing = st.scout && st.scout.position === undefined;
+    const selecting = myTurn() && !placing && (!st.ssArmed || st.scout);
+    const legalCards = selecting ? legalShowCards() : new Set();
+    const parts = [];
+    const slot = (p) => {
+      const b = document.createElement("button");
+      b.className = "slot";
+      b.textContent = "+";
+      b.dataset.position = p;
+      b.title = `put the card at position ${p + 1}`;
+      b.addEventListener("click", () => place(p));
+      return b;
+    };
+    hand.forEach((c, i) => {
+      if (placing) parts.push(slot(i));
+      const inSel = st.sel && i >= st.sel[0] && i <= st.sel[1];
+      const isScouted = st.scout && st.scout.position === i;
+      const el = card(c, [selecting ? "pickable" : "", legalCards.has(i) ? "legal" : "", inSel ? "selected" : "", isScouted ? "scouted" : ""].join(" "));
+      el.dataset.index = i;
+      if (selecting) el.addEventListener("click", () => pick(i));
+      parts.push(el);
+    });
+    if (placing) parts.push(slot(hand.length));
+    $("hand").replaceChildren(...parts);
+  }
+
+  function pick(i) {
+    const s = st.sel;
+    if (!s) st.sel = [i, i];
+    else if (i === s[0] - 1) st.sel = [i, s[1]];
+    else if (i === s[1] + 1) st.sel = [s[0], i];
+    else if (i === s[0] && s[0] < s[1]) st.sel = [i + 1, s[1]];
+    else if (i === s[1] && s[0] < s[1]) st.sel = [s[0], i - 1];
+    else if (s[0] === s[1] && s[0] === i) st.sel = null;
+    else st.sel = [i, i];
+    render();
+  }
+
+  function place(p) {
+    const s = st.scout;
+    if (st.ssArmed) { s.position = p; render(); return; }
+    decide({ scout: [s.end, s.flip, p] });
+  }
+
+  function reset() { st.sel = null; st.scout = null; st.ssArmed = false; }
+
+  async function decide(action) {
+    if (!st.request) return;
+    $("reason").textContent = "";
+    const res = await fetch(`/api/play/games/${st.game}/decisions`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ request_id: st.request.request_id, action }),
+    });
+    const body = await res.json();
+    if (!res.ok) { $("reason").textContent = body.error ? body.error.message : "refused"; return; }
+    if (body.accepted) { st.request = null; st.legal = new Set(); reset(); }
+    else {
+      $("reason").textContent = `Not allowed: ${body.reason}` + (body.attempts_left !== undefined ? ` (${body.attempts_left} tries left)` : "");
+      reset();
+    }
+    render();
+  }
+
+  function onMessage(m) {
+    if (m.type === "started") { st.players = m.players; st.seat = m.seat; }
+    if (m.view) st.view = m.view;
+    if (m.type === "event") {
+      if (m.seq <= st.lastSeq) return render();
+      st.lastSeq = m.seq;
+      log(describe(m.event));
+      if (m.event.type === "round_ended") showRound(m.event);
+    } else if (m.type === "request") {
+      st.request = m; st.legal = new Set(m.view.legal.map(key)); reset();
+      st.deadline = Date.now() + m.time_left_ms;
+    } else if (m.type === "over") {
+      st.request = null; st.legal = new Set(); finish(m);
+    } else if (m.type === "error") {
+      $("reason").textContent = m.message;
+    }
+    render();
+  }
+
+  function showRound(e) {
+    const box = $("result");
+    box.hidden = false;
+    box.textContent = describe(e);
+  }
+
+  function finish(m) {
+    if (st.source) st.source.close();
+    if (st.view) st.view.phase = "over";
+    const box = $("result");
+    box.hidden = false;
+    const order = m.ranks.map((r, s) => [r, s]).sort((a, b) => a[0] - b[0]);
+    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
+    const ol = box.querySelector("ol");
+    for (const [r, s] of order) {
+      const li = document.createElement("li");
+      const f = m.forfeits.find((x) => x[0] === s);
+      li.textContent = `${r}. ${name(s)}: ${m.totals[s]} points${f ? ` (forfeited: ${f[1]})` : ""}`;
+      ol.append(li);
+    }
+    box.querySelector("#replay").href = `/games/${st.game}`;
+  }
+
+  function open(game) {
+    st.game = game;
+    $("setup").hidden = true;
+    $("table").hidden = false;
+    const src = new EventSource(`/api/play/games/${game}/feed`);
+    st.source = src;
+    src.onmessage = (ev) => onMessage(JSON.parse(ev.data));
+  }
+
+  setInterval(() => {
+    $("clock").textContent = st.request ? `· your clock: ${Math.max(0, Math.round((st.deadline - Date.now()) / 1000))} s` : "";
+  }, 500);
+
+  $("keep").addEventListener("click", () => decide({ flip: false }));
+  $("turn").addEventListener("click", () => decide({ flip: true }));
+  $("show").addEventListener("click", () => {
+    const show = [st.sel[0], st.sel[1] - st.sel[0] + 1];
+    decide(st.scout ? { scout: [st.scout.end, st.scout.flip, st.scout.position], show } : { show });
+  });
+  $("scoutshow").addEventListener("click", () => { reset(); st.ssArmed = true; render(); });
+  $("flipcard").addEventListener("click", () => { st.scout.flip = !st.scout.flip; render(); });
+  $("cancel").addEventListener("click", () => { reset(); render(); });
+  $("setup-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    const rivals = [...f.querySelectorAll("select[name=rival]")].map((s) => s.value).filter(Boolean);
+    const res = await fetch("/api/play/games", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rivals, move_ms: Number(f.move_ms.value), name: f.name.value }),
+    });
+    const body = await res.json();
+    if (!res.ok) { $("setup-error").textContent = body.error ? body.error.message : "could not start"; return; }
+    history.replaceState(null, "", `#game=${body.game_id}`);
+    open(body.game_id);
+  });
+  const m = location.hash.match(/^#game=([\w-]+)$/);
+  if (m) open(m[1]);
+})();
