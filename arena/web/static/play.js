@@ -67,6 +67,7 @@
     $("cancel").hidden = !(st.scout || st.sel || st.ssArmed);
     $("status").textContent = v.phase === "over" ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
       : myTurn() ? "Your turn." : v.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(v.to_move)}…`;
+    document.body.dataset.phase = v.phase === "over" ? "over" : flipping ? "flip" : myTurn() ? "turn" : "wait";
     prompt();
   }
 
@@ -74,7 +75,10 @@
     let text = "";
     if (st.request && st.request.kind === "flip") text = "Both orientations of your hand are shown: the top numbers are the ones in play.";
     else if (myTurn()) {
-      if (st.scout && st.scout.position === undefined) text = `Scouting the ${st.scout.end} card: turn it over if you like, then click a gap (+) in your hand to put it there.`;
+      if (st.scout && st.scout.position === undefined) {
+        const c = st.scout.flip ? [st.scout.card[1], st.scout.card[0]] : st.scout.card;
+        text = `Scouting the ${st.scout.end} card, as ${c[0]} (${c[1]} underneath): turn it over if you like, then click a gap (+) in your hand to put it there.`;
+      }
       else if (st.scout) text = "Scout & Show: now select the cards to show and press Show.";
       else if (st.ssArmed) text = "Scout & Show: first take the left or right card of the active set.";
       else text = "Show: click adjacent cards in your hand (green ones can start or join a legal show), then press Show. Scout: click the left or right card of the active set.";
@@ -111,13 +115,14 @@
     return v.hand;
   }
 
+  function legalShows() {
+    const s = st.scout;
+    return legalActions().filter((a) => a.show && (s ? a.scout && a.scout[0] === s.end && a.scout[1] === s.flip && a.scout[2] === s.position : !a.scout)).map((a) => a.show);
+  }
+
   function legalShowCards() {
     const cards = new Set();
-    for (const a of legalActions()) {
-      if (!a.show) continue;
-      if (st.scout ? !a.scout || a.scout[0] !== st.scout.end || a.scout[1] !== st.scout.flip || a.scout[2] !== st.scout.position : a.scout) continue;
-      for (let i = a.show[0]; i < a.show[0] + a.show[1]; i++) cards.add(i);
-    }
+    for (const [start, length] of legalShows()) for (let i = start; i < start + length; i++) cards.add(i);
     return cards;
   }
 
@@ -147,6 +152,7 @@
     });
     if (placing) parts.push(slot(hand.length));
     $("hand").replaceChildren(...parts);
+    $("hand").dataset.shows = selecting ? legalShows().map((x) => x.join(",")).join(";") : "";
   }
 
   function pick(i) {
@@ -170,15 +176,17 @@
   function reset() { st.sel = null; st.scout = null; st.ssArmed = false; }
 
   async function decide(action) {
-    if (!st.request) return;
+    const asked = st.request;
+    if (!asked) return;
     $("reason").textContent = "";
     const res = await fetch(`/api/play/games/${st.game}/decisions`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ request_id: st.request.request_id, action }),
+      body: JSON.stringify({ request_id: asked.request_id, action }),
     });
     const body = await res.json();
     if (!res.ok) { $("reason").textContent = body.error ? body.error.message : "refused"; return; }
-    if (body.accepted) { st.request = null; st.legal = new Set(); reset(); }
+    // The feed may have brought the next request before this answer: keep that one.
+    if (body.accepted) { if (st.request === asked) { st.request = null; st.legal = new Set(); } reset(); }
     else {
       $("reason").textContent = `Not allowed: ${body.reason}` + (body.attempts_left !== undefined ? ` (${body.attempts_left} tries left)` : "");
       reset();

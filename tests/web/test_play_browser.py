@@ -1,0 +1,202 @@
+"""A person plays whole games on the Play page by clicking (issue #15): flips at round start,
+shows, a scout with a turn-over and an insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at
+2), an illegal show refused with the referee's reason, the final ranking; the record replays to
+the same totals, and no message the page gets holds a card of another hand."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from arena.play.casual import CasualGame
+from arena.web.app import create_app
+from arena.web.play_room import PlayRoom
+from arena.web.serving import WebServer, bind, start_web
+from sdk.engine.deal import deal_rounds
+from sdk.engine.record import replay
+from tests.web.conftest import screenshot
+
+RECORD_MESSAGES = """
+window.__messages = [];
+window.addEventListener("error", () => { window.__failed = true; });
+const Native = window.EventSource;
+window.EventSource = class extends Native {
+  constructor(url) {
+    super(url);
+    this.addEventListener("message", (ev) => window.__messages.push(JSON.parse(ev.data)));
+  }
+};
+"""
+
+
+@pytest.fixture
+def room(engine: Engine) -> Iterator[tuple[str, PlayRoom]]:
+    """The web app served on a free port, with its play room at hand."""
+    loop = asyncio.new_event_loop()
+    started: list[tuple[WebServer, PlayRoom]] = []
+    ready = threading.Event()
+    stopping = asyncio.Event()
+
+    async def run() -> None:
+        app = create_app(engine)
+        server = await start_web(app, bind("127.0.0.1", 0))
+        started.append((server, app.state.play))
+        ready.set()
+        await stopping.wait()
+        await app.state.play.close()
+        await server.stop()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        yield started[0][0].url, started[0][1]
+    finally:
+        loop.call_soon_threadsafe(stopping.set)
+        thread.join(30)
+        loop.close()
+
+
+def _phase(page: Any, errors: list[str]) -> str:
+    """Wait for the page to need the person (or to end); a script error fails at once."""
+    page.wait_for_function(
+        "window.__failed || ['flip', 'turn', 'over'].includes(document.body.dataset.phase)", timeout=30_000
+    )
+    assert not errors, errors
+    return str(page.evaluate("document.body.dataset.phase"))
+
+
+def _click_show(page: Any, start: int, length: int) -> None:
+    for i in range(start, start + length):
+        page.click(f"#hand .card[data-index='{i}']")
+    page.click("#show")
+
+
+def _legal_shows(page: Any) -> list[tuple[int, int]]:
+    text = page.get_attribute("#hand", "data-shows") or ""
+    return [(int(a), int(b)) for a, b in (part.split(",") for part in text.split(";") if part)]
+
+
+def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, int]:
+    """Play one game by clicking; returns how often each kind of move was made."""
+    page.add_init_script(RECORD_MESSAGES)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "play")
+    screenshot(page, f"play-{name}-setup")
+    for i, rival in enumerate(rivals):
+        page.select_option(f"select[data-rival='{i}']", rival)
+    page.fill("input[name=move_ms]", "0")
+    page.click("#start")
+    done = {"flip": 0, "show": 0, "scout": 0, "scout_show": 0, "illegal": 0}
+    while (phase := _phase(page, errors)) != "over":
+        if phase == "flip":
+            if not done["flip"]:
+                screenshot(page, f"play-{name}-flip")
+            page.click("#turn" if done["flip"] % 2 == 0 else "#keep")
+            done["flip"] += 1
+        elif not done["illegal"] and page.locator("#active .card").count() >= 2:
+            illegal = page.locator("#hand .card:not(.legal)")
+            if illegal.count():
+                illegal.first.click()
+                page.click("#show")
+                page.wait_for_selector("#reason:has-text('Not allowed')")
+                screenshot(page, f"play-{name}-illegal")
+                done["illegal"] += 1
+                continue
+            _default_move(page, done)
+        elif not page.is_disabled("#scoutshow") and not done["scout_show"]:
+            page.click("#scoutshow")
+            page.click("#active .card.pickable >> nth=0")
+            page.click("#hand .slot >> nth=0")
+            shows = _legal_shows(page)
+            if not shows:
+                page.click("#cancel")
+                _default_move(page, done)
+                continue
+            screenshot(page, f"play-{name}-scout-show")
+            _click_show(page, *shows[0])
+            done["scout_show"] += 1
+        elif not done["scout"] and page.locator("#active .card.pickable").count():
+            page.click("#active .card.pickable >> nth=0")
+            page.click("#flipcard")
+            screenshot(page, f"play-{name}-scout")
+            page.click("#hand .slot >> nth=1")
+            done["scout"] += 1
+        else:
+            _default_move(page, done)
+        page.wait_for_function("document.body.dataset.phase !== 'turn' || !document.querySelector('#reason').textContent")
+    page.wait_for_selector("#result .ranking li")
+    screenshot(page, f"play-{name}-over")
+    return done
+
+
+def _default_move(page: Any, done: dict[str, int]) -> None:
+    shows = _legal_shows(page)
+    if shows:
+        _click_show(page, *max(shows, key=lambda s: s[1]))
+        done["show"] += 1
+    else:
+        page.click("#active .card.pickable >> nth=0")
+        page.click("#hand .slot >> nth=0")
+        done["scout"] += 1
+
+
+CARD_FIELDS = ("hand", "active", "cards")
+
+
+def _cards(value: Any) -> Iterator[tuple[int, int]]:
+    """Every card anywhere in a message (the lists of `CARD_FIELDS` and each `card`), as an
+    unordered pair of its values."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _cards(item)
+    elif isinstance(value, dict):
+        for field, item in value.items():
+            if field == "card":
+                yield (min(item), max(item))
+            elif field in CARD_FIELDS:
+                yield from ((min(c), max(c)) for c in item)
+            else:
+                yield from _cards(item)
+
+
+def check_game(page: Any, room: PlayRoom) -> CasualGame:
+    (casual,) = room.games.values()
+    assert casual.result is not None
+    record = casual.result.record
+    ranking = page.locator("#result .ranking li").all_inner_texts()
+    assert len(ranking) == record.players
+    replayed = replay(record)
+    assert list(replayed.totals) == [s.points for s in casual.result.seats]
+    for seat in casual.result.seats:
+        assert any(f"{seat.points} points" in line and casual.seat_names[seat.seat].split()[0] in line.replace("You", casual.person) for line in ranking)
+    # Hidden information: every card the page was sent is the person's own deal or was shown.
+    messages = page.evaluate("window.__messages")
+    assert any(m["type"] == "over" for m in messages)
+    deals = deal_rounds(record.players, record.seed)
+    mine = {(min(c), max(c)) for deal in deals for c in deal[casual.seat]}
+    public = set()
+    for m in messages:
+        if m["type"] == "event" and m["event"]["type"] in ("shown", "scouted", "scout_show"):
+            public |= set(_cards(m["event"]))
+    others = {(min(c), max(c)) for deal in deals for s, hand in enumerate(deal) if s != casual.seat for c in hand}
+    for m in messages:
+        leaked = (set(_cards(m)) & others) - public - mine
+        assert not leaked, f"message {m} holds cards of another hand: {leaked}"
+    return casual
+
+
+@pytest.mark.parametrize(("rivals", "name"), [(["random"], "2"), (["greedy", "random"], "3")])
+def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], rivals: list[str], name: str) -> None:
+    url, play_room = room
+    done = play_game(page, url, rivals, name)
+    check_game(page, play_room)
+    assert done["flip"] >= 1 and done["show"] >= 1 and done["scout"] >= 1 and done["illegal"] == 1
+    if len(rivals) >= 2:
+        assert done["scout_show"] == 1
