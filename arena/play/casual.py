@@ -152,17 +152,17 @@ def new_game(game_id: str, owner: str, person: str, rivals: list[str], move_ms: 
     return game
 
 
-async def play(casual: CasualGame, seed: int, on_done: Callable[[CasualGame], None]) -> None:
+async def play(
+    casual: CasualGame, seed: int, on_done: Callable[[CasualGame], None], limits: Limits = PERSON_LIMITS
+) -> None:
     """Play `casual` to its end with the referee (the person's seat opened before, so it is seated)."""
 
     def created(game: Game) -> None:
         casual.game = game
 
     try:
-        casual.result = await Referee(casual.hub).play(
-            casual.game_id, casual.seat_names, seed, PERSON_LIMITS, created=created
-        )
-    except Exception as exc:  # noqa: BLE001 - the game is lost either way; the page says why
+        casual.result = await Referee(casual.hub).play(casual.game_id, casual.seat_names, seed, limits, created=created)
+    except Exception as exc:  # the game is lost either way; the page says why
         casual.error = str(exc)
     finally:
         for seat in casual.house:
@@ -170,4 +170,3 @@ async def play(casual: CasualGame, seed: int, on_done: Callable[[CasualGame], No
                 task.cancel()
         casual.done.set()
         on_done(casual)
-

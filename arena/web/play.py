@@ -3,7 +3,8 @@
 `GET /play` is the page (and gives the browser its session cookie); the game is driven by
 `POST /api/play/games` (start), `GET /api/play/games/{id}/feed` (the seat's messages as
 Server-Sent Events, one JSON object each) and `POST /api/play/games/{id}/decisions` (an answer to
-the seat's open request, judged by the referee). A game answers only its own session's cookie.
+the seat's open request, judged by the referee); once it is over, `GET /api/play/games/{id}/record`
+is its game record. A game answers only its own session's cookie.
 """
 
 from __future__ import annotations
@@ -158,3 +159,12 @@ async def decide(request: Request, game_id: str, body: Answered) -> JSONResponse
     if reply is None:
         raise HTTPException(409, f"game {game_id!r} is over")
     return JSONResponse(reply_json(reply))
+
+
+@router.get("/api/play/games/{game_id}/record")
+async def record(request: Request, game_id: str) -> Response:
+    """The finished game's record (`GameRecord.to_json`), which `sdk.engine.replay` plays back."""
+    casual = _game(request, game_id)
+    if casual.result is None:
+        raise HTTPException(409, f"game {game_id!r} is not over: its record would show the hands in play")
+    return Response(casual.result.record.to_json(), media_type="application/json")

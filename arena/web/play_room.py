@@ -9,7 +9,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from arena.play.casual import CasualGame, new_game, play
+from arena.play.casual import PERSON_LIMITS, CasualGame, new_game, play
+from arena.play.referee import Limits
 
 MAX_GAMES = 20
 PER_ADDRESS = 10
@@ -31,7 +32,9 @@ class PlayRoom:
         per_address: int = PER_ADDRESS,
         window_s: float = WINDOW_S,
         now: Callable[[], float] = time.monotonic,
+        limits: Limits = PERSON_LIMITS,
     ) -> None:
+        self.limits = limits
         self.max_games = max_games
         self.per_address = per_address
         self.window_s = window_s
@@ -39,6 +42,11 @@ class PlayRoom:
         self.games: dict[str, CasualGame] = {}
         self._running: set[str] = set()
         self._started: dict[str, deque[float]] = {}
+
+    @property
+    def running(self) -> int:
+        """How many games are being played."""
+        return len(self._running)
 
     def _admit(self, address: str) -> None:
         if len(self._running) >= self.max_games:
@@ -61,7 +69,7 @@ class PlayRoom:
         casual.attach(lambda msg: None)
         self.games[game_id] = casual
         self._running.add(game_id)
-        casual.task = asyncio.get_running_loop().create_task(play(casual, seed, self._finished))
+        casual.task = asyncio.get_running_loop().create_task(play(casual, seed, self._finished, self.limits))
         return casual
 
     def _finished(self, casual: CasualGame) -> None:

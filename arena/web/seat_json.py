@@ -40,13 +40,25 @@ def _shown(e: Shown) -> dict[str, Any]:
 
 def _scouted(e: Scouted) -> dict[str, Any]:
     end = End(e.end).name.lower()
-    return {"type": "scouted", "seat": e.seat, "end": end, "flip": e.flip, "card": card_json(e.card), "position": e.position}
+    return {
+        "type": "scouted",
+        "seat": e.seat,
+        "end": end,
+        "flip": e.flip,
+        "card": card_json(e.card),
+        "position": e.position,
+    }
 
 
 def event_json(event: Event) -> dict[str, Any]:
     """A public event (RULES.md: each is seen by every seat)."""
     if isinstance(event, RoundStarted):
-        return {"type": "round_started", "round": event.round, "first": event.first_player, "hand_size": event.hand_size}
+        return {
+            "type": "round_started",
+            "round": event.round,
+            "first": event.first_player,
+            "hand_size": event.hand_size,
+        }
     if isinstance(event, FlipsRevealed):
         return {"type": "flips", "round": event.round, "flips": list(event.flips)}
     if isinstance(event, Shown):
@@ -110,7 +122,12 @@ def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] 
             "view": view_json(msg.observation),
         }
     elif isinstance(msg, GameOver):
-        out = {"type": "over", "totals": list(msg.totals), "ranks": list(msg.ranks), "forfeits": [list(f) for f in msg.forfeits]}
+        out = {
+            "type": "over",
+            "totals": list(msg.totals),
+            "ranks": list(msg.ranks),
+            "forfeits": [list(f) for f in msg.forfeits],
+        }
     elif isinstance(msg, ErrorNotice):
         out = {"type": "error", "message": msg.message}
     else:

@@ -130,7 +130,9 @@ def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, in
             done["scout"] += 1
         else:
             _default_move(page, done)
-        page.wait_for_function("document.body.dataset.phase !== 'turn' || !document.querySelector('#reason').textContent")
+        page.wait_for_function(
+            "document.body.dataset.phase !== 'turn' || !document.querySelector('#reason').textContent"
+        )
     page.wait_for_selector("#result .ranking li")
     screenshot(page, f"play-{name}-over")
     return done
@@ -175,7 +177,11 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
     replayed = replay(record)
     assert list(replayed.totals) == [s.points for s in casual.result.seats]
     for seat in casual.result.seats:
-        assert any(f"{seat.points} points" in line and casual.seat_names[seat.seat].split()[0] in line.replace("You", casual.person) for line in ranking)
+        assert any(
+            f"{seat.points} points" in line
+            and casual.seat_names[seat.seat].split()[0] in line.replace("You", casual.person)
+            for line in ranking
+        )
     # Hidden information: every card the page was sent is the person's own deal or was shown.
     messages = page.evaluate("window.__messages")
     assert any(m["type"] == "over" for m in messages)

@@ -29,7 +29,7 @@
 
   function describe(e) {
     switch (e.type) {
-      case "round_started": return `Round ${e.round + 1} starts: ${name(e.first)} plays first, ${e.hand_size} cards each.`;
+      case "round_started": return `Round ${e.round + 1} starts: ${e.first === st.seat ? "you play" : name(e.first) + " plays"} first, ${e.hand_size} cards each.`;
       case "flips": return "Hands: " + e.flips.map((f, s) => `${name(s)} ${f ? "turned over" : "kept"}`).join(", ") + ".";
       case "shown": return `${name(e.seat)} ${e.seat === st.seat ? "show" : "shows"} ${e.cards.map(cardText).join(" ")}.`;
       case "scouted": return `${name(e.seat)} ${e.seat === st.seat ? "scout" : "scouts"} the ${e.end} card ${cardText(e.card)}${e.flip ? " (turned over)" : ""} into position ${e.position + 1}.`;
@@ -46,7 +46,7 @@
     rivals.replaceChildren(...v.seats.map((s, i) => {
       const d = document.createElement("div");
       d.className = "rival" + (v.to_move === i ? " to-move" : "");
-      d.innerHTML = `<strong></strong><br>${s.hand_size} cards · ${s.captured} captured · ${s.chips} chips` +
+      d.innerHTML = `<strong></strong><br>${s.hand_size} cards · ${s.captured} captured · ${s.chips} chip${s.chips === 1 ? "" : "s"}` +
         `${v.seats.length > 2 ? (s.scout_show ? " · S&S ready" : " · S&S used") : ""}<br>total ${s.total}`;
       d.querySelector("strong").textContent = name(i) + (v.to_move === i ? " (to move)" : "");
       return d;
@@ -204,6 +204,7 @@
       if (m.event.type === "round_ended") showRound(m.event);
     } else if (m.type === "request") {
       st.request = m; st.legal = new Set(m.view.legal.map(key)); reset();
+      $("reason").textContent = "";
       st.deadline = Date.now() + m.time_left_ms;
     } else if (m.type === "over") {
       st.request = null; st.legal = new Set(); finish(m);
@@ -225,7 +226,7 @@
     const box = $("result");
     box.hidden = false;
     const order = m.ranks.map((r, s) => [r, s]).sort((a, b) => a[0] - b[0]);
-    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
+    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>The game's record</a> · <a href='/play'>Play again</a></p>";
     const ol = box.querySelector("ol");
     for (const [r, s] of order) {
       const li = document.createElement("li");
@@ -233,7 +234,7 @@
       li.textContent = `${r}. ${name(s)}: ${m.totals[s]} points${f ? ` (forfeited: ${f[1]})` : ""}`;
       ol.append(li);
     }
-    box.querySelector("#replay").href = `/games/${st.game}`;
+    box.querySelector("#replay").href = `/api/play/games/${st.game}/record`;
   }
 
   function open(game) {
