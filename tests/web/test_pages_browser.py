@@ -43,7 +43,7 @@ def test_each_page_loads_and_is_screenshotted(served: Served, page: Any, name: s
     response = page.goto(served.url.rstrip("/") + PAGES[name])
     page.wait_for_load_state("networkidle")
     assert response.status == (404 if name == "not-found" else 200)
-    assert page.locator("nav.nav a").count() == 5
+    assert page.locator("nav.nav a").count() == 6
     assert page.locator("h1").first.inner_text().strip()
     # Nothing on the page is loaded from anywhere but the arena.
     external = page.evaluate(
