@@ -95,6 +95,7 @@ def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, in
     page.click("#start")
     done = {"flip": 0, "show": 0, "scout": 0, "scout_show": 0, "illegal": 0}
     while (phase := _phase(page, errors)) != "over":
+        request = page.evaluate("document.body.dataset.request")
         if phase == "flip":
             if not done["flip"]:
                 screenshot(page, f"play-{name}-flip")
@@ -108,20 +109,19 @@ def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, in
                 page.wait_for_selector("#reason:has-text('Not allowed')")
                 screenshot(page, f"play-{name}-illegal")
                 done["illegal"] += 1
-                continue
             _default_move(page, done)
         elif not page.is_disabled("#scoutshow") and not done["scout_show"]:
             page.click("#scoutshow")
             page.click("#active .card.pickable >> nth=0")
             page.click("#hand .slot >> nth=0")
             shows = _legal_shows(page)
-            if not shows:
+            if shows:
+                screenshot(page, f"play-{name}-scout-show")
+                _click_show(page, *shows[0])
+                done["scout_show"] += 1
+            else:
                 page.click("#cancel")
                 _default_move(page, done)
-                continue
-            screenshot(page, f"play-{name}-scout-show")
-            _click_show(page, *shows[0])
-            done["scout_show"] += 1
         elif not done["scout"] and page.locator("#active .card.pickable").count():
             page.click("#active .card.pickable >> nth=0")
             page.click("#flipcard")
@@ -130,8 +130,10 @@ def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, in
             done["scout"] += 1
         else:
             _default_move(page, done)
+        # The move is answered: the request is closed, or refused with a reason.
         page.wait_for_function(
-            "document.body.dataset.phase !== 'turn' || !document.querySelector('#reason').textContent"
+            "([rid]) => document.body.dataset.request !== rid || document.querySelector('#reason').textContent",
+            arg=[request],
         )
     page.wait_for_selector("#result .ranking li")
     screenshot(page, f"play-{name}-over")
@@ -198,7 +200,10 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
     return casual
 
 
-@pytest.mark.parametrize(("rivals", "name"), [(["random"], "2"), (["greedy", "random"], "3")])
+@pytest.mark.parametrize(
+    ("rivals", "name"),
+    [(["random"], "2"), (["greedy", "random"], "3"), (["random", "greedy", "random", "greedy"], "5")],
+)
 def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], rivals: list[str], name: str) -> None:
     url, play_room = room
     done = play_game(page, url, rivals, name)

@@ -67,6 +67,7 @@
     $("cancel").hidden = !(st.scout || st.sel || st.ssArmed);
     $("status").textContent = v.phase === "over" ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
       : myTurn() ? "Your turn." : v.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(v.to_move)}…`;
+    document.body.dataset.request = st.request ? st.request.request_id : "";
     document.body.dataset.phase = v.phase === "over" ? "over" : flipping ? "flip" : myTurn() ? "turn" : "wait";
     prompt();
   }
