@@ -49,8 +49,12 @@ class WebServer:
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/"
 
     async def stop(self) -> None:
-        """Stop accepting, give open requests SHUTDOWN_GRACE_S, then end the task."""
+        """Stop accepting, give open requests SHUTDOWN_GRACE_S, then end the task and the app's
+        casual games (their feeds are open requests too)."""
         self.server.should_exit = True
+        room = getattr(getattr(self.server.config.app, "state", None), "play", None)
+        if room is not None:
+            await room.close()
         await asyncio.gather(self.task, return_exceptions=True)
 
 

@@ -48,7 +48,6 @@ def room(engine: Engine) -> Iterator[tuple[str, PlayRoom]]:
         started.append((server, app.state.play))
         ready.set()
         await stopping.wait()
-        await app.state.play.close()
         await server.stop()
 
     thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
