@@ -190,11 +190,7 @@ class Predictor:
 
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[ArenaProcess]:
-    # This test reads everything at every phase and polls without a token: the read limits
-    # (tests/security/test_read_limits.py) would slow it, so they are lifted here.
-    server = ArenaProcess(
-        f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log", "--read-rate", "100000", "--read-burst", "100000"
-    )
+    server = ArenaProcess(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "server.log")
     yield server
     server.stop()
 

@@ -30,9 +30,6 @@ from sdk.wire.arena_client import Call, request
 from tests.storage.helpers import play_all, running_tournament
 from tests.tournaments.arena_process import ArenaProcess
 
-UNLIMITED = ("--read-rate", "100000", "--read-burst", "100000")
-"""These tests make many small calls from one host: the read limits are another test's subject."""
-
 
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProcess, str]]:
@@ -59,7 +56,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
                 ),
             )
     engine.dispose()
-    server = ArenaProcess(url, path / "server.log", *UNLIMITED)
+    server = ArenaProcess(url, path / "server.log")
     yield server, url
     assert server.stop() == 0
 

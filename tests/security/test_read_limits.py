@@ -74,7 +74,7 @@ def show(stub: Any, token: str | None = None) -> Any:
 
 def test_unauthenticated_reads_are_refused_while_token_callers_are_not(tmp_path: Path, stub_for: Any) -> None:
     url, tokens = database(tmp_path, ["ann"])
-    arena = ArenaProcess(url, tmp_path / "server.log", "--read-rate", "0.2", "--read-burst", "3")
+    arena = ArenaProcess(url, tmp_path / "server.log", read_limits=("--read-rate", "0.2", "--read-burst", "3"))
     try:
         stub = stub_for(arena.target)
         refused = None
@@ -101,7 +101,7 @@ def test_unauthenticated_reads_are_refused_while_token_callers_are_not(tmp_path:
 
 def test_bots_polling_with_their_tokens_finish_while_their_host_is_throttled(tmp_path: Path, stub_for: Any) -> None:
     url, tokens = database(tmp_path, ["ann", "bob"])
-    arena = ArenaProcess(url, tmp_path / "server.log", "--read-rate", "0.001", "--read-burst", "1")
+    arena = ArenaProcess(url, tmp_path / "server.log", read_limits=("--read-rate", "0.001", "--read-burst", "1"))
     bots = []
     try:
         stub = stub_for(arena.target)

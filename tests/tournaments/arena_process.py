@@ -7,19 +7,26 @@ import select
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 START_TIMEOUT_S = 30.0
+UNTHROTTLED_READS = ("--read-rate", "100000", "--read-burst", "100000")
+"""The read limits of an arena most tests start: they read far more often from one host than a
+stranger may, and each refusal would cost them the seconds it asks them to wait. The limits
+themselves are tested on arenas given theirs (tests/security/test_read_limits.py)."""
 
 
 class ArenaProcess:
     """`scout-arena serve --json --db URL --port PORT` (0: a free one): where it listens, its admin
     token (when this start created or was given it) and its log."""
 
-    def __init__(self, url: str, log: Path, *args: str, port: int = 0) -> None:
+    def __init__(
+        self, url: str, log: Path, *args: str, port: int = 0, read_limits: Sequence[str] = UNTHROTTLED_READS
+    ) -> None:
         self.log = log
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--json", "--db", url, "--port", str(port), *args],
+            [sys.executable, "-m", "arena", "serve", "--json", "--db", url, "--port", str(port), *read_limits, *args],
             stdout=subprocess.PIPE,
             stderr=log.open("a"),
             text=True,
