@@ -1,10 +1,15 @@
-"""The one way the SDK, the bots and the arena cache: `memoised`, made and held by the object that
-needs the cache, never at module level.
+"""How the SDK, the bots and the arena cache what depends on the game: `memoised`, made and held by
+the object that needs the cache, never at module level.
 
-A cache belongs to what uses it (a bot, a connection's encoder, a ratings reader): it is made in
-that object's `__init__`, bounded, and goes when the object goes, so nothing cached is shared
-between arenas, bots or tests in one process, and a reader finds each cache next to its reason.
-Only pure functions are memoised: their arguments are the whole key.
+A cache of game-dependent values belongs to what uses it (a bot, a connection's encoder, a ratings
+reader): it is made in that object's `__init__`, bounded, and goes when the object goes, so nothing
+cached is shared between arenas, bots or tests in one process, and a reader finds each cache next
+to its reason. Only pure functions are memoised: their arguments are the whole key.
+
+The one exception is a constant of the program itself, the same for every arena and bounded by its
+own domain: the wire bytes of a card or of an action (`arena.api.bot_session_wire`,
+`sdk.wire.bot_session`) and the migration scripts shipped with the package
+(`arena.storage.database`) are cached by functools at module level.
 
 >>> class Squares:
 ...     def __init__(self) -> None:

@@ -40,6 +40,14 @@ _names = itertools.count()
 os.environ.setdefault(env.HTTP_PORT, "0")
 
 
+def pytest_configure() -> None:
+    """A shell without job control starts a background job with Ctrl-C ignored, and every process
+    the tests start would inherit that: the tests of Ctrl-C need the interpreter's usual handler,
+    whatever started the run."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @dataclass
 class Arena:
     """A running `scout-arena serve --in-memory` process and helpers to drive it."""
