@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult
@@ -96,6 +97,12 @@ class CasualGame:
     seat_names: tuple[str, ...]
     seat: int
     hub: SessionHub
+    move_ms: int
+    seat_kinds: tuple[str, ...] = ()
+    """Who sits at each seat: "person", "house" (a house bot) or "bot" (a connected bot)."""
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    replay: str | None = None
+    """Where the stored game is replayed (`/games/casual-N`), once it is stored."""
     game: Game | None = None
     result: GameResult | None = None
     error: str | None = None
@@ -146,16 +153,18 @@ def new_game(game_id: str, owner: str, person: str, rivals: list[str], move_ms: 
     names = seat_names(person if person not in rivals else f"{person} (you)", rivals)
     hub = SessionHub()
     specs = example_bots()
-    game = CasualGame(game_id, owner, names[0], names, 0, hub)
+    game = CasualGame(game_id, owner, names[0], names, 0, hub, move_ms, ("person", *["house"] * len(rivals)))
     for i, (name, rival) in enumerate(zip(names[1:], rivals, strict=True), 1):
         game.house.append(HouseSeat(hub, name, load_bot(specs[rival], seed=seed + i), move_ms / 1000))
     return game
 
 
 async def play(
-    casual: CasualGame, seed: int, on_done: Callable[[CasualGame], None], limits: Limits = PERSON_LIMITS
+    casual: CasualGame, seed: int, on_done: Callable[[CasualGame], Awaitable[None]], limits: Limits = PERSON_LIMITS
 ) -> None:
-    """Play `casual` to its end with the referee (the person's seat opened before, so it is seated)."""
+    """Play `casual` to its end with the referee (the person's seat opened before, so it is seated);
+    `on_done` (which stores it) is awaited before `casual.done` is set, so that a page told the
+    game is done can link to its replay."""
 
     def created(game: Game) -> None:
         casual.game = game
@@ -168,5 +177,7 @@ async def play(
         for seat in casual.house:
             for task in list(seat.tasks):
                 task.cancel()
-        casual.done.set()
-        on_done(casual)
+        try:
+            await on_done(casual)
+        finally:
+            casual.done.set()

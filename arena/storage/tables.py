@@ -17,7 +17,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.records import GameStatus, TournamentStatus
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema version of these tables: bump it with a new revision in `arena/storage/migrations` (whose
 docstring says how) whenever they change; `arena.storage.database` refuses a database of another version."""
 
@@ -241,3 +241,26 @@ class RatingHistoryRow(SQLModel, table=True):
     sigma_before: float
     mu_after: float
     sigma_after: float
+
+
+class CasualGameRow(SQLModel, table=True):
+    """A finished casual game: a person against house bots or connected bots on the Play page.
+
+    Apart from `games` on purpose: a casual game is in no tournament and its seats are not all
+    registered bots, so no rating, ladder, crosstable or forfeit list can count it by mistake.
+    `seats` holds each seat's result in seat order (`arena.play.results.SeatResult.to_json`),
+    `seat_kinds` whose each seat was ("person", "house" or "bot"), `record` the engine's JSON.
+    """
+
+    __tablename__ = "casual_games"
+
+    id: int | None = Field(default=None, primary_key=True)
+    seed: int = Field(sa_type=sa.BigInteger)
+    move_ms: int
+    players: list[str] = Field(sa_type=sa.JSON)
+    seat_kinds: list[str] = Field(sa_type=sa.JSON)
+    seats: list[dict[str, Any]] = Field(sa_type=sa.JSON)
+    end_reasons: list[str] = Field(sa_type=sa.JSON)
+    record: str = Field(sa_type=sa.Text)
+    started_at: datetime = Field(sa_type=UTCDateTime)
+    finished_at: datetime = Field(sa_type=UTCDateTime, index=True)

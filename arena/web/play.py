@@ -3,8 +3,9 @@
 `GET /play` is the page (and gives the browser its session cookie); the game is driven by
 `POST /api/play/games` (start), `GET /api/play/games/{id}/feed` (the seat's messages as
 Server-Sent Events, one JSON object each) and `POST /api/play/games/{id}/decisions` (an answer to
-the seat's open request, judged by the referee); once it is over, `GET /api/play/games/{id}/record`
-is its game record. A game answers only its own session's cookie.
+the seat's open request, judged by the referee); once it is over, it is stored and replayed at `/games/casual-N`
+(the `replay` of its last message), and `GET /api/play/games/{id}/record` is its game record. A
+game answers only its own session's cookie.
 """
 
 from __future__ import annotations
@@ -123,6 +124,9 @@ async def _events(casual: CasualGame) -> AsyncIterator[str]:
                     break
                 yield ": keepalive\n\n"
                 continue
+            if out["type"] == "over":
+                await casual.done.wait()  # stored by now: the page links to its replay
+                out["replay"] = casual.replay
             yield _sse(out)
             if out["type"] == "over" or (out["type"] == "error" and stream.closed):
                 break
@@ -140,6 +144,7 @@ def _ended(casual: CasualGame) -> dict[str, Any]:
         "ranks": [s.rank for s in seats],
         "forfeits": [[s.seat, s.forfeit] for s in seats if s.forfeit],
         "players": list(casual.seat_names),
+        "replay": casual.replay,
     }
 
 

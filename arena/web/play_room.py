@@ -1,9 +1,11 @@
 """The casual games being played through the web: at most `max_games` at once, and at most
-`per_address` new games per address in any `window_s`, so the Play page cannot exhaust the arena."""
+`per_address` new games per address in any `window_s`, so the Play page cannot exhaust the arena.
+Each finished game is stored (`arena.storage.store.casual`: replayable, rated nowhere)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import deque
@@ -11,6 +13,11 @@ from collections.abc import Callable
 
 from arena.play.casual import PERSON_LIMITS, CasualGame, new_game, play
 from arena.play.referee import Limits
+from arena.storage.async_store import AsyncStore
+from arena.storage.store.casual import save_casual_game
+from arena.web.replay import casual_key
+
+log = logging.getLogger(__name__)
 
 MAX_GAMES = 20
 PER_ADDRESS = 10
@@ -24,16 +31,19 @@ class PlayLimit(Exception):
 
 
 class PlayRoom:
-    """Starts casual games and finds them again by id for their owner."""
+    """Starts casual games, stores them in `db` when they end (None: kept in memory only), and
+    finds them again by id for their owner."""
 
     def __init__(
         self,
+        db: AsyncStore | None = None,
         max_games: int = MAX_GAMES,
         per_address: int = PER_ADDRESS,
         window_s: float = WINDOW_S,
         now: Callable[[], float] = time.monotonic,
         limits: Limits = PERSON_LIMITS,
     ) -> None:
+        self.db = db
         self.limits = limits
         self.max_games = max_games
         self.per_address = per_address
@@ -72,8 +82,21 @@ class PlayRoom:
         casual.task = asyncio.get_running_loop().create_task(play(casual, seed, self._finished, self.limits))
         return casual
 
-    def _finished(self, casual: CasualGame) -> None:
+    async def _finished(self, casual: CasualGame) -> None:
         self._running.discard(casual.game_id)
+        if self.db is not None and casual.result is not None:
+            try:
+                stored = await self.db(
+                    save_casual_game,
+                    result=casual.result,
+                    seat_kinds=casual.seat_kinds,
+                    move_ms=casual.move_ms,
+                    started_at=casual.started_at,
+                )
+            except Exception:  # the person keeps the record from memory; the operator sees why
+                log.exception("casual game %s could not be stored", casual.game_id)
+            else:
+                casual.replay = f"/games/{casual_key(stored)}"
         done = [g for g in self.games if g not in self._running]
         for game_id in done[: max(0, len(done) - FINISHED_KEPT)]:
             del self.games[game_id]

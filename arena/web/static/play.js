@@ -227,7 +227,7 @@
     const box = $("result");
     box.hidden = false;
     const order = m.ranks.map((r, s) => [r, s]).sort((a, b) => a[0] - b[0]);
-    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>The game's record</a> · <a href='/play'>Play again</a></p>";
+    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
     const ol = box.querySelector("ol");
     for (const [r, s] of order) {
       const li = document.createElement("li");
@@ -235,7 +235,9 @@
       li.textContent = `${r}. ${name(s)}: ${m.totals[s]} points${f ? ` (forfeited: ${f[1]})` : ""}`;
       ol.append(li);
     }
-    box.querySelector("#replay").href = `/api/play/games/${st.game}/record`;
+    const replay = box.querySelector("#replay");
+    if (m.replay) replay.href = m.replay;
+    else { replay.href = `/api/play/games/${st.game}/record`; replay.textContent = "The game's record (JSON)"; }
   }
 
   function open(game) {
