@@ -1,16 +1,20 @@
 """Casual games (issue #15): a person's seat is a referee seat like a bot's; house bots play the
 rest; a person who goes away is forfeited after the grace period and the bots' game ends properly;
-the play room's limits refuse games beyond them."""
+the play room's limits refuse games beyond them; a finished game is stored and replayable."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from arena.play.casual import CasualGame
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause
+from arena.storage.async_store import AsyncStore
+from arena.storage.database import open_database
+from arena.storage.store.casual import show_casual_game
 from arena.web.play_room import PlayLimit, PlayRoom
 from sdk.engine.record import replay
 from sdk.protocol import ArenaMessage, Decision, DecisionRequest
@@ -35,8 +39,10 @@ async def _play_first_decision_then_leave(room: PlayRoom) -> CasualGame:
     return casual
 
 
-def test_a_person_who_leaves_is_forfeited_after_the_grace_and_the_game_ends() -> None:
-    room = PlayRoom(limits=SHORT_GRACE)
+def test_a_person_who_leaves_is_forfeited_after_the_grace_and_the_game_ends_stored(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    db = AsyncStore(engine)
+    room = PlayRoom(db, limits=SHORT_GRACE)
     casual = asyncio.run(_play_first_decision_then_leave(room))
     assert casual.result is not None, casual.error
     person, *bots = casual.result.seats
@@ -44,6 +50,12 @@ def test_a_person_who_leaves_is_forfeited_after_the_grace_and_the_game_ends() ->
     assert all(s.forfeit is None for s in bots)
     assert casual.result.record.totals == tuple(replay(casual.result.record).totals)
     assert room.running == 0
+    # Stored like any game: the same record and results, replayed at the link the page shows.
+    assert casual.replay == "/games/casual-1"
+    stored = db.run(show_casual_game, casual_id=1)
+    assert stored.record == casual.result.record and stored.info.results == casual.result.seats
+    assert list(replay(stored.record).totals) == [s.points for s in stored.info.results]
+    engine.dispose()
 
 
 def test_another_session_cannot_reach_a_game() -> None:

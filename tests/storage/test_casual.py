@@ -51,5 +51,5 @@ def test_a_casual_game_is_stored_replayable_and_changes_no_rating(session: Sessi
 
 
 def test_an_unknown_casual_game_is_named(session: Session) -> None:
-    with pytest.raises(UnknownGame, match="^there is no casual game 99$"):
+    with pytest.raises(UnknownGame, match=r"^there is no casual game 99$"):
         show_casual_game(session=session, casual_id=99)

@@ -1,19 +1,22 @@
 """A person plays whole games on the Play page by clicking (issue #15): flips at round start,
 shows, a scout with a turn-over and an insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at
 2), an illegal show refused with the referee's reason, the final ranking; the record replays to
-the same totals, and no message the page gets holds a card of another hand."""
+the same totals, the game is stored and its replay linked, and no message the page gets holds a
+card of another hand."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.engine import Engine
 
 from arena.play.casual import CasualGame
+from arena.storage.database import open_database
+from arena.storage.store.casual import show_casual_game
 from arena.web.app import create_app
 from arena.web.play_room import PlayRoom
 from arena.web.serving import WebServer, bind, start_web
@@ -35,8 +38,9 @@ window.EventSource = class extends Native {
 
 
 @pytest.fixture
-def room(engine: Engine) -> Iterator[tuple[str, PlayRoom]]:
-    """The web app served on a free port, with its play room at hand."""
+def room(tmp_path: Path) -> Iterator[tuple[str, PlayRoom]]:
+    """The web app over a fresh database served on a free port, with its play room at hand."""
+    engine = open_database(f"sqlite:///{tmp_path / 'play.db'}")
     loop = asyncio.new_event_loop()
     started: list[tuple[WebServer, PlayRoom]] = []
     ready = threading.Event()
@@ -59,6 +63,7 @@ def room(engine: Engine) -> Iterator[tuple[str, PlayRoom]]:
         loop.call_soon_threadsafe(stopping.set)
         thread.join(30)
         loop.close()
+        engine.dispose()
 
 
 def _phase(page: Any, errors: list[str]) -> str:
@@ -186,6 +191,11 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
     # Hidden information: every card the page was sent is the person's own deal or was shown.
     messages = page.evaluate("window.__messages")
     assert any(m["type"] == "over" for m in messages)
+    # Stored like any game, and the page links to its replay, which holds the same record.
+    assert casual.replay is not None and page.get_attribute("#replay", "href") == casual.replay
+    assert room.db is not None
+    stored = room.db.run(show_casual_game, casual_id=int(casual.replay.removeprefix("/games/casual-")))
+    assert stored.record == record and stored.info.results == casual.result.seats
     deals = deal_rounds(record.players, record.seed)
     mine = {(min(c), max(c)) for deal in deals for c in deal[casual.seat]}
     public = set()
@@ -207,6 +217,10 @@ def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], ri
     url, play_room = room
     done = play_game(page, url, rivals, name)
     check_game(page, play_room)
+    if name == "2":
+        page.click("#replay")
+        page.wait_for_selector("#replay[data-ready='true']")
+        screenshot(page, "play-2-replay")
     assert done["flip"] >= 1 and done["show"] >= 1 and done["scout"] >= 1 and done["illegal"] == 1
     if len(rivals) >= 2:
         assert done["scout_show"] == 1

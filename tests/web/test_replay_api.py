@@ -1,5 +1,6 @@
 """The replay viewer's data over HTTP: a finished game's record (download) and frames; nothing of
-a game not finished (RULES.md §9: hands are published once the game is over); clear errors."""
+a game not finished (RULES.md §9: hands are published once the game is over); clear errors; a
+casual game replayed the same at `casual-N`."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.records import GameToPlay
 from arena.storage import store
 from arena.storage.database import open_database
+from arena.storage.store.casual import CASUAL, save_casual_game
 from arena.web.app import create_app
 from sdk.engine import GameRecord, replay
-from tests.storage.helpers import running_tournament
+from tests.storage.helpers import START, random_result, running_tournament
 
 
 def test_the_record_is_the_stored_one_and_downloads_as_a_file(client: TestClient, engine: Engine) -> None:
@@ -72,3 +75,30 @@ def test_unknown_and_bad_game_ids_are_404_and_422(client: TestClient) -> None:
         assert "there is no game 999999" in response.text
     for path in ("/games/abc", "/api/games/0/record", "/api/games/99999999999/frames"):
         assert client.get(path).status_code == 422, path
+
+
+def test_a_casual_game_is_replayed_at_its_own_id(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'casual.db'}")
+    seats = ("ann", "greedy", "random")
+    result = random_result(GameToPlay(0, CASUAL, 0, 0, 99, seats, 1000))
+    with Session(engine) as session:
+        casual_id = save_casual_game(
+            session=session, result=result, seat_kinds=("person", "house", "house"), move_ms=0, started_at=START
+        )
+    try:
+        with TestClient(create_app(engine), raise_server_exceptions=False) as client:
+            record = client.get(f"/api/games/casual-{casual_id}/record")
+            frames = client.get(f"/api/games/casual-{casual_id}/frames").json()
+            page = client.get(f"/games/casual-{casual_id}")
+            missing = [client.get(p).status_code for p in ("/games/casual-7", "/api/games/casual-7/frames")]
+            bad = client.get("/games/casual-x").status_code
+    finally:
+        engine.dispose()
+    assert record.headers["content-disposition"] == f'attachment; filename="game-casual-{casual_id}.json"'
+    assert GameRecord.from_json(record.text) == result.record
+    assert replay(GameRecord.from_json(record.text)).totals == [s.points for s in result.seats]
+    assert frames["game"]["seats"] == list(seats)
+    assert [s["total"] for s in frames["frames"][-1]["seats"]] == list(result.record.totals)
+    assert f'data-frames="/api/games/casual-{casual_id}/frames"' in page.text and "counts for no rating" in page.text
+    assert "/bots/ann" not in page.text
+    assert (missing, bad) == ([404, 404], 422)
