@@ -2,8 +2,8 @@
 
 Each casual game has a `SessionHub` of its own, so its seats never touch the bots registered at
 the arena (their capacity, their tournaments, their ratings). Every seat is a `BotConnection`
-whose stream is a `Feed`: a house bot's feed answers its requests in a worker thread after the
-chosen move time; the person's feed hands the messages to the browser's open event stream. The
+whose stream is a `Feed`: a house bot's feed answers its requests off the event loop (`HouseSeat`);
+the person's feed hands the messages to the browser's open event stream. The
 referee cannot tell them from gRPC streams: same seat views (`observe(game, seat)`), deadlines,
 grace period, forfeits and record.
 """
@@ -16,21 +16,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from arena.play.house_pool import SEARCH_BOTS, HousePool, decide
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult
 from arena.play.sessions import Answer, BotConnection, SessionHub, Stream
-from sdk.bot import Bot
-from sdk.engine import Action, Flip, Game, Scout, ScoutShow, Show, observe
+from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
 from sdk.loading import example_bots, load_bot
-from sdk.protocol import ArenaMessage, Decision, DecisionKind, DecisionRequest, Hello
+from sdk.protocol import ArenaMessage, Decision, DecisionRequest, Hello
 
-HOUSE_BOTS = ("random", "greedy")
-"""The example bots a person may play: fast enough at any move time to run in the arena process."""
+HOUSE_BOTS = ("random", "greedy", *SEARCH_BOTS)
+"""The example bots a person may play, which the arena runs itself (`HouseSeat`)."""
 PERSON_LIMITS = Limits(move_ms=60_000, time_bank_ms=300_000, grace_ms=30_000, max_invalid=50)
 """A person's clock: a minute a move plus five minutes of bank; half a minute to come back."""
 BOT_MOVE_MS = (0, 5000)
-"""The range of the house bots' move time (the pause before each of their moves)."""
+"""The range of the house bots' move time: the pause before each move of a light bot, the
+thinking time of a search bot."""
 
 
 class Feed(Stream):
@@ -53,14 +54,17 @@ def _hello(name: str) -> Hello:
 
 
 class HouseSeat:
-    """A house bot at one seat: answers each request after `move_s`, thinking in a worker thread
-    so the event loop never waits for it."""
+    """A house bot at one seat. A light bot (random, greedy) answers after the move time, thinking
+    in a worker thread; a search bot (`house_pool.SEARCH_BOTS`) thinks for the move time in the
+    `HousePool`'s processes. Either way the event loop never waits for it."""
 
-    def __init__(self, hub: SessionHub, name: str, bot: Bot, move_s: float) -> None:
+    def __init__(self, hub: SessionHub, name: str, bot: str, move_s: float, seed: int, pool: HousePool) -> None:
         self.hub = hub
         self.name = name
         self.bot = bot
         self.move_s = move_s
+        self.pool = pool
+        self.light = None if bot in SEARCH_BOTS else load_bot(example_bots()[bot], seed=seed)
         self.tasks: set[asyncio.Task[None]] = set()
         self.conn, _ = hub.open(name, _hello(name), f"house-{name}", Feed(f"house-{name}", self._on_message))
 
@@ -71,18 +75,12 @@ class HouseSeat:
             task.add_done_callback(self.tasks.discard)
 
     async def _answer(self, req: DecisionRequest) -> None:
-        await asyncio.sleep(self.move_s)
-        action = await asyncio.to_thread(self._think, req.observation, req.kind)
+        if self.light is None:
+            action = await self.pool.think(self.bot, self.move_s, req.observation, req.kind)
+        else:
+            await asyncio.sleep(self.move_s)
+            action = await asyncio.to_thread(decide, self.light, req.observation, req.kind)
         self.hub.receive(self.conn, Decision(req.game_id, req.request_id, action))
-
-    def _think(self, obs: Observation, kind: DecisionKind) -> Action:
-        """The bot's decision (the example bots are plain functions: no awaitable comes back)."""
-        if kind is DecisionKind.FLIP:
-            return Flip(bool(self.bot.flip(obs)))
-        action = self.bot.choose(obs)
-        if not isinstance(action, Flip | Show | Scout | ScoutShow):
-            raise TypeError(f"house bot {self.name!r} gave {action!r}, not an action")
-        return action
 
 
 @dataclass
@@ -140,8 +138,11 @@ def seat_names(person: str, rivals: list[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def new_game(game_id: str, owner: str, person: str, rivals: list[str], move_ms: int, seed: int) -> CasualGame:
-    """Set up (not start) a casual game; ValueError names a bad rival or move time."""
+def new_game(
+    game_id: str, owner: str, person: str, rivals: list[str], move_ms: int, seed: int, pool: HousePool
+) -> CasualGame:
+    """Set up (not start) a casual game, its search bots thinking in `pool`; ValueError names a
+    bad rival or move time."""
     if not 1 <= len(rivals) <= 4:
         raise ValueError(f"choose 1 to 4 rivals, not {len(rivals)}")
     for rival in rivals:
@@ -152,10 +153,9 @@ def new_game(game_id: str, owner: str, person: str, rivals: list[str], move_ms: 
         raise ValueError(f"the bots' move time must be within {low}..{high} ms, not {move_ms}")
     names = seat_names(person if person not in rivals else f"{person} (you)", rivals)
     hub = SessionHub()
-    specs = example_bots()
     game = CasualGame(game_id, owner, names[0], names, 0, hub, move_ms, ("person", *["house"] * len(rivals)))
     for i, (name, rival) in enumerate(zip(names[1:], rivals, strict=True), 1):
-        game.house.append(HouseSeat(hub, name, load_bot(specs[rival], seed=seed + i), move_ms / 1000))
+        game.house.append(HouseSeat(hub, name, rival, move_ms / 1000, seed + i, pool))
     return game
 
 

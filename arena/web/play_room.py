@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable
 
 from arena.play.casual import PERSON_LIMITS, CasualGame, new_game, play
+from arena.play.house_pool import HousePool
 from arena.play.referee import Limits
 from arena.storage.async_store import AsyncStore
 from arena.storage.store.casual import save_casual_game
@@ -44,6 +45,7 @@ class PlayRoom:
         limits: Limits = PERSON_LIMITS,
     ) -> None:
         self.db = db
+        self.pool = HousePool()
         self.limits = limits
         self.max_games = max_games
         self.per_address = per_address
@@ -74,7 +76,7 @@ class PlayRoom:
         """Start a game for session `owner`; ValueError for a bad choice, PlayLimit over a limit."""
         seed = secrets.randbits(63)
         game_id = "casual-" + secrets.token_hex(6)
-        casual = new_game(game_id, owner, person, rivals, move_ms, seed)
+        casual = new_game(game_id, owner, person, rivals, move_ms, seed, self.pool)
         self._admit(address)
         casual.attach(lambda msg: None)
         self.games[game_id] = casual
@@ -112,3 +114,4 @@ class PlayRoom:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self.pool.close()

@@ -1,6 +1,7 @@
 """Casual games (issue #15): a person's seat is a referee seat like a bot's; house bots play the
-rest; a person who goes away is forfeited after the grace period and the bots' game ends properly;
-the play room's limits refuse games beyond them; a finished game is stored and replayable."""
+rest (the search bots too, in their worker processes); a person who goes away is forfeited after
+the grace period and the bots' game ends properly, stored and replayable; the play room's limits
+refuse games beyond them."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ SHORT_GRACE = Limits(move_ms=60_000, time_bank_ms=0, grace_ms=20, max_invalid=5)
 
 
 async def _play_first_decision_then_leave(room: PlayRoom) -> CasualGame:
-    casual = room.start("cookie", "10.0.0.1", "ann", ["random", "greedy"], 0)
+    casual = room.start("cookie", "10.0.0.1", "ann", ["montecarlo", "strong"], 0)
     asked: asyncio.Future[DecisionRequest] = asyncio.get_running_loop().create_future()
 
     def deliver(msg: ArenaMessage) -> None:
@@ -36,6 +37,7 @@ async def _play_first_decision_then_leave(room: PlayRoom) -> CasualGame:
     assert type(reply).__name__ == "ActionAccepted"
     casual.detach(conn, stream)
     await asyncio.wait_for(casual.done.wait(), 60)
+    await room.close()
     return casual
 
 

@@ -1,0 +1,97 @@
+"""Where the search bots among the house bots think: worker processes, never the event loop.
+
+`strong` and `montecarlo` search for as long as their budget allows, in pure Python: in a thread
+they would hold the interpreter lock and slow every game, stream and page of the arena's loop, so
+each decision goes to a process pool (started on first use, with the "spawn" method, since the
+arena's process runs gRPC threads that a fork would copy mid-call). A worker keeps one bot per
+(name, budget): bots keep no per-game state (`sdk.bot.Bot`), so one instance serves every seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from sdk.bot import Bot
+from sdk.engine import Action, Flip, Scout, ScoutShow, Show
+from sdk.engine.observation import Observation
+from sdk.loading import example_bots, load_bot
+from sdk.protocol import DecisionKind
+
+SEARCH_BOTS = ("montecarlo", "strong")
+"""The house bots whose thinking time is their move time, spent in `HousePool`'s workers."""
+MIN_BUDGET_S = 0.05
+"""The least a search bot thinks, whatever the move time (at 0 it would play its first guess)."""
+BOTS_KEPT = 16
+"""Bots one worker keeps (one per name and budget in use); beyond, it starts afresh."""
+
+_bots: dict[tuple[str, float], Bot] = {}
+"""A worker's bots by (name, budget in seconds)."""
+
+
+def decide(bot: Bot, obs: Observation, kind: DecisionKind) -> Action:
+    """The house bot's answer to one request (the example bots are plain functions: no awaitable)."""
+    if kind is DecisionKind.FLIP:
+        return Flip(bool(bot.flip(obs)))
+    action = bot.choose(obs)
+    if not isinstance(action, Flip | Show | Scout | ScoutShow):
+        raise TypeError(f"house bot {bot.name!r} gave {action!r}, not an action")
+    return action
+
+
+def _search(name: str, budget_s: float, obs: Observation, kind: DecisionKind) -> Action:
+    """In a worker: the search bot `name`'s answer, thinking for at most `budget_s`."""
+    bot = _bots.get((name, budget_s))
+    if bot is None:
+        if len(_bots) >= BOTS_KEPT:
+            _bots.clear()
+        bot = _bots[(name, budget_s)] = load_bot(example_bots()[name], args={"move_time": budget_s})
+    return decide(bot, obs, kind)
+
+
+def _worker_start() -> None:
+    """Ctrl-C is the arena's to handle: its workers end when it shuts the pool down."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def default_workers() -> int:
+    """Half the machine's cores (at least one): the rest is the arena's games and pages."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+class HousePool:
+    """The search bots' worker processes; `think` is awaited on the loop, which goes on meanwhile."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or default_workers()
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
+            )
+        return self._executor
+
+    async def think(self, name: str, move_s: float, obs: Observation, kind: DecisionKind) -> Action:
+        """Search bot `name`'s answer with the move time `move_s` as its budget; a pool whose
+        worker died is started again once."""
+        if name not in SEARCH_BOTS:
+            raise ValueError(f"{name!r} is not a search bot; the search bots are {', '.join(SEARCH_BOTS)}")
+        budget = max(MIN_BUDGET_S, move_s)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), _search, name, budget, obs, kind)
+        except BrokenProcessPool:
+            self.close()
+            return await loop.run_in_executor(self._pool(), _search, name, budget, obs, kind)
+
+    def close(self) -> None:
+        """Stop the workers (a search under way is abandoned); a later `think` starts new ones."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
