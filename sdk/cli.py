@@ -409,10 +409,19 @@ def serve(
     max_games: int | None,
     tls: ClientTls | None = None,
     hint: str = "",
+    accept_casual: bool = False,
 ) -> None:
     """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
     try:
-        finished = run(bot, target=target, token=token, capacity=capacity, max_games=max_games, tls=tls)
+        finished = run(
+            bot,
+            target=target,
+            token=token,
+            capacity=capacity,
+            max_games=max_games,
+            tls=tls,
+            accept_casual=accept_casual,
+        )
     except ArenaRefused as exc:
         refused(bot, exc, hint)
     except TlsConfigError as exc:
@@ -488,10 +497,19 @@ def run_command(
     bot_arg: BotArgOption = None,
     capacity: CapacityOption = 4,
     max_games: MaxGamesOption = None,
+    casual: Annotated[
+        bool,
+        typer.Option(
+            "--casual",
+            help="Offer the bot to people on the arena's Play page for casual games (unrated), within --capacity.",
+        ),
+    ] = False,
     tls: TlsOption = False,
     tls_ca: TlsCaOption = None,
     tls_server_name: TlsServerNameOption = None,
 ) -> None:
+    if casual and tournament is not None:
+        fail("--casual and --tournament do not go together: a bot playing for a tournament leaves once it is over")
     if tournament is not None and max_games is not None:
         fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
     if entry_code is not None and tournament is None:
@@ -536,7 +554,16 @@ def run_command(
             "and saves its new token"
         )
     if tournament is None:
-        serve(entrant, target=target, token=key, capacity=capacity, max_games=max_games, tls=secure, hint=hint)
+        serve(
+            entrant,
+            target=target,
+            token=key,
+            capacity=capacity,
+            max_games=max_games,
+            tls=secure,
+            hint=hint,
+            accept_casual=casual,
+        )
     else:
         submit(
             entrant,

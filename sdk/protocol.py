@@ -47,14 +47,16 @@ class TournamentEnd(Enum):
 
 @dataclass(slots=True)
 class Hello:
-    """Opens a session: who the program is, how many games it plays at once, and the tournaments
-    it plays for (each gets a TournamentOver once it has ended)."""
+    """Opens a session: who the program is, how many games it plays at once, the tournaments it
+    plays for (each gets a TournamentOver once it has ended), and whether it accepts casual games."""
 
     bot_name: str
     bot_version: str
     capacity: int
     want_legal_actions: bool
     tournaments: tuple[str, ...] = ()
+    accept_casual: bool = False
+    """Whether people may choose the bot for a casual game on the arena's Play page (unrated)."""
 
 
 @dataclass(slots=True)

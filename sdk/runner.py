@@ -175,10 +175,17 @@ class _Session:
     """The runner's state across reconnects."""
 
     def __init__(
-        self, bot: Bot, capacity: int, want_legal_actions: bool, max_games: int | None, tournament: str | None = None
+        self,
+        bot: Bot,
+        capacity: int,
+        want_legal_actions: bool,
+        max_games: int | None,
+        tournament: str | None = None,
+        accept_casual: bool = False,
     ) -> None:
         self.bot = bot
-        self.hello = Hello(bot.name, bot.version, capacity, want_legal_actions, (tournament,) if tournament else ())
+        tournaments = (tournament,) if tournament else ()
+        self.hello = Hello(bot.name, bot.version, capacity, want_legal_actions, tournaments, accept_casual)
         self.max_games = max_games
         self.tournament = tournament
         """The tournament played for: the session is done once the arena says it is over."""
@@ -376,6 +383,7 @@ async def run_async(
     max_games: int | None = None,
     backoff: Backoff = Backoff(),
     tls: ClientTls | None = None,
+    accept_casual: bool = False,
 ) -> int:
     """Play games for `bot` until cancelled, or until `max_games` games have finished.
 
@@ -386,10 +394,12 @@ async def run_async(
     The bot's `obs.legal_actions` are computed here with the engine (lazily) unless
     `want_legal_actions` asks the arena to list them in every request: the same list either way,
     but listing them is most of the arena's work per decision (docs/benchmarks.md).
+    `accept_casual` offers the bot to people on the arena's Play page, for unrated casual games
+    within its capacity.
     """
     if max_games is not None:
         capacity = max(1, min(capacity, max_games))
-    session = _Session(bot, capacity, want_legal_actions, max_games)
+    session = _Session(bot, capacity, want_legal_actions, max_games, accept_casual=accept_casual)
     await _serve(session, target, token, backoff, tls)
     return session.finished
 
@@ -455,6 +465,7 @@ def run(
     want_legal_actions: bool = False,
     max_games: int | None = None,
     tls: ClientTls | None = None,
+    accept_casual: bool = False,
 ) -> int:
     """The blocking form of `run_async`; SIGINT or SIGTERM stops it cleanly."""
     return run_until_signal(
@@ -466,6 +477,7 @@ def run(
             want_legal_actions=want_legal_actions,
             max_games=max_games,
             tls=tls,
+            accept_casual=accept_casual,
         ),
         stopped=0,
     )

@@ -90,7 +90,7 @@ def bot_message_from_pb(msg: session_pb.BotMessage) -> Received:
             return MalformedDecision(d.game_id, d.request_id, str(exc))
     if kind == "hello":
         h = msg.hello
-        return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions, tuple(h.tournaments))
+        return Hello(h.bot_name, h.bot_version, h.capacity, h.want_legal_actions, tuple(h.tournaments), h.accept_casual)
     raise WireError("a BotMessage must set hello or decision")
 
 

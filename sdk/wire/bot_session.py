@@ -220,6 +220,7 @@ def bot_batch_bytes(messages: Sequence[BotMessage]) -> bytes:
                 capacity=msg.capacity,
                 want_legal_actions=msg.want_legal_actions,
                 tournaments=msg.tournaments,
+                accept_casual=msg.accept_casual,
             )
             parts.append(length_delimited(_BATCH_ENTRY, session_pb.BotMessage(hello=hello).SerializeToString()))
     return b"".join(parts)

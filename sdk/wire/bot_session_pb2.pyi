@@ -46,18 +46,20 @@ TOURNAMENT_END_FINISHED: TournamentEnd
 TOURNAMENT_END_FAILED: TournamentEnd
 
 class Hello(_message.Message):
-    __slots__ = ("bot_name", "bot_version", "capacity", "want_legal_actions", "tournaments")
+    __slots__ = ("bot_name", "bot_version", "capacity", "want_legal_actions", "tournaments", "accept_casual")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     WANT_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_CASUAL_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     bot_version: str
     capacity: int
     want_legal_actions: bool
     tournaments: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., capacity: _Optional[int] = ..., want_legal_actions: _Optional[bool] = ..., tournaments: _Optional[_Iterable[str]] = ...) -> None: ...
+    accept_casual: bool
+    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., capacity: _Optional[int] = ..., want_legal_actions: _Optional[bool] = ..., tournaments: _Optional[_Iterable[str]] = ..., accept_casual: _Optional[bool] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("game_id", "request_id", "action")
