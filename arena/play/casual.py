@@ -1,25 +1,28 @@
-"""Casual games: a person plays the arena's house bots with the real referee.
+"""Casual games: a person plays the arena's house bots, and connected bots that accept casual
+games, with the real referee.
 
-Each casual game has a `SessionHub` of its own, so its seats never touch the bots registered at
-the arena (their capacity, their tournaments, their ratings). Every seat is a `BotConnection`
-whose stream is a `Feed`: a house bot's feed answers its requests off the event loop (`HouseSeat`);
-the person's feed hands the messages to the browser's open event stream. The
-referee cannot tell them from gRPC streams: same seat views (`observe(game, seat)`), deadlines,
-grace period, forfeits and record.
+Each casual game has a hub of its own (`CasualHub`) for the person's and the house bots' seats;
+a connected bot (its Hello's `accept_casual`) is seated through the arena's `SessionHub`, on its
+own stream and within its capacity, as in a tournament game. No casual game touches a rating.
+The person's and house bots' seats are `BotConnection`s whose stream is a `Feed`: a house bot's
+feed answers its requests off the event loop (`HouseSeat`); the person's feed hands the messages
+to the browser's open event stream. The referee cannot tell them from gRPC streams: same seat
+views (`observe(game, seat)`), deadlines, grace period, forfeits and record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from arena.play.clock import LOOP_CLOCK
 from arena.play.house_pool import SEARCH_BOTS, HousePool, decide
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult
-from arena.play.sessions import Answer, BotConnection, SessionHub, Stream
+from arena.play.sessions import Answer, AtCapacity, BotConnection, LiveGame, SessionHub, Stream
 from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
 from sdk.loading import example_bots, load_bot
@@ -29,6 +32,8 @@ HOUSE_BOTS = ("random", "greedy", *SEARCH_BOTS)
 """The example bots a person may play, which the arena runs itself (`HouseSeat`)."""
 PERSON_LIMITS = Limits(move_ms=60_000, time_bank_ms=300_000, grace_ms=30_000, max_invalid=50)
 """A person's clock: a minute a move plus five minutes of bank; half a minute to come back."""
+CONNECTED = "bot:"
+"""How a game's choice names a connected bot as a rival (`bot:NAME`); a house bot goes by its name."""
 BOT_MOVE_MS = (0, 5000)
 """The range of the house bots' move time: the pause before each move of a light bot, the
 thinking time of a search bot."""
@@ -130,32 +135,110 @@ class CasualGame:
         return None if self.game is None else observe(self.game, self.seat)
 
 
+class CasualHub(SessionHub):
+    """A casual game's seats: its own (the person's and the house bots') and the connected bots',
+    which it seats in the arena's hub exactly as a tournament game seats them (their real streams,
+    their capacity), so the referee reaches every seat by name as in any game."""
+
+    def __init__(self, arena: SessionHub | None, connected: Iterable[str]) -> None:
+        super().__init__(LOOP_CLOCK if arena is None else arena.clock)
+        self.connected = frozenset(connected)
+        if self.connected and arena is None:
+            raise ValueError("connected bots need the arena's hub")
+        self.arena = arena
+
+    def _split(self, bots: Sequence[str]) -> tuple[list[str], list[str]]:
+        """(this game's own seats, the connected bots') of `bots`."""
+        return [b for b in bots if b not in self.connected], [b for b in bots if b in self.connected]
+
+    def get(self, name: str) -> BotConnection | None:
+        if self.arena is not None and name in self.connected:
+            return self.arena.get(name)
+        return super().get(name)
+
+    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
+        own, outside = self._split(bots)
+        if self.arena is not None:
+            self.arena.seat(table, outside)
+        try:
+            super().seat(table, own)
+        except BaseException:
+            if self.arena is not None:
+                self.arena.release(table, outside)
+            raise
+
+    def release(self, table: LiveGame, bots: Sequence[str]) -> None:
+        own, outside = self._split(bots)
+        super().release(table, own)
+        if self.arena is not None:
+            self.arena.release(table, outside)
+
+
+def connected_rival(rival: str) -> str | None:
+    """The connected bot a rival of a game's choice names (`bot:NAME`), None for a house bot."""
+    return rival.removeprefix(CONNECTED) if rival.startswith(CONNECTED) else None
+
+
 def seat_names(person: str, rivals: list[str]) -> tuple[str, ...]:
-    """Distinct names for the table: the person first, then each rival (numbered when repeated)."""
-    names = [person]
+    """Distinct names for the table: the person first, then each rival. A connected bot keeps its
+    name (the referee reaches it by it); a house bot is numbered when repeated or named like a
+    connected bot; the person is "NAME (you)" when named like a rival."""
+    connected = {connected_rival(r) for r in rivals} - {None}
+    names = []
     for i, rival in enumerate(rivals, 1):
-        names.append(f"{rival} {i}" if rivals.count(rival) > 1 else rival)
-    return tuple(names)
+        bot = connected_rival(rival)
+        if bot is not None:
+            names.append(bot)
+        else:
+            names.append(f"{rival} {i}" if rivals.count(rival) > 1 or rival in connected else rival)
+    return (f"{person} (you)" if person in names else person, *names)
 
 
-def new_game(
-    game_id: str, owner: str, person: str, rivals: list[str], move_ms: int, seed: int, pool: HousePool
-) -> CasualGame:
-    """Set up (not start) a casual game, its search bots thinking in `pool`; ValueError names a
-    bad rival or move time."""
+def check_rivals(rivals: list[str], arena: SessionHub | None) -> None:
+    """ValueError names a rival that is no house bot, nor a connected bot taking casual games;
+    `sessions.AtCapacity` one that is, but busy at its capacity."""
     if not 1 <= len(rivals) <= 4:
         raise ValueError(f"choose 1 to 4 rivals, not {len(rivals)}")
     for rival in rivals:
-        if rival not in HOUSE_BOTS:
-            raise ValueError(f"there is no house bot named {rival!r}; choose from {', '.join(HOUSE_BOTS)}")
+        bot = connected_rival(rival)
+        if bot is None:
+            if rival not in HOUSE_BOTS:
+                raise ValueError(f"there is no house bot named {rival!r}; choose from {', '.join(HOUSE_BOTS)}")
+            continue
+        conn = None if arena is None else arena.get(bot)
+        if conn is None or not conn.connected or not conn.accept_casual:
+            raise ValueError(f"bot {bot!r} is not connected for casual games")
+        if rivals.count(rival) > 1:
+            raise ValueError(f"bot {bot!r} can take one seat of a game, not {rivals.count(rival)}")
+        if conn.busy:
+            raise AtCapacity(f"bot {bot!r} is busy: it plays {len(conn.live_games)} games, its capacity")
+
+
+def new_game(
+    game_id: str,
+    owner: str,
+    person: str,
+    rivals: list[str],
+    move_ms: int,
+    seed: int,
+    pool: HousePool,
+    arena: SessionHub | None = None,
+) -> CasualGame:
+    """Set up (not start) a casual game, its search bots thinking in `pool` and its connected
+    bots (`bot:NAME`) found in the `arena`'s hub; ValueError names a bad rival or move time,
+    `sessions.AtCapacity` a busy bot."""
+    check_rivals(rivals, arena)
     low, high = BOT_MOVE_MS
     if not low <= move_ms <= high:
         raise ValueError(f"the bots' move time must be within {low}..{high} ms, not {move_ms}")
-    names = seat_names(person if person not in rivals else f"{person} (you)", rivals)
-    hub = SessionHub()
-    game = CasualGame(game_id, owner, names[0], names, 0, hub, move_ms, ("person", *["house"] * len(rivals)))
+    names = seat_names(person, rivals)
+    connected = [connected_rival(r) is not None for r in rivals]
+    hub = CasualHub(arena, [name for name, bot in zip(names[1:], connected, strict=True) if bot])
+    kinds = ("person", *("bot" if bot else "house" for bot in connected))
+    game = CasualGame(game_id, owner, names[0], names, 0, hub, move_ms, kinds)
     for i, (name, rival) in enumerate(zip(names[1:], rivals, strict=True), 1):
-        game.house.append(HouseSeat(hub, name, rival, move_ms / 1000, seed + i, pool))
+        if connected_rival(rival) is None:
+            game.house.append(HouseSeat(hub, name, rival, move_ms / 1000, seed + i, pool))
     return game
 
 

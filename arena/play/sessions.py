@@ -197,12 +197,14 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("capacity", "disconnected_at", "live_games", "name", "stream", "waiting")
+    __slots__ = ("accept_casual", "capacity", "disconnected_at", "live_games", "name", "stream", "waiting")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.stream: Stream | None = None
         self.capacity = 0
+        self.accept_casual = False
+        """Whether its current stream's Hello offered it for casual games (`arena.play.casual`)."""
         self.live_games: dict[str, LiveGame] = {}
         self.waiting: set[str] = set()
         """The games of `live_games` that cannot go on until one of this bot's seats decides."""
@@ -212,6 +214,11 @@ class BotConnection:
     @property
     def connected(self) -> bool:
         return self.stream is not None
+
+    @property
+    def busy(self) -> bool:
+        """Whether it plays as many games as its capacity: it can take no seat now."""
+        return len(self.live_games) >= self.capacity
 
     def game_waits(self, game_id: str, waits: bool) -> None:
         """The referee's word that game `game_id` now waits (or no longer waits) for this bot."""
@@ -257,6 +264,7 @@ class SessionHub:
             stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock)
         conn.stream = stream
         conn.capacity = hello.capacity
+        conn.accept_casual = hello.accept_casual
         stream.send(Welcome(session_id, name, hello.capacity))
         for table in list(conn.live_games.values()):
             table.resync(name)
@@ -297,12 +305,16 @@ class SessionHub:
             conn = self._bots.get(name)
             if conn is None or not conn.connected:
                 raise NotConnected(f"bot {name!r} is not connected")
-            if len(conn.live_games) >= conn.capacity:
+            if conn.busy:
                 raise AtCapacity(f"bot {name!r} is already playing {len(conn.live_games)} games, its capacity")
             if table.game_id in conn.live_games:
                 raise ValueError(f"game {table.game_id!r} is already running")
         for name in dict.fromkeys(bots):
             self._bots[name].live_games[table.game_id] = table
+
+    def casual_bots(self) -> list[BotConnection]:
+        """The connected bots that accept casual games, by name (busy ones too: a page shows them so)."""
+        return sorted((c for c in self._bots.values() if c.connected and c.accept_casual), key=lambda c: c.name.lower())
 
     def watching(self) -> bool:
         """Whether some current stream waits to hear that a tournament is over."""

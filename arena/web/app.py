@@ -49,7 +49,7 @@ def create_app(engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TT
     app.state.web = WebContext(db=db, reads=WebReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.state.play = PlayRoom(db)
+    app.state.play = PlayRoom(db, getattr(arena, "hub", None))
     for module in (pages, api, replay, live, play):
         app.include_router(module.router)
     app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)

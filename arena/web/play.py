@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from pydantic import BaseModel, Field
 
 from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
-from arena.play.sessions import Answer, MalformedDecision
+from arena.play.sessions import Answer, AtCapacity, MalformedDecision
 from arena.web.context import Web
 from arena.web.play_room import PlayLimit, PlayRoom
 from arena.web.seat_json import message_json, reply_json
@@ -74,6 +74,7 @@ async def play_page(request: Request, web: Web) -> Response:
         "play.html",
         nav="play",
         bots=HOUSE_BOTS,
+        connected=_room(request).casual_bots(),
         move_range=BOT_MOVE_MS,
         person_move_s=PERSON_LIMITS.move_ms // 1000,
         person_bank_s=PERSON_LIMITS.time_bank_ms // 1000,
@@ -88,9 +89,11 @@ async def start_game(request: Request, body: StartGame) -> JSONResponse:
     address = request.client.host if request.client else "?"
     name = " ".join(body.name.split()) or "you"
     try:
-        casual = _room(request).start(_session(request), address, name, body.rivals, body.move_ms)
+        casual = await _room(request).start(_session(request), address, name, body.rivals, body.move_ms)
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
+    except AtCapacity as exc:
+        raise HTTPException(409, str(exc)) from None
     except PlayLimit as exc:
         raise HTTPException(429, str(exc)) from None
     return JSONResponse({"game_id": casual.game_id, "players": list(casual.seat_names)}, status_code=201)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from arena.play.casual import PERSON_LIMITS, CasualGame, new_game, play
 from arena.play.house_pool import HousePool
 from arena.play.referee import Limits
+from arena.play.sessions import BotConnection, SessionHub
 from arena.storage.async_store import AsyncStore
 from arena.storage.store.casual import save_casual_game
 from arena.web.replay import casual_key
@@ -38,6 +39,7 @@ class PlayRoom:
     def __init__(
         self,
         db: AsyncStore | None = None,
+        hub: SessionHub | None = None,
         max_games: int = MAX_GAMES,
         per_address: int = PER_ADDRESS,
         window_s: float = WINDOW_S,
@@ -45,6 +47,8 @@ class PlayRoom:
         limits: Limits = PERSON_LIMITS,
     ) -> None:
         self.db = db
+        self.hub = hub
+        """The arena's hub, where the connected bots that accept casual games are (None: none)."""
         self.pool = HousePool()
         self.limits = limits
         self.max_games = max_games
@@ -72,16 +76,19 @@ class PlayRoom:
             raise PlayLimit(f"{self.per_address} games started from your address lately; try again in {wait} s")
         recent.append(now)
 
-    def start(self, owner: str, address: str, person: str, rivals: list[str], move_ms: int) -> CasualGame:
-        """Start a game for session `owner`; ValueError for a bad choice, PlayLimit over a limit."""
+    async def start(self, owner: str, address: str, person: str, rivals: list[str], move_ms: int) -> CasualGame:
+        """Start a game for session `owner`; ValueError for a bad choice, `sessions.AtCapacity`
+        for a busy bot, PlayLimit over a limit. Returns once the referee has seated it, so that
+        its connected bots count as busy for the next game started."""
         seed = secrets.randbits(63)
         game_id = "casual-" + secrets.token_hex(6)
-        casual = new_game(game_id, owner, person, rivals, move_ms, seed, self.pool)
+        casual = new_game(game_id, owner, person, rivals, move_ms, seed, self.pool, self.hub)
         self._admit(address)
         casual.attach(lambda msg: None)
         self.games[game_id] = casual
         self._running.add(game_id)
         casual.task = asyncio.get_running_loop().create_task(play(casual, seed, self._finished, self.limits))
+        await asyncio.sleep(0)  # the task's first step deals and seats the game (`Referee.play`)
         return casual
 
     async def _finished(self, casual: CasualGame) -> None:
@@ -102,6 +109,10 @@ class PlayRoom:
         done = [g for g in self.games if g not in self._running]
         for game_id in done[: max(0, len(done) - FINISHED_KEPT)]:
             del self.games[game_id]
+
+    def casual_bots(self) -> list[BotConnection]:
+        """The connected bots a person may choose (busy ones too, to be shown so)."""
+        return [] if self.hub is None else self.hub.casual_bots()
 
     def find(self, game_id: str, owner: str) -> CasualGame | None:
         """The game `game_id` if session `owner` plays it (another's game is as good as none)."""
