@@ -129,8 +129,9 @@ def test_decisions_round_trip(action: Action) -> None:
     assert bot_over_the_wire(decision) == decision
 
 
-def test_hello_round_trips() -> None:
-    hello = Hello("RandomBot", "1.2", 8, True)
+@pytest.mark.parametrize("accept_casual", [False, True])
+def test_hello_round_trips(accept_casual: bool) -> None:
+    hello = Hello("RandomBot", "1.2", 8, True, ("cup",), accept_casual)
     assert bot_over_the_wire(hello) == hello
 
 

@@ -132,6 +132,9 @@ def test_scout_bot_run_mistakes(server: ArenaProcess, tmp_path: Path) -> None:
     code, output = bot_cli("run", "random", "--tournament", "t", "--max-games", "1", "--target", server.target)
     assert code == 1
     assert_one_line_error(output, "--max-games and --tournament do not go together")
+    code, output = bot_cli("run", "random", "--tournament", "t", "--casual", "--target", server.target)
+    assert code == 1
+    assert_one_line_error(output, "--casual and --tournament do not go together")
     code, output = bot_cli("run", "greedy", "--move-time", "0.1", "--token", "x", "--target", server.target)
     assert code == 1
     assert_one_line_error(output, "--move-time is for example bots that search (montecarlo, strong), not 'greedy'")

@@ -24,7 +24,7 @@ from bots.greedy import GreedyBot
 from bots.random_bot import RandomBot
 from sdk.bot import Bot
 from sdk.engine.record import replay
-from sdk.protocol import ArenaMessage, Decision, DecisionRequest
+from sdk.protocol import ArenaMessage, Decision, DecisionRequest, GameOver, GameStarted
 from sdk.runner import run_async
 
 SHORT_GRACE = Limits(move_ms=60_000, time_bank_ms=0, grace_ms=20, max_invalid=5)
@@ -102,11 +102,14 @@ def test_the_room_caps_games_at_once_and_per_address() -> None:
     asyncio.run(run())
 
 
-def _answer_every_request(casual: CasualGame) -> tuple[BotConnection, Stream]:
-    """Attach the person's seat and answer each request with its first legal action."""
+def _answer_every_request(casual: CasualGame, seen: list[ArenaMessage] | None = None) -> tuple[BotConnection, Stream]:
+    """Attach the person's seat and answer each request with its first legal action; every
+    message the seat gets is added to `seen`."""
     loop = asyncio.get_running_loop()
 
     def deliver(msg: ArenaMessage) -> None:
+        if seen is not None:
+            seen.append(msg)
         if isinstance(msg, DecisionRequest):
             loop.call_soon(casual.submit, Decision(msg.game_id, msg.request_id, msg.observation.legal_actions[0]))
 
@@ -159,3 +162,35 @@ def test_a_connected_bot_that_accepts_casual_games_is_seated_through_its_own_str
     assert all(s.forfeit is None for s in casual.result.seats)
     assert list(replay(casual.result.record).totals) == [s.points for s in casual.result.seats]
     assert free_after == ["alice"]
+
+
+def test_a_person_back_within_the_grace_plays_on_in_the_same_seat() -> None:
+    """The browser's stream drops after the first answer and a new one comes (the page reopened
+    with its `#game=ID`): the referee re-sends the seat, and the person finishes the game in it."""
+    long_grace = Limits(move_ms=60_000, time_bank_ms=0, grace_ms=60_000, max_invalid=5)
+
+    async def run() -> tuple[CasualGame, list[ArenaMessage]]:
+        room = PlayRoom(limits=long_grace)
+        casual = await room.start("cookie", "10.0.0.1", "ann", ["greedy", "random"], 0)
+        first: asyncio.Future[DecisionRequest] = asyncio.get_running_loop().create_future()
+
+        def deliver(msg: ArenaMessage) -> None:
+            if isinstance(msg, DecisionRequest) and not first.done():
+                first.set_result(msg)
+
+        conn, stream = casual.attach(deliver)
+        req = await first
+        casual.submit(Decision(req.game_id, req.request_id, req.observation.legal_actions[0]))
+        casual.detach(conn, stream)
+        again: list[ArenaMessage] = []
+        _answer_every_request(casual, again)
+        await asyncio.wait_for(casual.done.wait(), 120)
+        await room.close()
+        return casual, again
+
+    casual, again = asyncio.run(run())
+    assert casual.result is not None, casual.error
+    assert all(s.forfeit is None for s in casual.result.seats), casual.result.seats
+    started = [m for m in again if isinstance(m, GameStarted)]
+    assert [(m.seat, m.players) for m in started] == [(0, casual.seat_names)]
+    assert any(isinstance(m, DecisionRequest) for m in again) and isinstance(again[-1], GameOver)
