@@ -10,10 +10,13 @@
   const name = (s) => (s === st.seat ? "You" : st.players[s] || `seat ${s}`);
   const cardText = (c) => `${c[0]}/${c[1]}`;
 
+  // 6 and 9 are underlined, as on the printed cards: upside down, one reads as the other.
+  const value = (n) => (n === 6 || n === 9 ? `<u>${n}</u>` : `${n}`);
+
   function card(c, cls = "") {
     const el = document.createElement("div");
     el.className = `card ${cls}`;
-    el.innerHTML = `<span class="top">${c[0]}</span><span class="bottom">${c[1]}</span>`;
+    el.innerHTML = `<span class="top">${value(c[0])}</span><span class="bottom">${value(c[1])}</span>`;
     el.title = `${c[0]} in play, ${c[1]} underneath`;
     return el;
   }
@@ -34,10 +37,13 @@
       case "shown": return `${name(e.seat)} ${e.seat === st.seat ? "show" : "shows"} ${e.cards.map(cardText).join(" ")}.`;
       case "scouted": return `${name(e.seat)} ${e.seat === st.seat ? "scout" : "scouts"} the ${e.end} card ${cardText(e.card)}${e.flip ? " (turned over)" : ""} into position ${e.position + 1}.`;
       case "scout_show": return `Scout & Show: ${describe(e.scouted)} ${describe(e.shown)}`;
-      case "round_ended": return `Round ${e.round + 1} ends (${e.reason}). Scores: ` + e.scores.map((p, s) => `${name(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ") + ".";
+      case "round_ended": return `Round ${e.round + 1} ends: ${reason(e.reason)}. Scores: ` + e.scores.map((p, s) => `${name(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ") + ".";
       default: return "";
     }
   }
+
+  /** An end reason as the referee names it ("6.1 a player emptied their hand") as a sentence part. */
+  const reason = (r) => r.replace(/^([\d.]+) (.*)$/, "$2 (rule $1)");
 
   function render() {
     const v = st.view;
@@ -46,8 +52,9 @@
     rivals.replaceChildren(...v.seats.map((s, i) => {
       const d = document.createElement("div");
       d.className = "rival" + (v.to_move === i ? " to-move" : "");
-      d.innerHTML = `<strong></strong><br>${s.hand_size} cards · ${s.captured} captured · ${s.chips} chip${s.chips === 1 ? "" : "s"}` +
-        `${v.seats.length > 2 ? (s.scout_show ? " · S&S ready" : " · S&S used") : ""}<br>total ${s.total}`;
+      d.innerHTML = `<strong></strong><br>${s.hand_size} card${s.hand_size === 1 ? "" : "s"} · ${s.captured} captured · ${s.chips} chip${s.chips === 1 ? "" : "s"}` +
+        `${v.seats.length > 2 ? (s.scout_show ? " · S&amp;S left" : " · S&amp;S used") : ""}<br>total ${s.total}`;
+      d.title = "chips: scout chips received; S&S: the Scout & Show chip, once a round";
       d.querySelector("strong").textContent = name(i) + (v.to_move === i ? " (to move)" : "");
       return d;
     }));
@@ -61,6 +68,10 @@
       $("flip-turned").replaceChildren(...turned(v.hand).map((c) => card(c)));
     }
     const acts = myTurn() ? legalActions() : [];
+    const over = v.phase === "over";
+    $("scoutshow").hidden = v.seats.length === 2; // never at 2 players (RULES.md)
+    document.querySelector(".play-buttons").hidden = flipping || over;
+    $("clock").hidden = over;
     $("scoutshow").disabled = !acts.some((a) => a.scout && a.show) || st.scout !== null;
     $("show").disabled = !(myTurn() && st.sel && (!st.scout || st.scout.position !== undefined));
     $("flipcard").hidden = !(st.scout && st.scout.position === undefined);
@@ -95,6 +106,8 @@
     const ends = myTurn() && !st.scout && canScout();
     $("active").replaceChildren(...v.active.map((c, i) => {
       const end = i === 0 ? "left" : i === v.active.length - 1 ? "right" : null;
+      const taken = st.scout && st.scout.position === undefined && end === st.scout.end;
+      if (taken) return card(st.scout.flip ? [c[1], c[0]] : c, "scouted");
       const el = card(c, ends && end ? "pickable" : "");
       if (ends && end) {
         el.dataset.end = end;
@@ -226,6 +239,7 @@
     if (st.view) st.view.phase = "over";
     const box = $("result");
     box.hidden = false;
+    box.scrollIntoView({ block: "nearest" });
     const order = m.ranks.map((r, s) => [r, s]).sort((a, b) => a[0] - b[0]);
     box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
     const ol = box.querySelector("ol");
