@@ -71,6 +71,7 @@
     const over = v.phase === "over";
     $("scoutshow").hidden = v.seats.length === 2; // never at 2 players (RULES.md)
     document.querySelector(".play-buttons").hidden = flipping || over;
+    $("hand").hidden = flipping; // both orientations are shown above, each with its button
     $("clock").hidden = over;
     $("scoutshow").disabled = !acts.some((a) => a.scout && a.show) || st.scout !== null;
     $("show").disabled = !(myTurn() && st.sel && (!st.scout || st.scout.position !== undefined));
