@@ -32,11 +32,15 @@ PAGE_TTL_S = 0.5
 """How far behind the arena a page may be: how often the page cache asks whether anything changed."""
 
 
-def create_app(engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TTL_S) -> FastAPI:
+def create_app(
+    engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TTL_S, store_casual: bool | None = None
+) -> FastAPI:
     """The web app over the arena database `engine` (read through worker threads, never on the
     event loop). `arena` is the running arena it is served in, for live games; None serves the
     database alone. Answers of the pages and the API are kept until the arena changes, which is
-    looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request)."""
+    looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request). Finished casual
+    games are stored when `store_casual` says so (None: when served in an arena, since `scout-arena
+    web` serves its database read-only)."""
     app = FastAPI(
         title="Scout Arena",
         summary="Ladders, tournaments, bots and games of a Scout Arena, read-only.",
@@ -49,7 +53,8 @@ def create_app(engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TT
     app.state.web = WebContext(db=db, reads=WebReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.state.play = PlayRoom(db, getattr(arena, "hub", None))
+    keep = arena is not None if store_casual is None else store_casual
+    app.state.play = PlayRoom(db if keep else None, getattr(arena, "hub", None))
     for module in (pages, api, replay, live, play):
         app.include_router(module.router)
     app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)

@@ -47,7 +47,7 @@ def room(tmp_path: Path) -> Iterator[tuple[str, PlayRoom]]:
     stopping = asyncio.Event()
 
     async def run() -> None:
-        app = create_app(engine)
+        app = create_app(engine, store_casual=True)
         server = await start_web(app, bind("127.0.0.1", 0))
         started.append((server, app.state.play))
         ready.set()
