@@ -4,7 +4,11 @@
 they would hold the interpreter lock and slow every game, stream and page of the arena's loop, so
 each decision goes to a process pool (started on first use, with the "spawn" method, since the
 arena's process runs gRPC threads that a fork would copy mid-call). A worker keeps one bot per
-(name, budget): bots keep no per-game state (`sdk.bot.Bot`), so one instance serves every seat.
+name: bots keep no per-game state (`sdk.bot.Bot`), so one instance serves every seat.
+
+The move time is counted from the request, not from when a worker takes it up: a decision that
+waited in the pool's queue (many games at once) thinks that much less, so the bots' moves stay
+near the move time however busy the pool is, and never run into the referee's deadline.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import asyncio
 import multiprocessing
 import os
 import signal
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Protocol, runtime_checkable
 
 from sdk.bot import Bot
 from sdk.engine import Action, Flip, Scout, ScoutShow, Show
@@ -26,11 +32,17 @@ SEARCH_BOTS = ("montecarlo", "strong")
 """The house bots whose thinking time is their move time, spent in `HousePool`'s workers."""
 MIN_BUDGET_S = 0.05
 """The least a search bot thinks, whatever the move time (at 0 it would play its first guess)."""
-BOTS_KEPT = 16
-"""Bots one worker keeps (one per name and budget in use); beyond, it starts afresh."""
 
-_bots: dict[tuple[str, float], Bot] = {}
-"""A worker's bots by (name, budget in seconds)."""
+
+@runtime_checkable
+class Searching(Protocol):
+    """A bot that searches for `move_time` seconds a decision (the search bots' constructor option)."""
+
+    move_time: float | None
+
+
+_bots: dict[str, Bot] = {}
+"""A worker's bots by name."""
 
 
 def decide(bot: Bot, obs: Observation, kind: DecisionKind) -> Action:
@@ -43,13 +55,15 @@ def decide(bot: Bot, obs: Observation, kind: DecisionKind) -> Action:
     return action
 
 
-def _search(name: str, budget_s: float, obs: Observation, kind: DecisionKind) -> Action:
-    """In a worker: the search bot `name`'s answer, thinking for at most `budget_s`."""
-    bot = _bots.get((name, budget_s))
+def _search(name: str, until: float, obs: Observation, kind: DecisionKind) -> Action:
+    """In a worker: the search bot `name`'s answer, thinking until `until` (`time.time()`, which
+    every process reads alike), and at least MIN_BUDGET_S."""
+    bot = _bots.get(name)
     if bot is None:
-        if len(_bots) >= BOTS_KEPT:
-            _bots.clear()
-        bot = _bots[(name, budget_s)] = load_bot(example_bots()[name], args={"move_time": budget_s})
+        bot = _bots[name] = load_bot(example_bots()[name])
+    if not isinstance(bot, Searching):
+        raise TypeError(f"house bot {name!r} has no move_time to think for")
+    bot.move_time = max(MIN_BUDGET_S, until - time.time())
     return decide(bot, obs, kind)
 
 
@@ -82,13 +96,13 @@ class HousePool:
         worker died is started again once."""
         if name not in SEARCH_BOTS:
             raise ValueError(f"{name!r} is not a search bot; the search bots are {', '.join(SEARCH_BOTS)}")
-        budget = max(MIN_BUDGET_S, move_s)
+        until = time.time() + move_s
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool(), _search, name, budget, obs, kind)
+            return await loop.run_in_executor(self._pool(), _search, name, until, obs, kind)
         except BrokenProcessPool:
             self.close()
-            return await loop.run_in_executor(self._pool(), _search, name, budget, obs, kind)
+            return await loop.run_in_executor(self._pool(), _search, name, until, obs, kind)
 
     def close(self) -> None:
         """Stop the workers (a search under way is abandoned); a later `think` starts new ones."""

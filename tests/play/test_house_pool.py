@@ -1,14 +1,16 @@
 """The search bots among the house bots (issue #15): `strong` and `montecarlo` answer legal moves,
-thinking in worker processes, and the event loop goes round freely while they think."""
+thinking in worker processes, and the event loop goes round freely while they think; their move
+time counts from the request."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 from arena.play import house_pool
-from arena.play.house_pool import SEARCH_BOTS, HousePool
+from arena.play.house_pool import MIN_BUDGET_S, SEARCH_BOTS, HousePool
 from sdk.engine import Flip, Game, observe
 from sdk.engine.observation import Observation
 from sdk.protocol import DecisionKind
@@ -66,3 +68,15 @@ def test_only_search_bots_go_to_the_pool() -> None:
     obs, kind = _observations()[0]
     with pytest.raises(ValueError, match="'greedy' is not a search bot; the search bots are montecarlo, strong"):
         asyncio.run(HousePool(workers=1).think("greedy", 0.1, obs, kind))
+
+
+def test_the_move_time_counts_from_the_request_so_a_queued_decision_thinks_less() -> None:
+    """A decision that waited in the pool's queue past its move time thinks the minimum only."""
+    obs, kind = _observations()[1]
+    try:
+        for name in SEARCH_BOTS:
+            action = house_pool._search(name, time.time() - 10, obs, kind)
+            assert action in obs.legal_actions
+            assert house_pool._bots[name].move_time == MIN_BUDGET_S  # type: ignore[attr-defined]
+    finally:
+        house_pool._bots.clear()
