@@ -2,7 +2,8 @@
 shows, a scout with a turn-over and an insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at
 2), an illegal show refused with the referee's reason, the final ranking; the record replays to
 the same totals, the game is stored and its replay linked, and no message the page gets holds a
-card of another hand."""
+card of another hand. The 3-seat game reloads the page mid-game (back within the grace period) and
+plays on in the same seat."""
 
 from __future__ import annotations
 
@@ -86,8 +87,10 @@ def _legal_shows(page: Any) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in (part.split(",") for part in text.split(";") if part)]
 
 
-def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, int]:
-    """Play one game by clicking; returns how often each kind of move was made."""
+def play_game(page: Any, url: str, rivals: list[str], name: str, reload: bool = False) -> dict[str, int]:
+    """Play one game by clicking; returns how often each kind of move was made. With `reload`,
+    the page is reloaded after the first flip (the browser drops its stream and comes back within
+    the grace): the game goes on in the same seat."""
     page.add_init_script(RECORD_MESSAGES)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -139,6 +142,9 @@ def play_game(page: Any, url: str, rivals: list[str], name: str) -> dict[str, in
             "([rid]) => document.body.dataset.request !== rid || document.querySelector('#reason').textContent",
             arg=[request],
         )
+        if reload and done["flip"] == 1:
+            page.reload()
+            reload = False
     page.wait_for_selector("#result .ranking li")
     screenshot(page, f"play-{name}-over")
     return done
@@ -191,6 +197,7 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
     # Hidden information: every card the page was sent is the person's own deal or was shown.
     messages = page.evaluate("window.__messages")
     assert any(m["type"] == "over" for m in messages)
+    assert all(s.forfeit is None for s in casual.result.seats), casual.result.seats
     # Stored like any game, and the page links to its replay, which holds the same record.
     assert casual.replay is not None and page.get_attribute("#replay", "href") == casual.replay
     assert room.db is not None
@@ -215,7 +222,7 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
 )
 def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], rivals: list[str], name: str) -> None:
     url, play_room = room
-    done = play_game(page, url, rivals, name)
+    done = play_game(page, url, rivals, name, reload=name == "3")
     check_game(page, play_room)
     if name == "2":
         page.click("#replay")
