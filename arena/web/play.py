@@ -32,6 +32,8 @@ from sdk.protocol import ArenaMessage, Decision
 router = APIRouter()
 
 COOKIE = "scout_play"
+GUEST = "guest"
+"""The person's name in the game's record and replay when they give none (the page says "You")."""
 KEEPALIVE_S = 15.0
 """How often an idle feed sends a comment, so proxies keep the connection open."""
 
@@ -87,7 +89,7 @@ async def play_page(request: Request, web: Web) -> Response:
 @router.post("/api/play/games")
 async def start_game(request: Request, body: StartGame) -> JSONResponse:
     address = request.client.host if request.client else "?"
-    name = " ".join(body.name.split()) or "you"
+    name = " ".join(body.name.split()) or GUEST
     try:
         casual = await _room(request).start(_session(request), address, name, body.rivals, body.move_ms)
     except ValueError as exc:
