@@ -14,6 +14,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from arena.web.serving import bind
+
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 START_TIMEOUT_S = 60
 
@@ -111,3 +113,13 @@ def test_web_refuses_a_missing_database_and_creates_none(tmp_path: Path) -> None
     )
     assert failed.returncode == 1 and failed.stderr.startswith("error: ") and failed.stderr.count("\n") == 1
     assert not missing.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_every_connection_the_pages_accept_sends_without_delay() -> None:
+    """TCP_NODELAY on each accepted connection: uvicorn writes an answer's headers and body apart,
+    and without it Nagle held the body back until the browser's delayed ACK (~40 ms a page)."""
+    listening = bind("127.0.0.1", 0)
+    with listening, socket.create_connection(listening.getsockname()[:2]):
+        accepted, _ = listening.accept()
+        with accepted:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
