@@ -33,6 +33,18 @@ def drawn(page: Any, selector: str) -> list[tuple[int, int]]:
     ]
 
 
+def logged(page: Any) -> list[int]:
+    """The steps the round log lists, in order."""
+    return [int(item.get_attribute("data-step")) for item in page.locator("#log li").all()]
+
+
+def logged_steps(frames: list[Frame], index: int) -> list[int]:
+    """What the round log at step `index` must list: the steps of its round from the deal up to
+    it, none still to come (every step after the deal says what happened)."""
+    deal = max(f.index for f in frames if f.move is None and f.index <= index)
+    return [f.index for f in frames[deal : index + 1] if f.move is not None or f.events]
+
+
 def open_replay(served: Served, page: Any, fragment: str = "") -> None:
     page.goto(f"{served.url}games/{GAME}{fragment}")
     page.wait_for_selector("#replay[data-ready=true]")
@@ -56,8 +68,10 @@ def test_stepping_shows_the_records_cards_at_each_position(served: Served, page:
     at_step(page, target)
     page.keyboard.press("ArrowLeft")
     at_step(page, target - 1)
+    assert logged(page) == logged_steps(frames, target - 1)
     page.click("#next")
     at_step(page, target)
+    assert logged(page) == logged_steps(frames, target)
     frame = frames[target]
     for s, seat in enumerate(frame.seats):
         assert drawn(page, f"[data-role=hand][data-seat='{s}']") == [tuple(c) for c in seat.hand]

@@ -79,24 +79,22 @@
     return starts;
   }
 
+  // The round so far: its steps from the deal up to the current one, never one still to come.
   function log(i) {
-    const starts = roundStarts();
-    const r = frames[i].round;
-    const from = starts[r];
-    const to = r + 1 < starts.length ? starts[r + 1] : frames.length;
+    const from = roundStarts()[frames[i].round];
     const list = T.el("ol", "log");
     list.start = 1;
-    for (let k = from; k < to; k++) {
+    for (let k = from; k <= i; k++) {
       const text = caption(k);
       if (!text) continue;
       const item = T.el("li", k === i ? "current" : "", text);
+      item.dataset.step = String(k);
       item.addEventListener("click", () => go(k));
       item.style.cursor = "pointer";
       list.append(item);
     }
     $("log").replaceChildren(list);
-    const current = list.querySelector(".current");
-    if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
+    list.scrollTop = list.scrollHeight;
   }
 
   function draw() {
