@@ -398,16 +398,24 @@ def commit_version(*, session: Session) -> tuple[Any, ...]:
 
 def play_version(*, session: Session) -> tuple[Any, ...]:
     """`commit_version`, and also how many games are being played, how many of those wait to be
-    counted, and how many tournaments failed: what a tournament's progress shows changes with one
-    of them. The running games are few and found by the status index, so this too costs the same
-    at any size."""
+    counted, and how many tournaments there are, started and ended (finished or failed): what a
+    tournament's progress, facts or seed show changes with one of them (a stop-rule tournament
+    finishes after its last commit). The running games are few and found by the status index, and
+    the tournaments are few, so this too costs the same at any number of games."""
     playing = session.execute(
         sa.select(sa.func.count(), sa.func.count(col(GameRow.finished_at))).where(
             col(GameRow.status) == GameStatus.RUNNING
         )
     ).one()
-    failed = session.execute(sa.select(sa.func.count(col(TournamentRow.failure)))).scalar_one()
-    return (*commit_version(session=session), *playing, failed)
+    tournaments = session.execute(
+        sa.select(
+            sa.func.count(),
+            sa.func.count(col(TournamentRow.started_at)),
+            sa.func.count(col(TournamentRow.finished_at)),
+            sa.func.count(col(TournamentRow.failure)),
+        )
+    ).one()
+    return (*commit_version(session=session), *playing, *tournaments)
 
 
 class WebReads:
