@@ -28,8 +28,9 @@ from arena.web.reads import WebReads
 from arena.web.templating import make_templates
 
 STATIC = Path(__file__).parent / "static"
-PAGE_TTL_S = 0.5
-"""How far behind the arena a page may be: how often the page cache asks whether anything changed."""
+PAGE_TTL_S = 1.0
+"""How far behind the arena a page may be: how often the page cache asks whether anything changed,
+so while a tournament commits games a page is rendered at most once a second."""
 
 
 def create_app(

@@ -3,20 +3,27 @@ next to nothing: an ASGI middleware answers a GET of one of the app's own read r
 last answer as long as nothing it could show has changed (`reads.play_version`).
 
 The version is asked of the database at most once every `ttl_s` seconds, so a page may lag the
-arena by that much (half a second by default: the pages of a live tournament poll every 2 s).
-Only routes of this app's own `pages` and `api` routers are kept (no streams, no other module's
-routes), only 200 answers, keyed by path and query; every caller gets the same answer for the
-same URL (the pages have no per-caller content), so keeping one can never show anyone more than
-the public read models do.
+arena by that much, and a page is rendered at most once per version and `ttl_s`, however many
+ask for it meanwhile (one renders, the others wait for its answer). Only routes of this app's own
+`pages` and `api` routers are kept (no streams, no other module's routes), only 200 answers,
+keyed by path and query; every caller gets the same answer for the same URL (the pages have no
+per-caller content), so keeping one can never show anyone more than the public read models do,
+and an answer is never kept past a change of the version: what a game, a tournament's seed or a
+record reveals only becomes public with such a change, never the other way round.
+
+Each kept answer has an ETag (a digest of its body); a browser that sends it back in
+If-None-Match gets a 304 without the body. The kept answers are bounded in number and in bytes,
+the least recently used dropped first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from re import Pattern
 from typing import Any
 
@@ -26,7 +33,11 @@ from arena.storage.async_store import AsyncStore
 from arena.web.reads import play_version
 
 KEPT_ANSWERS = 512
-"""Answers kept at most, the least recently used dropped first."""
+"""Answers kept at most."""
+KEPT_BYTES = 32 * 1024 * 1024
+"""Bytes of kept bodies at most; a body above a quarter of it is answered but not kept."""
+REVALIDATE = (b"cache-control", b"no-cache")
+"""Kept answers tell browsers to ask again each time (with their ETag): a page changes with the arena."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,20 +45,44 @@ class _Answer:
     version: tuple[Any, ...]
     start: Message
     body: bytes
+    etag: bytes
+
+
+@dataclass(slots=True)
+class _Flight:
+    """The render of one URL under way, and how many callers wait for it (then it is forgotten)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    callers: int = 0
 
 
 class PageCache:
     """The middleware: `routes` are the path patterns whose GET answers may be kept."""
 
-    def __init__(self, app: ASGIApp, db: AsyncStore, routes: Iterable[Pattern[str]], ttl_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        db: AsyncStore,
+        routes: Iterable[Pattern[str]],
+        ttl_s: float = 1.0,
+        max_bytes: int = KEPT_BYTES,
+    ) -> None:
         self._app = app
         self._db = db
         self._routes = tuple(routes)
         self._ttl_s = ttl_s
+        self._max_bytes = max_bytes
         self._answers: OrderedDict[tuple[str, bytes], _Answer] = OrderedDict()
+        self._bytes = 0
+        self._rendering: dict[tuple[str, bytes], _Flight] = {}
         self._version: tuple[Any, ...] | None = None
         self._asked = -float("inf")
         self._asking: asyncio.Lock | None = None
+
+    @property
+    def kept_bytes(self) -> int:
+        """Bytes of the bodies kept now."""
+        return self._bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET" or not self._keeps(scope["path"]):
@@ -55,16 +90,32 @@ class PageCache:
             return
         key = (scope["path"], scope["query_string"])
         version = await self._current()
-        held = self._answers.get(key)
-        if held is not None and held.version == version:
-            self._answers.move_to_end(key)
-            await send(held.start)
-            await send({"type": "http.response.body", "body": held.body})
-            return
-        await self._answer_and_keep(scope, receive, send, key, version)
+        held = self._fresh(key, version)
+        if held is None:
+            flight = self._rendering.setdefault(key, _Flight())
+            flight.callers += 1
+            try:
+                async with flight.lock:
+                    held = self._fresh(key, version)
+                    if held is None:
+                        held = await self._render(scope, receive, send, key, version)
+            finally:
+                flight.callers -= 1
+                if not flight.callers:
+                    del self._rendering[key]
+            if held is None:
+                return
+        await self._send(scope, send, held)
 
     def _keeps(self, path: str) -> bool:
         return any(route.match(path) for route in self._routes)
+
+    def _fresh(self, key: tuple[str, bytes], version: tuple[Any, ...]) -> _Answer | None:
+        held = self._answers.get(key)
+        if held is None or held.version != version:
+            return None
+        self._answers.move_to_end(key)
+        return held
 
     async def _current(self) -> tuple[Any, ...]:
         """The arena's version, asked again once it is `ttl_s` old (one caller asks, the rest wait)."""
@@ -76,28 +127,62 @@ class PageCache:
                 self._asked = time.monotonic()
             return self._version
 
-    async def _answer_and_keep(
+    async def _send(self, scope: Scope, send: Send, held: _Answer) -> None:
+        """The kept answer, or 304 if the browser holds it already (its ETag in If-None-Match)."""
+        asked = next((value for name, value in scope["headers"] if name == b"if-none-match"), None)
+        if asked is not None and held.etag in (tag.strip() for tag in asked.split(b",")):
+            headers = [(b"etag", held.etag), REVALIDATE]
+            await send({"type": "http.response.start", "status": 304, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await send(held.start)
+        await send({"type": "http.response.body", "body": held.body})
+
+    async def _render(
         self, scope: Scope, receive: Receive, send: Send, key: tuple[str, bytes], version: tuple[Any, ...]
-    ) -> None:
+    ) -> _Answer | None:
+        """Run the app; a whole 200 answer is kept and returned (to be sent by the caller, with
+        its ETag), anything else is sent on as it comes and None returned."""
         start: Message | None = None
         chunks: list[bytes] = []
-        whole = True
+        passing = False
 
         async def keeping(message: Message) -> None:
-            nonlocal start, whole
-            if message["type"] == "http.response.start":
+            nonlocal start, passing
+            if passing:
+                await send(message)
+            elif message["type"] == "http.response.start":
                 start = message
+                if message["status"] != 200:
+                    passing = True
+                    await send(message)
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
-                whole = whole and not message.get("more_body", False)
-            await send(message)
+                if message.get("more_body", False):
+                    return
+                passing = True
 
         await self._app(scope, receive, keeping)
-        if start is not None and start["status"] == 200 and whole:
-            self._answers[key] = _Answer(version, start, b"".join(chunks))
-            self._answers.move_to_end(key)
-            while len(self._answers) > KEPT_ANSWERS:
-                self._answers.popitem(last=False)
+        if start is None or start["status"] != 200:
+            return None
+        body = b"".join(chunks)
+        etag = b'"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
+        headers = [(name, value) for name, value in start.get("headers", []) if name not in (b"etag", b"cache-control")]
+        held = _Answer(version, {**start, "headers": [*headers, (b"etag", etag), REVALIDATE]}, body, etag)
+        self._keep(key, held)
+        return held
+
+    def _keep(self, key: tuple[str, bytes], held: _Answer) -> None:
+        if len(held.body) > self._max_bytes // 4:
+            return
+        old = self._answers.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old.body)
+        self._answers[key] = held
+        self._bytes += len(held.body)
+        while len(self._answers) > KEPT_ANSWERS or self._bytes > self._max_bytes:
+            _, dropped = self._answers.popitem(last=False)
+            self._bytes -= len(dropped.body)
 
 
 def route_patterns(routers: Iterable[Any]) -> list[Pattern[str]]:
