@@ -48,7 +48,7 @@ async def ladder(
 @router.get("/crosstable", response_model=schemas.CrosstableOut)
 async def crosstable(web: Web) -> schemas.CrosstableOut:
     """Head-to-head over every tournament: each pair of bots that shared a finished game."""
-    return schemas.CrosstableOut(pairs=list((await web.reads.cached(reads.crosstable, tournament=None)).pairs))
+    return schemas.CrosstableOut(pairs=list((await web.reads.crosstable()).pairs))
 
 
 @router.get("/tournaments", response_model=schemas.TournamentPage)
@@ -89,7 +89,7 @@ async def standings(
 @router.get("/tournaments/{name}/crosstable", response_model=schemas.CrosstableOut)
 async def tournament_crosstable(web: Web, name: Name) -> schemas.CrosstableOut:
     """A tournament's head-to-head records."""
-    return schemas.CrosstableOut(pairs=list((await web.reads.cached(reads.crosstable, tournament=name)).pairs))
+    return schemas.CrosstableOut(pairs=list((await web.reads.crosstable(name)).pairs))
 
 
 @router.get("/tournaments/{name}/forfeits", response_model=schemas.ForfeitList)

@@ -76,7 +76,7 @@ async def tournament(
         "tournament.html",
         t=shown,
         rows=sort_table(rows, sort, order),
-        crosstable=await web.reads.cached(reads.crosstable, tournament=name),
+        crosstable=await web.reads.crosstable(name),
         forfeits=await web.reads.cached(reads.forfeits, tournament=name),
         tables=await web.reads.cached(reads.table_progress, tournament=name),
         live=shown.status in LIVE,

@@ -18,12 +18,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from arena.errors import UnknownBot, UnknownTournament
 from arena.names import shown
-from arena.ratings.head_to_head import Crosstable, PairRecord, sign_test
+from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameStatus
 from arena.storage import store
@@ -39,6 +38,7 @@ from arena.storage.tables import (
     TournamentRow,
     VoidedAttemptRow,
 )
+from arena.web.crosstable_tally import CrosstableTally
 
 T = TypeVar("T")
 
@@ -131,31 +131,6 @@ class BotStandings:
 def _scope(session: Session, tournament: str | None) -> Any:
     """The condition on GameRow of a scope: every game, or one tournament's."""
     return sa.true() if tournament is None else col(GameRow.tournament_id) == _tournament_id(session, tournament)
-
-
-def crosstable(*, session: Session, tournament: str | None = None) -> Crosstable:
-    """`arena.store.head_to_head`, aggregated by the database: one row per pair of bots."""
-    a, b = aliased(SeatResultRow), aliased(SeatResultRow)
-    above = sa.func.sum(sa.case((col(a.rank) < col(b.rank), 1), else_=0))
-    below = sa.func.sum(sa.case((col(a.rank) > col(b.rank), 1), else_=0))
-    rows = session.execute(
-        sa.select(
-            col(a.bot_id), col(b.bot_id), above, below, sa.func.count(), sa.func.sum(col(a.points) - col(b.points))
-        )
-        .select_from(a)
-        .join(b, sa.and_(col(a.game_id) == col(b.game_id), col(a.bot_id) < col(b.bot_id)))
-        .join(GameRow, col(GameRow.id) == col(a.game_id))
-        .where(col(GameRow.status) == GameStatus.FINISHED, _scope(session, tournament))
-        .group_by(col(a.bot_id), col(b.bot_id))
-    ).all()
-    names = _bot_names(session)
-    pairs = []
-    for bot_a, bot_b, up, down, games, difference in rows:
-        record = PairRecord(
-            names[bot_a], names[bot_b], games, up, down, games - up - down, difference / games, sign_test(up, down)
-        )
-        pairs.append(record if record.bot < record.other else record.flipped())
-    return Crosstable(tuple(sorted(pairs, key=lambda p: (p.bot, p.other))))
 
 
 def games(
@@ -427,6 +402,7 @@ class WebReads:
         self._db = db
         self._cache: OrderedDict[Hashable, tuple[tuple[Any, ...], Any]] = OrderedDict()
         self._lock = threading.Lock()
+        self._tally = CrosstableTally()
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`fn(session=..., **kwargs)` in a worker thread."""
@@ -436,6 +412,15 @@ class WebReads:
         """`fn(session=..., **kwargs)`, or its last answer if no game was committed (nor schedule
         made, bot registered or entered) since (`commit_version`). Only for reads of committed games."""
         return await self._db(self._cached, fn=fn, version=commit_version, kwargs=kwargs)
+
+    async def crosstable(self, tournament: str | None = None) -> Crosstable:
+        """Head-to-head in `tournament` (None: every game), `cached`, and counted from a running
+        tally when a game was committed (`crosstable_tally`): the new games only."""
+        return await self.cached(self._crosstable, tournament=tournament)
+
+    def _crosstable(self, *, session: Session, tournament: str | None) -> Crosstable:
+        scope = None if tournament is None else _tournament_id(session, tournament)
+        return self._tally.crosstable(session=session, tournament_id=scope)
 
     async def live(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`cached`, also read again whenever a game starts, finishes playing or a tournament
