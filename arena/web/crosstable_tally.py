@@ -5,8 +5,8 @@ pass over all of its 10,000.
 A committed game gets the next `commit_seq` and never changes after (arena.storage.store.games),
 so a scope's tally is its pair sums over the games committed up to the highest `commit_seq` it has
 seen. Each look reads only the games above that, and checks that the tally's game count is the
-scope's count of finished games up to the new highest: if anything else ever changed, it is
-counted again from nothing.
+scope's count of finished games: if anything else ever changed (or a game was committed between
+the two reads), the scope is counted again from nothing.
 """
 
 from __future__ import annotations
@@ -61,11 +61,15 @@ class CrosstableTally:
         with self._lock:
             tally = self._tallies.pop(tournament_id, None) or _Tally()
             top = session.execute(sa.select(sa.func.coalesce(sa.func.max(col(GameRow.commit_seq)), 0))).scalar_one()
-            added = _count(session, scope, tally.upto, top)
-            if tally.games + added != _count(session, scope, 0, top):
-                tally, added = _Tally(), _count(session, scope, 0, top)
-            _add(session, tally, scope, top)
-            tally.games += added
+            new = _committed(session, tournament_id, tally.upto, top) if tally.upto else None
+            if new is None or tally.games + len(new) != _count(session, scope):
+                tally = _Tally()
+                counted = sa.and_(scope, col(GameRow.commit_seq) <= top)
+                tally.games = _count(session, counted)
+                _add(session, tally, counted)
+            elif new:
+                tally.games += len(new)
+                _add(session, tally, col(GameRow.id).in_(new))
             tally.upto = top
             self._tallies[tournament_id] = tally
             while len(self._tallies) > KEPT_SCOPES:
@@ -73,17 +77,31 @@ class CrosstableTally:
             return _crosstable(session, tally)
 
 
-def _count(session: Session, scope: sa.ColumnElement[bool], after: int, upto: int) -> int:
-    """The scope's games committed after `after`, up to `upto`."""
-    counted = session.execute(
-        sa.select(sa.func.count()).where(scope, col(GameRow.commit_seq) > after, col(GameRow.commit_seq) <= upto)
-    ).scalar_one()
+def _committed(session: Session, tournament_id: int | None, after: int, upto: int) -> list[int]:
+    """The ids of the games of a scope committed after `after`, up to `upto`: read by the commit
+    order's index alone (the few games since the last look) and sorted into the scope here, so
+    that no database plans the read over the scope's index instead."""
+    rows = session.execute(
+        sa.select(col(GameRow.id), col(GameRow.tournament_id), col(GameRow.status)).where(
+            col(GameRow.commit_seq) > after, col(GameRow.commit_seq) <= upto
+        )
+    )
+    return [
+        game_id
+        for game_id, of, status in rows
+        if status is GameStatus.FINISHED and (tournament_id is None or of == tournament_id)
+    ]
+
+
+def _count(session: Session, games: sa.ColumnElement[bool]) -> int:
+    """How many games meet the condition (a whole scope: from an index alone)."""
+    counted = session.execute(sa.select(sa.func.count()).where(games)).scalar_one()
     return int(counted)
 
 
-def _add(session: Session, tally: _Tally, scope: sa.ColumnElement[bool], upto: int) -> None:
-    """Add the pairs of the scope's games committed after `tally.upto`, up to `upto`: one row per
-    pair of bots, summed by the database."""
+def _add(session: Session, tally: _Tally, games: sa.ColumnElement[bool]) -> None:
+    """Add the pairs of seats of the games that meet the condition: one row per pair of bots,
+    summed by the database."""
     a, b = aliased(SeatResultRow), aliased(SeatResultRow)
     above = sa.func.sum(sa.case((col(a.rank) < col(b.rank), 1), else_=0))
     below = sa.func.sum(sa.case((col(a.rank) > col(b.rank), 1), else_=0))
@@ -94,12 +112,12 @@ def _add(session: Session, tally: _Tally, scope: sa.ColumnElement[bool], upto: i
         .select_from(a)
         .join(b, sa.and_(col(a.game_id) == col(b.game_id), col(a.bot_id) < col(b.bot_id)))
         .join(GameRow, col(GameRow.id) == col(a.game_id))
-        .where(scope, col(GameRow.commit_seq) > tally.upto, col(GameRow.commit_seq) <= upto)
+        .where(games)
         .group_by(col(a.bot_id), col(b.bot_id))
     ).all()
-    for bot_a, bot_b, games, up, down, difference in rows:
+    for bot_a, bot_b, shared, up, down, difference in rows:
         pair = tally.pairs.setdefault((bot_a, bot_b), _Pair())
-        pair.games += games
+        pair.games += shared
         pair.above += up
         pair.below += down
         pair.difference += difference
