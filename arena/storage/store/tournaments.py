@@ -444,14 +444,26 @@ def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tourna
         .order_by(col(BotRow.name))
     ):
         entrants.setdefault(tournament_id, []).append(name)
+    # Counted from the (tournament, status) index alone; then, of the running games (few), those
+    # played and waiting to be counted: one pass reading every game's row cost 70 ms at 10,000.
     counts: dict[int, dict[str, int]] = {}
-    played = sa.and_(col(GameRow.status) == GameStatus.RUNNING, col(GameRow.finished_at).is_not(None))
-    for tournament_id, status, is_played, count in session.exec(
-        select(GameRow.tournament_id, col(GameRow.status), played, sa.func.count())
+    for tournament_id, status, count in session.exec(
+        select(GameRow.tournament_id, col(GameRow.status), sa.func.count())
         .where(col(GameRow.tournament_id).in_(ids))
-        .group_by(col(GameRow.tournament_id), col(GameRow.status), played)
+        .group_by(col(GameRow.tournament_id), col(GameRow.status))
     ):
-        counts.setdefault(tournament_id, {})["played" if is_played else status.value] = count
+        counts.setdefault(tournament_id, {})[status.value] = count
+    for tournament_id, count in session.exec(
+        select(GameRow.tournament_id, sa.func.count())
+        .where(
+            col(GameRow.tournament_id).in_(ids),
+            col(GameRow.status) == GameStatus.RUNNING,
+            col(GameRow.finished_at).is_not(None),
+        )
+        .group_by(col(GameRow.tournament_id))
+    ):
+        counts[tournament_id]["running"] -= count
+        counts[tournament_id]["played"] = count
     out = []
     for row in rows:
         assert row.id is not None
