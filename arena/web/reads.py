@@ -393,10 +393,39 @@ def play_version(*, session: Session) -> tuple[Any, ...]:
     return (*commit_version(session=session), *playing, *tournaments)
 
 
+def tournament_version(*, session: Session, tournament: str) -> tuple[Any, ...]:
+    """`play_version` of one tournament: its state, entries, and its games by state (played and
+    waiting to be counted apart): what its reads show changes only with one of them, so another
+    tournament's commits leave them kept. From the (tournament, status) index, and the running
+    games; UnknownTournament if there is no such tournament."""
+    row = session.execute(
+        sa.select(
+            col(TournamentRow.id), col(TournamentRow.status), col(TournamentRow.finished_at), col(TournamentRow.failure)
+        ).where(col(TournamentRow.name) == tournament)
+    ).first()
+    if row is None:
+        raise UnknownTournament(f"there is no tournament named {shown(tournament)}")
+    games = col(GameRow.tournament_id) == row[0]
+    by_status = session.execute(
+        sa.select(col(GameRow.status), sa.func.count()).where(games).group_by(col(GameRow.status))
+    ).all()
+    played = session.execute(
+        sa.select(sa.func.count()).where(
+            games, col(GameRow.status) == GameStatus.RUNNING, col(GameRow.finished_at).is_not(None)
+        )
+    ).scalar_one()
+    entries = session.execute(
+        sa.select(sa.func.count()).select_from(EntryRow).where(col(EntryRow.tournament_id) == row[0])
+    ).scalar_one()
+    return (*row, tuple(sorted((s.value, n) for s, n in by_status)), played, entries)
+
+
 class WebReads:
     """The queries above and the store's read models, run off the loop. `cached` keeps what only
     changes with the committed games (ratings, crosstables, forfeits, histories) until
-    `commit_version` changes, so a page of a 10,000-game tournament is a few indexed reads."""
+    `commit_version` changes, so a page of a 10,000-game tournament is a few indexed reads; a read
+    of one tournament (`tournament=` given) is kept until that tournament changes
+    (`tournament_version`), however many games the others commit."""
 
     def __init__(self, db: AsyncStore) -> None:
         self._db = db
@@ -431,7 +460,8 @@ class WebReads:
         self, *, session: Session, fn: Callable[..., T], version: Callable[..., tuple[Any, ...]], kwargs: dict[str, Any]
     ) -> T:
         key = (fn.__module__, fn.__qualname__, version.__qualname__, tuple(sorted(kwargs.items())))
-        now = version(session=session)
+        scope = kwargs.get("tournament")
+        now = version(session=session) if scope is None else tournament_version(session=session, tournament=scope)
         with self._lock:
             held = self._cache.get(key)
             if held is not None and held[0] == now:

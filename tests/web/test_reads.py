@@ -1,0 +1,55 @@
+"""What `arena.web.reads.WebReads` keeps: a read of one tournament until that tournament changes
+(another's commits leave it kept), a read of everything until any game is committed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from arena.ratings.table import RatingRow
+from arena.storage import store
+from arena.storage.async_store import AsyncStore
+from arena.storage.database import open_database
+from arena.web.reads import WebReads
+from tests.storage.helpers import random_result, running_tournament
+
+
+def commit_one(session: Session, tournament: str) -> None:
+    waiting = store.next_games(session=session, tournament=tournament, limit=1)[0]
+    game = store.mark_game_running(session=session, game_id=waiting.id)
+    store.commit_game(session=session, game_id=game.id, result=random_result(game))
+
+
+def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    with Session(engine) as session:
+        running_tournament(session, 4, 3, 2, name="east")
+        running_tournament(session, 4, 3, 2, name="west")
+    reads = WebReads(AsyncStore(engine))
+    asked: list[str | None] = []
+
+    def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
+        asked.append(tournament)
+        return store.rating_table(session=session, tournament=tournament)
+
+    def read(**kwargs: Any) -> list[RatingRow]:
+        return asyncio.run(reads.cached(table, **kwargs))
+
+    read(tournament="east")
+    read()
+    assert asked == ["east", None]
+    with Session(engine) as session:
+        commit_one(session, "west")
+    read(tournament="east")
+    assert asked == ["east", None], "west's game changes nothing of east"
+    with Session(engine) as session:
+        ladder = store.rating_table(session=session)
+    assert read() == ladder and asked[-1] is None
+    with Session(engine) as session:
+        commit_one(session, "east")
+        expected = store.rating_table(session=session, tournament="east")
+    assert read(tournament="east") == expected and asked[-1] == "east"
+    engine.dispose()
