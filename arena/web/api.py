@@ -102,7 +102,7 @@ async def tournament_forfeits(web: Web, name: Name) -> schemas.ForfeitList:
 @router.get("/tournaments/{name}/schedule", response_model=schemas.ScheduleOut)
 async def schedule(web: Web, name: Name) -> schemas.ScheduleOut:
     """A started tournament's tables and their progress (none before it starts)."""
-    return schemas.ScheduleOut(tables=await web.reads.cached(reads.table_progress, tournament=name))
+    return schemas.ScheduleOut(tables=await web.reads.table_progress(name))
 
 
 @router.get("/bots", response_model=schemas.BotPage)

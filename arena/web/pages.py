@@ -78,7 +78,7 @@ async def tournament(
         rows=sort_table(rows, sort, order),
         crosstable=await web.reads.crosstable(name),
         forfeits=await web.reads.cached(reads.forfeits, tournament=name),
-        tables=await web.reads.cached(reads.table_progress, tournament=name),
+        tables=await web.reads.table_progress(name),
         live=shown.status in LIVE,
         **_sorting(sort, order),
         nav="tournaments",

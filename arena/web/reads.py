@@ -38,7 +38,7 @@ from arena.storage.tables import (
     TournamentRow,
     VoidedAttemptRow,
 )
-from arena.web.crosstable_tally import CrosstableTally
+from arena.web.tallies import crosstable_of, crosstable_tally, finished_tally
 
 T = TypeVar("T")
 
@@ -271,29 +271,6 @@ def rating_history(*, session: Session, bot: str, tournament: str | None = None)
     return [HistoryPoint(*row) for row in rows]
 
 
-def table_progress(*, session: Session, tournament: str) -> list[TableProgress]:
-    """Each table of a started tournament's schedule with its finished and scheduled games."""
-    tournament_id = _tournament_id(session, tournament)
-    finished = sa.func.sum(sa.case((col(GameRow.status) == GameStatus.FINISHED, 1), else_=0))
-    counts = {
-        table_id: (int(done or 0), count)
-        for table_id, done, count in session.execute(
-            sa.select(col(GameRow.table_id), finished, sa.func.count())
-            .where(col(GameRow.tournament_id) == tournament_id)
-            .group_by(col(GameRow.table_id))
-        )
-    }
-    names = _bot_names(session)
-    return [
-        TableProgress(index, tuple(names[s] for s in seats), *counts.get(table_id, (0, 0)))
-        for table_id, index, seats in session.execute(
-            sa.select(col(ScheduledTableRow.id), col(ScheduledTableRow.table_index), col(ScheduledTableRow.seats))
-            .where(col(ScheduledTableRow.tournament_id) == tournament_id)
-            .order_by(col(ScheduledTableRow.table_index))
-        )
-    ]
-
-
 def bot_standings(*, session: Session, bot: str) -> BotStandings:
     """A bot with its ladder row and its row of each tournament it entered."""
     found = _bot(session, bot)
@@ -431,7 +408,9 @@ class WebReads:
         self._db = db
         self._cache: OrderedDict[Hashable, tuple[tuple[Any, ...], Any]] = OrderedDict()
         self._lock = threading.Lock()
-        self._tally = CrosstableTally()
+        self._pairs = crosstable_tally()
+        self._finished = finished_tally()
+        self._table_sizes: OrderedDict[int, tuple[int, dict[int, int]]] = OrderedDict()
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`fn(session=..., **kwargs)` in a worker thread."""
@@ -444,12 +423,43 @@ class WebReads:
 
     async def crosstable(self, tournament: str | None = None) -> Crosstable:
         """Head-to-head in `tournament` (None: every game), `cached`, and counted from a running
-        tally when a game was committed (`crosstable_tally`): the new games only."""
+        tally when a game was committed (`tallies`): the new games only."""
         return await self.cached(self._crosstable, tournament=tournament)
 
     def _crosstable(self, *, session: Session, tournament: str | None) -> Crosstable:
         scope = None if tournament is None else _tournament_id(session, tournament)
-        return self._tally.crosstable(session=session, tournament_id=scope)
+        return self._pairs.read(session, scope, lambda sums: crosstable_of(session, sums))
+
+    async def table_progress(self, tournament: str) -> list[TableProgress]:
+        """Each table of a started tournament's schedule with its finished and scheduled games,
+        `cached`; the finished ones from a running tally (`tallies`), the scheduled ones counted
+        again only when the tournament's number of games changes (a stop rule's next round)."""
+        return await self.cached(self._table_progress, tournament=tournament)
+
+    def _table_progress(self, *, session: Session, tournament: str) -> list[TableProgress]:
+        tournament_id = _tournament_id(session, tournament)
+        finished = self._finished.read(session, tournament_id, dict)
+        of_tournament = col(GameRow.tournament_id) == tournament_id
+        total = session.execute(sa.select(sa.func.count()).where(of_tournament)).scalar_one()
+        with self._lock:
+            sizes = self._table_sizes.pop(tournament_id, None)
+        if sizes is None or sizes[0] != total:
+            counted = sa.select(col(GameRow.table_id), sa.func.count()).where(of_tournament)
+            rows = session.execute(counted.group_by(col(GameRow.table_id)))
+            sizes = (total, {table_id: games for table_id, games in rows})
+        with self._lock:
+            self._table_sizes[tournament_id] = sizes
+            while len(self._table_sizes) > CACHED_READS:
+                self._table_sizes.popitem(last=False)
+        names = _bot_names(session)
+        return [
+            TableProgress(index, tuple(names[s] for s in seats), finished.get(table_id, 0), sizes[1].get(table_id, 0))
+            for table_id, index, seats in session.execute(
+                sa.select(col(ScheduledTableRow.id), col(ScheduledTableRow.table_index), col(ScheduledTableRow.seats))
+                .where(col(ScheduledTableRow.tournament_id) == tournament_id)
+                .order_by(col(ScheduledTableRow.table_index))
+            )
+        ]
 
     async def live(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`cached`, also read again whenever a game starts, finishes playing or a tournament
