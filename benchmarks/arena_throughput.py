@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import logging
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
+from _arena import random_games
 
 REQUEST = b"r" * 500
 REPLY = b"a" * 20
@@ -170,65 +170,15 @@ async def baseline(streams: int, seconds: float) -> Figures:
 
 async def arena(games: int, players: int, bots: int, processes: int, seconds: float, legal: bool) -> Figures:
     from arena.api.server import ServerConfig, start_server
-    from arena.play.referee import Limits
-    from arena.play.sessions import NotConnected
 
     window = Window()
     server = await start_server(ServerConfig(port=0), on_answer=window.record)
-    target = f"127.0.0.1:{server.port}"
-    names = [f"bench-{i}" for i in range(bots)]
-    tokens = [await server.directory.register(name) for name in names]
-    capacity = -(-games * players // bots)
-    per_process = -(-bots // processes)
-    clients = [
-        spawn("--bot-client", target, str(capacity), str(int(legal)), *tokens[i : i + per_process])
-        for i in range(0, bots, per_process)
-    ]
-    window.clients += [client.pid for client in clients]
-    stop = False
-    limits = Limits(move_ms=10_000)
-    seated = [0] * bots
-
-    async def table(index: int) -> None:
-        rng = random.Random(index)
-        game = 0
-        while not stop:
-            order = sorted(range(bots), key=lambda b: (seated[b], rng.random()))[:players]
-            for b in order:
-                seated[b] += 1
-            try:
-                await server.referee.play(f"t{index}-{game}", [names[b] for b in order], rng.getrandbits(64), limits)
-            except NotConnected:
-                await asyncio.sleep(0.05)
-            finally:
-                for b in order:
-                    seated[b] -= 1
-            game += 1
-
-    tables = [asyncio.create_task(table(i)) for i in range(games)]
     try:
-        return await window.measure(seconds)
+        async with random_games(server, games, players, bots, processes, legal) as clients:
+            window.clients += clients
+            return await window.measure(seconds)
     finally:
-        stop = True
-        await asyncio.wait_for(asyncio.gather(*tables), 60)
-        for client in clients:
-            client.kill()
-            client.wait(timeout=10)
         await server.stop(0)
-
-
-async def bot_client(target: str, capacity: int, legal: bool, tokens: list[str]) -> None:
-    from sdk import Action, Bot, Observation
-    from sdk.runner import run_async
-
-    class RandomBot(Bot):
-        def choose(self, obs: Observation) -> Action:
-            actions = obs.legal_actions
-            return actions[random.randrange(len(actions))]
-
-    await asyncio.gather(
-        *(run_async(RandomBot(), target=target, token=t, capacity=capacity, want_legal_actions=legal) for t in tokens)
-    )
 
 
 # ---- driver ----------------------------------------------------------------------------------------
@@ -241,8 +191,6 @@ def spawn(*args: str) -> subprocess.Popen[bytes]:
 def client_mode(argv: list[str]) -> Callable[[], object] | None:
     if argv[:1] == ["--ping-client"]:
         return lambda: asyncio.run(ping_pong_client(argv[1], int(argv[2])))
-    if argv[:1] == ["--bot-client"]:
-        return lambda: asyncio.run(bot_client(argv[1], int(argv[2]), argv[3] == "1", argv[4:]))
     return None
 
 

@@ -1,13 +1,16 @@
 """The web pages' speed on a big database, and what a flood of page loads costs the arena.
 
     .venv/bin/python benchmarks/web_latency.py [--games 10000] [--db FILE] [--requests 300]
-        [--rate 100] [--seconds 5] [--repeat 3] [--skip-flood | --skip-latency]
+        [--commit-rate 10] [--interval-ms 20] [--rate 100] [--seconds 5] [--repeat 3]
+        [--skip-flood | --skip-latency]
 
-1. Latency. A SQLite database with one finished tournament of `--games` games (8 bots at 4-seat
-   tables, random engine games through the store; kept in `--db` and reused when it already
-   holds them) is served by `scout-arena web` in its own process; this process loads the ladder,
+1. Latency. A SQLite database with one tournament of `--games` finished games and 2,000 to go
+   (8 bots at 4-seat tables, random engine games through the store; kept in `--db` and reused
+   when it already holds them) is served by `scout-arena web` in its own process; this process loads the ladder,
    the tournament page and their JSON twins `--requests` times each, one at a time, and prints
-   p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page).
+   p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page). Then the
+   same on a copy while another process commits `--commit-rate` of the tournament's games a
+   second (so every page is rendered again each second), a load every `--interval-ms`.
 2. Flood. The arena (`arena.api.server.start_server`, web pages on, on a copy of that database)
    keeps games of random bots running as `benchmarks/arena_throughput.py` does; decisions per
    second are measured without and with a flood of `--rate` page loads per second (ladder and
@@ -23,6 +26,7 @@ import json
 import logging
 import os
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -32,15 +36,16 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 from sqlmodel import Session
 
 sys.path.insert(0, str(Path(__file__).parent))
 import arena_throughput as throughput
+from _arena import random_games
 
 from arena.play.results import GameResult, SeatResult, final_ranks
-from arena.records import TournamentStatus
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.schedule import round_robin
@@ -48,10 +53,14 @@ from arena.tournaments.settings import TournamentSettings
 from sdk.engine import Game, record_of
 
 TOURNAMENT = "bench"
+SPARE = 2000
+"""Games of TOURNAMENT left to play, for the committing latency phase (on a copy)."""
 BOTS = 8
 TABLE_SIZE = 4
 SEED = 2026
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
+FLOOD_PATHS = ["", f"tournaments/{TOURNAMENT}"]
+"""What the flood loads in turn: the ladder and the tournament page."""
 
 
 def random_result(game: store.GameToPlay) -> GameResult:
@@ -67,14 +76,15 @@ def random_result(game: store.GameToPlay) -> GameResult:
 
 
 def build(path: Path, games: int) -> int:
-    """The database at `path` with TOURNAMENT finished (at least `games` games); built unless it
-    is there already. Returns its number of finished games."""
+    """The database at `path` with TOURNAMENT running: `games` games finished and SPARE still to
+    play (for the committing latency phase); built unless it is there already. Returns its
+    number of finished games."""
     if path.exists():
         engine = open_database(f"sqlite:///{path}", create=False)
         with Session(engine) as session:
             t = store.show_tournament(session=session, tournament=TOURNAMENT)
         engine.dispose()
-        if t.status is TournamentStatus.FINISHED and t.games.finished >= games:
+        if t.games.finished == games and t.games.scheduled >= SPARE:
             return t.games.finished
         path.unlink()
     engine = open_database(f"sqlite:///{path}")
@@ -88,7 +98,7 @@ def build(path: Path, games: int) -> int:
             settings=TournamentSettings(
                 name=TOURNAMENT,
                 table_size=TABLE_SIZE,
-                games_per_table=-(-games // tables),
+                games_per_table=-(-(games + SPARE) // tables),
                 starts_at=datetime.now(UTC),
                 move_limit_ms=1000,
                 seed=SEED,
@@ -98,10 +108,9 @@ def build(path: Path, games: int) -> int:
             store.enter_tournament(session=session, tournament=TOURNAMENT, bot=f"bot{i}")
         store.start_tournament(session=session, tournament=TOURNAMENT)
         done = 0
-        while waiting := store.next_games(session=session, tournament=TOURNAMENT, limit=200):
-            for game in waiting:
-                running = store.mark_game_running(session=session, game_id=game.id)
-                store.commit_game(session=session, game_id=running.id, result=random_result(running))
+        while done < games:
+            for game in store.next_games(session=session, tournament=TOURNAMENT, limit=min(200, games - done)):
+                commit_random_game(session, game)
                 done += 1
             print(f"  built {done} games in {time.perf_counter() - started:.0f} s", end="\r", flush=True)
     engine.dispose()
@@ -109,9 +118,15 @@ def build(path: Path, games: int) -> int:
     return done
 
 
-def latency(db: Path, requests: int) -> dict[str, list[float]]:
+def commit_random_game(session: Session, game: store.GameToPlay) -> None:
+    """Play `game` with random seats and commit it, as the tournament runner would."""
+    running = store.mark_game_running(session=session, game_id=game.id)
+    store.commit_game(session=session, game_id=running.id, result=random_result(running))
+
+
+def latency(db: Path, requests: int, interval_s: float = 0.0) -> dict[str, list[float]]:
     """Each page loaded `requests` times from `scout-arena web` in its own process (after a warm-up
-    load), one at a time: seconds per load."""
+    load), one at a time, a load every `interval_s` at most: seconds per load."""
     proc = subprocess.Popen([SCOUT_ARENA, "web", "--db", str(db), "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -132,6 +147,7 @@ def latency(db: Path, requests: int) -> dict[str, list[float]]:
                     response = client.get(path)
                     spent.append(time.perf_counter() - start)
                     assert response.status_code == 200
+                    time.sleep(max(0.0, start + interval_s - time.perf_counter()))
                 times[name] = spent
         return times
     finally:
@@ -139,34 +155,79 @@ def latency(db: Path, requests: int) -> dict[str, list[float]]:
         proc.wait(timeout=30)
 
 
+def committer(db: Path, rate: float) -> None:
+    """Commit TOURNAMENT's next games in `db`, `rate` a second, until killed, as the runner does
+    while it plays: each commit changes what its pages and the ladder show, so each is rendered
+    again (at most once a second, `arena.web.page_cache`)."""
+    engine = open_database(f"sqlite:///{db}", create=False)
+    with Session(engine) as session:
+        print("ready", flush=True)
+        begin, done = time.perf_counter(), 0
+        while waiting := store.next_games(session=session, tournament=TOURNAMENT, limit=50):
+            for game in waiting:
+                time.sleep(max(0.0, begin + done / rate - time.perf_counter()))
+                commit_random_game(session, game)
+                done += 1
+
+
+def latency_while_committing(db: Path, requests: int, rate: float, interval_s: float) -> dict[str, list[float]]:
+    """`latency` on a copy of `db` while `committer` commits `rate` games a second to it."""
+    with tempfile.TemporaryDirectory(prefix="scout-web-bench-") as tmp:
+        copy = Path(tmp) / "committing.db"
+        shutil.copy(db, copy)
+        writer = subprocess.Popen(
+            [sys.executable, __file__, "--committer", str(copy), str(rate)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+            return latency(copy, requests, interval_s)
+        finally:
+            writer.kill()
+            writer.wait(timeout=30)
+
+
 async def flood_client(url: str, rate: float, seconds: float) -> None:
     """Load the ladder and the tournament page in turn, `rate` a second for `seconds` (open loop:
-    a slow answer does not slow the next request); print what happened as JSON."""
-    paths = ["", f"tournaments/{TOURNAMENT}"]
+    a slow answer does not slow the next request); print what happened as JSON.
+
+    Plain HTTP/1.1 on kept-alive connections (at most 64 at once, as many as a browser farm would
+    hold), each request's bytes made once: this client shares the arena's cores, and an HTTP
+    library's own CPU per request (httpx: about a millisecond) would be charged to the arena."""
+    host, port = urlsplit(url).hostname or "127.0.0.1", urlsplit(url).port or 80
+    requests = [f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode() for path in FLOOD_PATHS]
+    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    connections = asyncio.Semaphore(64)
     spent: list[float] = []
     failed = 0
 
-    async def one(client: httpx.AsyncClient, path: str) -> None:
+    async def one(request: bytes) -> None:
         nonlocal failed
-        start = time.perf_counter()
-        try:
-            ok = (await client.get(path)).status_code == 200
-        except httpx.HTTPError:
-            ok = False
-        if ok:
-            spent.append(time.perf_counter() - start)
-        else:
-            failed += 1
+        async with connections:
+            start = time.perf_counter()
+            try:
+                reader, writer = idle.pop() if idle else await asyncio.open_connection(host, port)
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?i)content-length: *(\d+)", head)
+                assert length is not None
+                await reader.readexactly(int(length[1]))
+            except (OSError, asyncio.IncompleteReadError, AssertionError):
+                failed += 1
+                return
+            if head.startswith(b"HTTP/1.1 200 "):
+                spent.append(time.perf_counter() - start)
+            else:
+                failed += 1
+            idle.append((reader, writer))
 
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(max_connections=64)) as client:
-        print("ready", flush=True)
-        tasks = []
-        begin = time.perf_counter()
-        for i in range(int(rate * seconds)):
-            await asyncio.sleep(max(0.0, begin + i / rate - time.perf_counter()))
-            tasks.append(asyncio.create_task(one(client, paths[i % 2])))
-        await asyncio.gather(*tasks)
-        took = time.perf_counter() - begin
+    print("ready", flush=True)
+    tasks = []
+    begin = time.perf_counter()
+    for i in range(int(rate * seconds)):
+        await asyncio.sleep(max(0.0, begin + i / rate - time.perf_counter()))
+        tasks.append(asyncio.create_task(one(requests[i % len(requests)])))
+    await asyncio.gather(*tasks)
+    took = time.perf_counter() - begin
     q = statistics.quantiles(spent, n=100) if len(spent) > 100 else [float("nan")] * 99
     print(
         json.dumps(
@@ -195,76 +256,40 @@ async def arena_phase(
     """arena_throughput's arena phase on a database, its web pages on; with `flood_rate`, a
     flood client loads them meanwhile. Returns the figures and the flood's report."""
     from arena.api.server import ServerConfig, start_server
-    from arena.play.referee import Limits
-    from arena.play.sessions import NotConnected
 
     window = throughput.Window()
     server = await start_server(
         ServerConfig(port=0, database_url=f"sqlite:///{db}", http_port=0), on_answer=window.record
     )
     assert server.web is not None
-    target = f"127.0.0.1:{server.port}"
-    names = [f"bench-{i}" for i in range(bots)]
-    tokens = [await server.directory.register(name) for name in names]
-    capacity = -(-games * players // bots)
-    per_process = -(-bots // processes)
-    clients = [
-        throughput.spawn("--bot-client", target, str(capacity), "0", *tokens[i : i + per_process])
-        for i in range(0, bots, per_process)
-    ]
-    window.clients += [client.pid for client in clients]
-    stop = False
-    limits = Limits(move_ms=10_000)
-    seated = [0] * bots
-
-    async def table(index: int) -> None:
-        rng = random.Random(index)
-        game = 0
-        while not stop:
-            order = sorted(range(bots), key=lambda b: (seated[b], rng.random()))[:players]
-            for b in order:
-                seated[b] += 1
-            try:
-                await server.referee.play(f"t{index}-{game}", [names[b] for b in order], rng.getrandbits(64), limits)
-            except NotConnected:
-                await asyncio.sleep(0.05)
-            finally:
-                for b in order:
-                    seated[b] -= 1
-            game += 1
-
-    tables = [asyncio.create_task(table(i)) for i in range(games)]
-    await _until_playing(window)
-    flood = None
-    if flood_rate is not None:
-        flood = subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                "--flood-client",
-                server.web.url,
-                str(flood_rate),
-                str(seconds + throughput.WARMUP_S + 1),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        window.clients.append(flood.pid)
-        assert flood.stdout is not None
-        assert (await asyncio.to_thread(flood.stdout.readline)).strip() == "ready"
-    report = None
     try:
-        figures = await window.measure(seconds)
-        if flood is not None:
-            out, _ = await asyncio.to_thread(flood.communicate, timeout=120)
-            report = json.loads(out)
-        return figures, report
+        async with random_games(server, games, players, bots, processes) as clients:
+            window.clients += clients
+            await _until_playing(window)
+            flood = None
+            if flood_rate is not None:
+                flood = subprocess.Popen(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--flood-client",
+                        server.web.url,
+                        str(flood_rate),
+                        str(seconds + throughput.WARMUP_S + 1),
+                    ],
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+                window.clients.append(flood.pid)
+                assert flood.stdout is not None
+                assert (await asyncio.to_thread(flood.stdout.readline)).strip() == "ready"
+            figures = await window.measure(seconds)
+            report = None
+            if flood is not None:
+                out, _ = await asyncio.to_thread(flood.communicate, timeout=120)
+                report = json.loads(out)
+            return figures, report
     finally:
-        stop = True
-        await asyncio.wait_for(asyncio.gather(*tables), 60)
-        for client in clients:
-            client.kill()
-            client.wait(timeout=10)
         await server.stop(0)
 
 
@@ -279,6 +304,16 @@ async def _until_playing(window: throughput.Window, decisions: int = 500, timeou
     window.round_trips.clear()
 
 
+def print_latency(what: str, times: dict[str, list[float]]) -> None:
+    print(f"latency, {what}:", flush=True)
+    for name, spent in times.items():
+        print(
+            f"  {name:<44} p50 {percentile_ms(spent, 50):6.1f} ms  p99 {percentile_ms(spent, 99):6.1f} ms  "
+            f"max {max(spent) * 1000:6.1f} ms  ({len(spent)} loads)",
+            flush=True,
+        )
+
+
 def percentile_ms(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100)[q - 1] * 1000
 
@@ -286,6 +321,9 @@ def percentile_ms(values: list[float], q: int) -> float:
 def main() -> None:
     if sys.argv[1:2] == ["--flood-client"]:
         asyncio.run(flood_client(sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
+        return
+    if sys.argv[1:2] == ["--committer"]:
+        committer(Path(sys.argv[2]), float(sys.argv[3]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
@@ -296,6 +334,15 @@ def main() -> None:
         help="the database to build, or reuse if it holds the games already",
     )
     parser.add_argument("--requests", type=int, default=300, help="loads of each page in the latency part")
+    parser.add_argument(
+        "--commit-rate",
+        type=float,
+        default=10.0,
+        help="games committed per second meanwhile in the second latency part (0: no second part)",
+    )
+    parser.add_argument(
+        "--interval-ms", type=float, default=20.0, help="at most one load this often in the second latency part"
+    )
     parser.add_argument("--rate", type=float, default=100.0, help="page loads per second of the flood")
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring window of each arena phase")
     parser.add_argument("--repeat", type=int, default=3)
@@ -306,12 +353,13 @@ def main() -> None:
     print("command: python", " ".join(sys.argv), flush=True)
     games = build(args.db, args.games)
     print(f"database {args.db}: tournament {TOURNAMENT!r}, {games} finished games, {BOTS} bots, {os.cpu_count()} cores")
-    for name, spent in ({} if args.skip_latency else latency(args.db, args.requests)).items():
-        print(
-            f"{name:<44} p50 {percentile_ms(spent, 50):6.1f} ms  p99 {percentile_ms(spent, 99):6.1f} ms  "
-            f"max {max(spent) * 1000:6.1f} ms  ({len(spent)} loads)",
-            flush=True,
-        )
+    if not args.skip_latency:
+        print_latency("no game committed meanwhile", latency(args.db, args.requests))
+        if args.commit_rate:
+            print_latency(
+                f"{args.commit_rate:g} games/s committed meanwhile, a load every {args.interval_ms:g} ms at most",
+                latency_while_committing(args.db, args.requests, args.commit_rate, args.interval_ms / 1000),
+            )
     if args.skip_flood:
         return
     from arena.api.server import tune_gc
