@@ -95,7 +95,7 @@ async def tournament_crosstable(web: Web, name: Name) -> schemas.CrosstableOut:
 @router.get("/tournaments/{name}/forfeits", response_model=schemas.ForfeitList)
 async def tournament_forfeits(web: Web, name: Name) -> schemas.ForfeitList:
     """The forfeited seats of a tournament's finished games, latest first, with their causes."""
-    found = await web.reads.cached(reads.forfeits, tournament=name)
+    found = await web.reads.forfeits(tournament=name)
     return schemas.ForfeitList(items=list(found.items), total=found.total)
 
 
@@ -135,7 +135,7 @@ async def history(web: Web, name: Name, tournament: Filter = None) -> schemas.Hi
 @router.get("/bots/{name}/forfeits", response_model=schemas.ForfeitList)
 async def bot_forfeits(web: Web, name: Name) -> schemas.ForfeitList:
     """A bot's forfeits in finished games, latest first."""
-    found = await web.reads.cached(reads.forfeits, bot=name)
+    found = await web.reads.forfeits(bot=name)
     return schemas.ForfeitList(items=list(found.items), total=found.total)
 
 

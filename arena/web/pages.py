@@ -77,7 +77,7 @@ async def tournament(
         t=shown,
         rows=sort_table(rows, sort, order),
         crosstable=await web.reads.crosstable(name),
-        forfeits=await web.reads.cached(reads.forfeits, tournament=name),
+        forfeits=await web.reads.forfeits(tournament=name),
         tables=await web.reads.table_progress(name),
         live=shown.status in LIVE,
         **_sorting(sort, order),
@@ -119,7 +119,7 @@ async def bot(request: Request, web: Web, name: Name) -> HTMLResponse:
         "bot.html",
         standings=standings,
         recent=recent,
-        forfeits=await web.reads.cached(reads.forfeits, bot=name),
+        forfeits=await web.reads.forfeits(bot=name),
         nav="bots",
     )
 

@@ -38,7 +38,7 @@ from arena.storage.tables import (
     TournamentRow,
     VoidedAttemptRow,
 )
-from arena.web.tallies import crosstable_of, crosstable_tally, finished_tally
+from arena.web.tallies import Games, RunningTally, crosstable_of, crosstable_tally, finished_tally
 
 T = TypeVar("T")
 
@@ -201,10 +201,9 @@ def games(
     ]
 
 
-def forfeits(*, session: Session, tournament: str | None = None, bot: str | None = None) -> Forfeits:
-    """The forfeited seats of finished games (and of their voided attempts) in a scope, latest first."""
-    scope = sa.and_(col(GameRow.status) == GameStatus.FINISHED, _scope(session, tournament))
-    bot_id = None if bot is None else _bot(session, bot).id
+def add_forfeits(session: Session, found: list[Forfeit], games: Games) -> None:
+    """Add the forfeited seats of `games` (finished ones), and of their voided attempts, to `found`
+    (a running tally of a scope's forfeits, `tallies`)."""
     names = _bot_names(session)
     counted = (
         sa.select(
@@ -218,14 +217,12 @@ def forfeits(*, session: Session, tournament: str | None = None, bot: str | None
         )
         .join(GameRow, col(SeatResultRow.game_id) == col(GameRow.id))
         .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
-        .where(scope, col(SeatResultRow.forfeit_cause).is_not(None))
+        .where(games, col(SeatResultRow.forfeit_cause).is_not(None))
     )
-    if bot_id is not None:
-        counted = counted.where(col(SeatResultRow.bot_id) == bot_id)
-    found = [
+    found.extend(
         Forfeit(game_id, name, names[seated], seat, cause, reason, policy, None)
         for game_id, name, seated, seat, cause, reason, policy in session.execute(counted).all()
-    ]
+    )
     for game_id, name, attempt, seats in session.execute(
         sa.select(
             col(VoidedAttemptRow.game_id),
@@ -235,15 +232,23 @@ def forfeits(*, session: Session, tournament: str | None = None, bot: str | None
         )
         .join(GameRow, col(VoidedAttemptRow.game_id) == col(GameRow.id))
         .join(TournamentRow, col(GameRow.tournament_id) == col(TournamentRow.id))
-        .where(scope)
+        .where(games)
     ):
         found.extend(
             Forfeit(game_id, name, seat["bot"], seat["seat"], seat["cause"], seat["forfeit"], seat["policy"], attempt)
             for seat in seats
-            if seat["cause"] is not None and (bot is None or seat["bot"] == bot)
+            if seat["cause"] is not None
         )
-    found.sort(key=lambda f: (f.game_id, f.attempt is None, f.attempt or 0, f.seat), reverse=True)
-    return Forfeits(tuple(found[:MAX_FORFEITS]), len(found))
+
+
+def latest_forfeits(found: list[Forfeit], bot: str | None) -> Forfeits:
+    """The latest MAX_FORFEITS of `found` (all of them, or `bot`'s), latest first, and how many."""
+    mine = sorted(
+        (f for f in found if bot is None or f.bot == bot),
+        key=lambda f: (f.game_id, f.attempt is None, f.attempt or 0, f.seat),
+        reverse=True,
+    )
+    return Forfeits(tuple(mine[:MAX_FORFEITS]), len(mine))
 
 
 def rating_history(*, session: Session, bot: str, tournament: str | None = None) -> list[HistoryPoint]:
@@ -410,6 +415,7 @@ class WebReads:
         self._lock = threading.Lock()
         self._pairs = crosstable_tally()
         self._finished = finished_tally()
+        self._forfeits: RunningTally[list[Forfeit]] = RunningTally(list, add_forfeits)
         self._table_sizes: OrderedDict[int, tuple[int, dict[int, int]]] = OrderedDict()
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
@@ -429,6 +435,18 @@ class WebReads:
     def _crosstable(self, *, session: Session, tournament: str | None) -> Crosstable:
         scope = None if tournament is None else _tournament_id(session, tournament)
         return self._pairs.read(session, scope, lambda sums: crosstable_of(session, sums))
+
+    async def forfeits(self, tournament: str | None = None, bot: str | None = None) -> Forfeits:
+        """The forfeited seats of finished games (and of their voided attempts) in `tournament`
+        (None: every one), of every bot or of `bot`, latest first: `cached`, and from a running
+        tally of the scope's forfeits (`tallies`) when a game was committed."""
+        return await self.cached(self._latest_forfeits, tournament=tournament, bot=bot)
+
+    def _latest_forfeits(self, *, session: Session, tournament: str | None, bot: str | None) -> Forfeits:
+        if bot is not None:
+            _bot(session, bot)
+        scope = None if tournament is None else _tournament_id(session, tournament)
+        return self._forfeits.read(session, scope, lambda found: latest_forfeits(found, bot))
 
     async def table_progress(self, tournament: str) -> list[TableProgress]:
         """Each table of a started tournament's schedule with its finished and scheduled games,
