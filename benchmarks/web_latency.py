@@ -4,10 +4,12 @@
         [--commit-rate 10] [--interval-ms 20] [--rate 100] [--seconds 5] [--repeat 3]
         [--skip-flood | --skip-latency]
 
-1. Latency. A SQLite database with one tournament of `--games` finished games and 2,000 to go
-   (8 bots at 4-seat tables, random engine games through the store; kept in `--db` and reused
-   when it already holds them) is served by `scout-arena web` in its own process; this process loads the ladder,
-   the tournament page and their JSON twins `--requests` times each, one at a time, and prints
+1. Latency. The database: SQLite, one tournament of `--games` finished games and 2,000 to go (8
+   bots at 4-seat tables, random engine games through the store; kept in `--db` and reused when
+   it already holds them). First, in this process, the ladder and the tournament page rendered
+   by a new app (nothing kept) and again after one more game is committed (median of 5). Then
+   `scout-arena web` serves it in its own process; this process loads the ladder, the
+   tournament page and their JSON twins `--requests` times each, one at a time, and prints
    p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page). Then the
    same on a copy while another process commits `--commit-rate` of the tournament's games a
    second (so every page is rendered again each second), a load every `--interval-ms`.
@@ -124,9 +126,13 @@ def commit_random_game(session: Session, game: store.GameToPlay) -> None:
     store.commit_game(session=session, game_id=running.id, result=random_result(running))
 
 
-def latency(db: Path, requests: int, interval_s: float = 0.0) -> dict[str, list[float]]:
+def latency(
+    db: Path, requests: int, interval_s: float = 0.0, server_cpu: dict[str, float] | None = None
+) -> dict[str, list[float]]:
     """Each page loaded `requests` times from `scout-arena web` in its own process (after a warm-up
-    load), one at a time, a load every `interval_s` at most: seconds per load."""
+    load), one at a time, a load every `interval_s` at most: seconds per load. `server_cpu` gets
+    the server process's CPU seconds per load of each page (what the machine's load cannot inflate)."""
+    server_cpu = {} if server_cpu is None else server_cpu
     proc = subprocess.Popen([SCOUT_ARENA, "web", "--db", str(db), "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -142,6 +148,7 @@ def latency(db: Path, requests: int, interval_s: float = 0.0) -> dict[str, list[
             for name, path in pages.items():
                 assert client.get(path).status_code == 200, path
                 spent = []
+                cpu = throughput.cpu_seconds([proc.pid])
                 for _ in range(requests):
                     start = time.perf_counter()
                     response = client.get(path)
@@ -149,10 +156,41 @@ def latency(db: Path, requests: int, interval_s: float = 0.0) -> dict[str, list[
                     assert response.status_code == 200
                     time.sleep(max(0.0, start + interval_s - time.perf_counter()))
                 times[name] = spent
+                server_cpu[name] = (throughput.cpu_seconds([proc.pid]) - cpu) / requests
         return times
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def render_costs(db: Path, repeat: int = 5) -> dict[str, list[float]]:
+    """In this process, on a copy of `db`: each page rendered by a new app (nothing kept yet), and
+    rendered again after one more game of the tournament is committed (what the app keeps over
+    commits is kept): seconds per render."""
+    from fastapi.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    pages = {"ladder /": "/", f"tournament /tournaments/{TOURNAMENT}": f"/tournaments/{TOURNAMENT}"}
+    times: dict[str, list[float]] = {f"{what}, {name}": [] for what in ("first", "after a commit") for name in pages}
+    with tempfile.TemporaryDirectory(prefix="scout-web-bench-") as tmp:
+        copy = Path(tmp) / "render.db"
+        shutil.copy(db, copy)
+        engine = open_database(f"sqlite:///{copy}", create=False)
+        for _ in range(repeat):
+            with TestClient(create_app(engine, page_ttl_s=0)) as client:
+                for name, path in pages.items():
+                    start = time.perf_counter()
+                    assert client.get(path).status_code == 200
+                    times[f"first, {name}"].append(time.perf_counter() - start)
+                with Session(engine) as session:
+                    commit_random_game(session, store.next_games(session=session, tournament=TOURNAMENT, limit=1)[0])
+                for name, path in pages.items():
+                    start = time.perf_counter()
+                    assert client.get(path).status_code == 200
+                    times[f"after a commit, {name}"].append(time.perf_counter() - start)
+        engine.dispose()
+    return times
 
 
 def committer(db: Path, rate: float) -> None:
@@ -170,7 +208,9 @@ def committer(db: Path, rate: float) -> None:
                 done += 1
 
 
-def latency_while_committing(db: Path, requests: int, rate: float, interval_s: float) -> dict[str, list[float]]:
+def latency_while_committing(
+    db: Path, requests: int, rate: float, interval_s: float, server_cpu: dict[str, float]
+) -> dict[str, list[float]]:
     """`latency` on a copy of `db` while `committer` commits `rate` games a second to it."""
     with tempfile.TemporaryDirectory(prefix="scout-web-bench-") as tmp:
         copy = Path(tmp) / "committing.db"
@@ -180,7 +220,7 @@ def latency_while_committing(db: Path, requests: int, rate: float, interval_s: f
         )
         try:
             assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
-            return latency(copy, requests, interval_s)
+            return latency(copy, requests, interval_s, server_cpu)
         finally:
             writer.kill()
             writer.wait(timeout=30)
@@ -200,17 +240,25 @@ async def flood_client(url: str, rate: float, seconds: float) -> None:
     spent: list[float] = []
     failed = 0
 
+    async def ask(request: bytes, reused: bool) -> tuple[bytes, asyncio.StreamReader, asyncio.StreamWriter]:
+        reader, writer = idle.pop() if reused else await asyncio.open_connection(host, port)
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        assert length is not None
+        await reader.readexactly(int(length[1]))
+        return head, reader, writer
+
     async def one(request: bytes) -> None:
         nonlocal failed
         async with connections:
             start = time.perf_counter()
             try:
-                reader, writer = idle.pop() if idle else await asyncio.open_connection(host, port)
-                writer.write(request)
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = re.search(rb"(?i)content-length: *(\d+)", head)
-                assert length is not None
-                await reader.readexactly(int(length[1]))
+                try:
+                    head, reader, writer = await ask(request, bool(idle))
+                except (OSError, asyncio.IncompleteReadError):
+                    # A kept-alive connection the server closed (idle past its keep-alive): a new one.
+                    head, reader, writer = await ask(request, False)
             except (OSError, asyncio.IncompleteReadError, AssertionError):
                 failed += 1
                 return
@@ -304,12 +352,12 @@ async def _until_playing(window: throughput.Window, decisions: int = 500, timeou
     window.round_trips.clear()
 
 
-def print_latency(what: str, times: dict[str, list[float]]) -> None:
+def print_latency(what: str, times: dict[str, list[float]], server_cpu: dict[str, float]) -> None:
     print(f"latency, {what}:", flush=True)
     for name, spent in times.items():
         print(
             f"  {name:<44} p50 {percentile_ms(spent, 50):6.1f} ms  p99 {percentile_ms(spent, 99):6.1f} ms  "
-            f"max {max(spent) * 1000:6.1f} ms  ({len(spent)} loads)",
+            f"max {max(spent) * 1000:6.1f} ms  server CPU {server_cpu[name] * 1e6:6.0f} us each  ({len(spent)} loads)",
             flush=True,
         )
 
@@ -354,12 +402,15 @@ def main() -> None:
     games = build(args.db, args.games)
     print(f"database {args.db}: tournament {TOURNAMENT!r}, {games} finished games, {BOTS} bots, {os.cpu_count()} cores")
     if not args.skip_latency:
-        print_latency("no game committed meanwhile", latency(args.db, args.requests))
+        for name, spent in render_costs(args.db).items():
+            print(f"render in process, {name:<48} median {statistics.median(spent) * 1000:7.1f} ms  ({len(spent)})")
+        cpu: dict[str, float] = {}
+        print_latency("no game committed meanwhile", latency(args.db, args.requests, 0.0, cpu), cpu)
         if args.commit_rate:
-            print_latency(
-                f"{args.commit_rate:g} games/s committed meanwhile, a load every {args.interval_ms:g} ms at most",
-                latency_while_committing(args.db, args.requests, args.commit_rate, args.interval_ms / 1000),
-            )
+            cpu = {}
+            times = latency_while_committing(args.db, args.requests, args.commit_rate, args.interval_ms / 1000, cpu)
+            what = f"{args.commit_rate:g} games/s committed meanwhile, a load every {args.interval_ms:g} ms at most"
+            print_latency(what, times, cpu)
     if args.skip_flood:
         return
     from arena.api.server import tune_gc
