@@ -38,7 +38,7 @@ from arena.storage.tables import (
     TournamentRow,
     VoidedAttemptRow,
 )
-from arena.web.tallies import Games, RunningTally, crosstable_of, crosstable_tally, finished_tally
+from arena.web.tallies import Games, PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
 
 T = TypeVar("T")
 
@@ -93,6 +93,12 @@ class Forfeits:
 
     items: tuple[Forfeit, ...]
     total: int
+
+
+ForfeitTally = RunningTally[list[Forfeit]]
+"""A running tally of a scope's forfeits (`add_forfeits`)."""
+PairTally = RunningTally[PairSums]
+"""A running tally of a scope's crosstable (`arena.web.tallies.add_pairs`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +245,26 @@ def add_forfeits(session: Session, found: list[Forfeit], games: Games) -> None:
             for seat in seats
             if seat["cause"] is not None
         )
+
+
+def forfeits(
+    *, session: Session, tournament: str | None = None, bot: str | None = None, kept: ForfeitTally | None = None
+) -> Forfeits:
+    """The forfeited seats of finished games (and of their voided attempts) in `tournament` (None:
+    every one), of every bot or of `bot`, latest first: from the running tally `kept` (brought up
+    to date), or from one pass over the scope's games."""
+    if bot is not None:
+        _bot(session, bot)
+    scope = None if tournament is None else _tournament_id(session, tournament)
+    tally = RunningTally(list, add_forfeits) if kept is None else kept
+    return tally.read(session, scope, lambda found: latest_forfeits(found, bot))
+
+
+def crosstable(*, session: Session, tournament: str | None = None, kept: PairTally | None = None) -> Crosstable:
+    """Head-to-head in `tournament` (None: every game), as `arena.storage.store.head_to_head`
+    counts it: from the running tally `kept` (brought up to date), or from one pass."""
+    scope = None if tournament is None else _tournament_id(session, tournament)
+    return (kept or crosstable_tally()).read(session, scope, lambda sums: crosstable_of(session, sums))
 
 
 def latest_forfeits(found: list[Forfeit], bot: str | None) -> Forfeits:
@@ -415,7 +441,7 @@ class WebReads:
         self._lock = threading.Lock()
         self._pairs = crosstable_tally()
         self._finished = finished_tally()
-        self._forfeits: RunningTally[list[Forfeit]] = RunningTally(list, add_forfeits)
+        self._forfeits: ForfeitTally = RunningTally(list, add_forfeits)
         self._table_sizes: OrderedDict[int, tuple[int, dict[int, int]]] = OrderedDict()
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
@@ -433,8 +459,7 @@ class WebReads:
         return await self.cached(self._crosstable, tournament=tournament)
 
     def _crosstable(self, *, session: Session, tournament: str | None) -> Crosstable:
-        scope = None if tournament is None else _tournament_id(session, tournament)
-        return self._pairs.read(session, scope, lambda sums: crosstable_of(session, sums))
+        return crosstable(session=session, tournament=tournament, kept=self._pairs)
 
     async def forfeits(self, tournament: str | None = None, bot: str | None = None) -> Forfeits:
         """The forfeited seats of finished games (and of their voided attempts) in `tournament`
@@ -443,10 +468,7 @@ class WebReads:
         return await self.cached(self._latest_forfeits, tournament=tournament, bot=bot)
 
     def _latest_forfeits(self, *, session: Session, tournament: str | None, bot: str | None) -> Forfeits:
-        if bot is not None:
-            _bot(session, bot)
-        scope = None if tournament is None else _tournament_id(session, tournament)
-        return self._forfeits.read(session, scope, lambda found: latest_forfeits(found, bot))
+        return forfeits(session=session, tournament=tournament, bot=bot, kept=self._forfeits)
 
     async def table_progress(self, tournament: str) -> list[TableProgress]:
         """Each table of a started tournament's schedule with its finished and scheduled games,
