@@ -101,4 +101,5 @@ def test_a_casual_game_is_replayed_at_its_own_id(tmp_path: Path) -> None:
     assert [s["total"] for s in frames["frames"][-1]["seats"]] == list(result.record.totals)
     assert f'data-frames="/api/games/casual-{casual_id}/frames"' in page.text and "counts for no rating" in page.text
     assert "/bots/ann" not in page.text
+    assert "rated nowhere" in page.text and "read-only view" not in page.text
     assert (missing, bad) == ([404, 404], 422)

@@ -77,6 +77,9 @@ def test_stepping_shows_the_records_cards_at_each_position(served: Served, page:
         assert drawn(page, f"[data-role=hand][data-seat='{s}']") == [tuple(c) for c in seat.hand]
     assert drawn(page, "[data-role=active-set]") == [tuple(c) for c in frame.active_set]
     assert page.locator(".pcard.back").count() == 0, "the omniscient view hides nothing"
+    underlined = [int(v.inner_text()) for v in page.locator(".pcard .u").all()]
+    plain = [int(v.inner_text()) for v in page.locator(".pcard .t:not(.u), .pcard .b:not(.u)").all()]
+    assert underlined and set(underlined) <= {6, 9} and not {6, 9} & set(plain), "6 and 9 are underlined, as printed"
     screenshot(page, "replay")
 
     # A round jump lands on that round's deal: the hands as dealt, before the flips (§2, §3).

@@ -18,8 +18,13 @@ const ScoutTable = (() => {
     node.style.setProperty("--ct", `var(--v${c[0]})`);
     node.style.setProperty("--cb", `var(--v${c[1]})`);
     node.title = `${c[0]} (${c[1]} when turned over)`;
-    node.append(el("span", "t", String(c[0])), el("span", "b", String(c[1])));
+    node.append(value("t", c[0]), value("b", c[1]));
     return node;
+  }
+
+  // 6 and 9 are underlined, as on the printed cards: upside down, one reads as the other.
+  function value(cls, n) {
+    return el("span", n === 6 || n === 9 ? `${cls} u` : cls, String(n));
   }
 
   function back() {
@@ -113,7 +118,7 @@ const ScoutTable = (() => {
   function scores(root, names, ended, rounds) {
     const table = el("table", "scores");
     const head = el("tr");
-    head.append(el("th", "", "Bot"));
+    head.append(el("th", "", "Player"));
     for (let r = 0; r < rounds; r++) head.append(el("th", "", `R${r + 1}`));
     head.append(el("th", "", "Total"));
     table.append(head);
