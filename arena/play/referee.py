@@ -32,7 +32,7 @@ from arena.play.clock import Timer
 from arena.play.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from arena.play.sessions import Answer, MalformedDecision, SessionHub
 from arena.play.spectators import GameFeed, SpectatorHub, Watch
-from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of
+from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of, table_rules
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
@@ -474,14 +474,18 @@ class Referee:
         `absent` maps bots that are not there to why: their seats are forfeited from the start
         with that reason and played by the fallback, and they are not seated. Raises ValueError
         for a bad seat count, sessions.Unavailable if another bot is not connected or is at
-        capacity; nothing has started then. With `watch`, spectators can follow the game.
+        capacity; nothing has been dealt or built then (`SessionHub.check`, asked first). With
+        `watch`, spectators can follow the game.
         `created`, if given, is handed the game once it is dealt (a casual game's host reads the
         person's seat view from it, `arena.play.casual`).
         """
+        absent = absent or {}
+        table_rules(len(seat_bots))  # a bad seat count is refused before a seat is
+        self._hub.check(game_id, [b for b in seat_bots if b not in absent])
         game = Game(len(seat_bots), seed)
         if created is not None:
             created(game)
-        table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent or {})
+        table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent)
         self._hub.seat(table, table.bots)
         if watch is not None and self.spectators is not None:
             table.feed = self.spectators.open(watch, game_id, seat_bots)

@@ -30,8 +30,9 @@ from sdk.protocol import (
     Welcome,
 )
 
-MAX_CAPACITY = 64
-"""Most games one bot session may play at once."""
+MAX_CAPACITY = 256
+"""Most games one bot session may play at once (a process running many bots may rather open one
+session with a large capacity: fewer, larger writes; docs/benchmarks.md, "Scale")."""
 MAX_BATCH = 256
 """Most messages in one write to a bot."""
 MAX_QUEUED = 10_000
@@ -39,9 +40,11 @@ MAX_QUEUED = 10_000
 BATCH_WAIT_S = 0.001
 """How long a due write waits for more messages to join it, while the bot's other games may send some."""
 CAN_WAIT = (PublicEvent, ActionAccepted, GameStarted)
-"""Messages a bot has no use for before its next request: they wait for one, up to NEWS_WAIT_S."""
+"""Messages a bot has no use for before its next request: they wait for a message that needs
+writing at once, or until MAX_BATCH messages wait; an ActionAccepted at most NEWS_WAIT_S."""
 NEWS_WAIT_S = 0.05
-"""Longest a message of CAN_WAIT waits for something that needs writing at once."""
+"""Longest an ActionAccepted waits for something that needs writing at once: the answer to the
+bot's own message, it comes soon even to a bot that waits for it before going on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +98,12 @@ class Stream:
     """One open Play call: the messages waiting to be written to it, in order.
 
     A write is due when a message arrives that the bot must act on (a request, a rejection, an
-    error, ...), or NEWS_WAIT_S after the first waiting message of CAN_WAIT: the events and
-    acceptances of a bot's games ride along with its next request instead of costing a write of
-    their own, which is most of the cost of a message at both ends (docs/benchmarks.md).
+    error, the end of a game, ...), or once MAX_BATCH messages wait: the events and acceptances of
+    a bot's games ride along with its next request instead of costing a write of their own, which
+    is most of the cost of a message at both ends (docs/benchmarks.md). Only an acceptance has a
+    timer (NEWS_WAIT_S): the news of other seats' moves waits however long; with a timer on it
+    too, a bot whose seats were not to move got a write of news alone for every move of the
+    others, and the arena's CPU per decision grew as the bots thought longer ("Scale" there).
     """
 
     __slots__ = (
@@ -136,7 +142,7 @@ class Stream:
         """The task writing this stream's messages; set by the servicer."""
         self._due = False
         self._timer: Timer | None = None
-        """Makes the write due NEWS_WAIT_S after the first message that can wait."""
+        """Makes the write due NEWS_WAIT_S after the first ActionAccepted that waits."""
         self._ready: asyncio.Future[None] | None = None
         """Set while the writer waits for a due write."""
         self._clock = clock
@@ -149,9 +155,10 @@ class Stream:
             return
         if len(self.pending) < MAX_QUEUED:
             self.pending.append(msg)
-            if type(msg) not in CAN_WAIT:
+            kind = type(msg)
+            if kind not in CAN_WAIT or len(self.pending) >= MAX_BATCH:
                 self._make_due()
-            elif self._timer is None and not self._due:
+            elif kind is ActionAccepted and self._timer is None and not self._due:
                 self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
@@ -186,11 +193,13 @@ class Stream:
             await self._clock.sleep(BATCH_WAIT_S)
         batch = self.pending[:MAX_BATCH]
         del self.pending[:MAX_BATCH]
-        if not self.pending and not self.closed:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self.closed and len(self.pending) < MAX_BATCH and all(type(m) in CAN_WAIT for m in self.pending):
             self._due = False
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            if ActionAccepted in map(type, self.pending):
+                self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         return batch
 
 
@@ -244,6 +253,8 @@ class SessionHub:
     def __init__(self, clock: Clock = LOOP_CLOCK) -> None:
         self.clock = clock
         self._bots: dict[str, BotConnection] = {}
+        self._watchers: dict[str, set[asyncio.Future[None]]] = {}
+        """Who waits in `changed` for each bot to connect or free a seat."""
 
     def get(self, name: str) -> BotConnection | None:
         return self._bots.get(name)
@@ -268,6 +279,7 @@ class SessionHub:
         stream.send(Welcome(session_id, name, hello.capacity))
         for table in list(conn.live_games.values()):
             table.resync(name)
+        self._notify(name)
         return conn, stream
 
     def close(self, conn: BotConnection, stream: Stream) -> None:
@@ -299,22 +311,54 @@ class SessionHub:
             return
         conn.send(table.submit(conn.name, msg))
 
-    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
-        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
+    def check(self, game_id: str, bots: Sequence[str]) -> None:
+        """Raise NotConnected or AtCapacity unless `seat` could seat game `game_id`'s `bots` now:
+        the referee asks before it deals, so a seat that cannot be taken costs no game."""
         for name in dict.fromkeys(bots):
             conn = self._bots.get(name)
             if conn is None or not conn.connected:
                 raise NotConnected(f"bot {name!r} is not connected")
             if conn.busy:
                 raise AtCapacity(f"bot {name!r} is already playing {len(conn.live_games)} games, its capacity")
-            if table.game_id in conn.live_games:
-                raise ValueError(f"game {table.game_id!r} is already running")
+            if game_id in conn.live_games:
+                raise ValueError(f"game {game_id!r} is already running")
+
+    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
+        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
+        self.check(table.game_id, bots)
         for name in dict.fromkeys(bots):
             self._bots[name].live_games[table.game_id] = table
 
     def casual_bots(self) -> list[BotConnection]:
         """The connected bots that accept casual games, by name (busy ones too: a page shows them so)."""
         return sorted((c for c in self._bots.values() if c.connected and c.accept_casual), key=lambda c: c.name.lower())
+
+    async def changed(self, bots: Iterable[str]) -> None:
+        """Return once one of `bots` connects or one of its seats is freed: what a game that could
+        not seat them waits for, instead of trying again on a timer (any number of waiting games
+        cost nothing until then; a connection wakes only the games of its bot)."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        names = set(bots)
+        for name in names:
+            self._watchers.setdefault(name, set()).add(waiter)
+        try:
+            await waiter
+        finally:
+            for name in names:
+                watchers = self._watchers.get(name)
+                if watchers is not None:
+                    watchers.discard(waiter)
+                    if not watchers:
+                        del self._watchers[name]
+
+    def waiting_for(self, name: str) -> int:
+        """How many waits in `changed` bot `name` would end now."""
+        return len(self._watchers.get(name, ()))
+
+    def _notify(self, name: str) -> None:
+        for waiter in self._watchers.pop(name, ()):
+            if not waiter.done():
+                waiter.set_result(None)
 
     def watching(self) -> bool:
         """Whether some current stream waits to hear that a tournament is over."""
@@ -342,3 +386,4 @@ class SessionHub:
             conn.waiting.discard(table.game_id)
             if not conn.live_games and not conn.connected:
                 del self._bots[name]
+            self._notify(name)

@@ -17,7 +17,9 @@
   the same after a crash and resume as without one.
 * **Absent bots.** A bot that is not connected when its game is due is waited for up to the
   tournament's `absent_wait_ms`; then the game is played with its seat forfeited from the start
-  (the reason is recorded), and so are its next games, at once, until it connects again.
+  (the reason is recorded), and so are its next games, at once, until it connects again. A game
+  waiting for a bot deals nothing and polls nothing: the session hub wakes it when the bot connects
+  (`SessionHub.changed`), and the referee asks the hub before it deals (`SessionHub.check`).
 * **Failure policy.** A finished game with a forfeited seat is judged by the tournament's
   `FailurePolicy`: each forfeit's cause either forfeits the seat, or voids the attempt. A voided
   attempt is stored (`store.void_attempt`: record, seats, causes, seed; not rated) and the same
@@ -55,7 +57,7 @@ import functools
 import logging
 import secrets
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -63,7 +65,7 @@ from arena import records
 from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, PolicyDecision
-from arena.play.sessions import SessionHub, Unavailable
+from arena.play.sessions import AtCapacity, NotConnected, SessionHub
 from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
@@ -82,7 +84,9 @@ _ENDS = {
 TICK_S = 1.0
 """How often due tournaments are looked for when nothing wakes the runner."""
 POLL_S = 0.2
-"""How often a waiting game looks again for its absent bots (a connection has no notification)."""
+"""How often a tournament looks again for room in its next games when no game of it has ended;
+a game waiting for an absent bot does not poll: the hub wakes it when the bot connects
+(`SessionHub.changed`)."""
 COMMIT_WINDOW = 4
 """Games start only among the first `concurrency * COMMIT_WINDOW` not yet committed: a slow game
 holds up the commits behind it, never more than that many."""
@@ -96,12 +100,13 @@ class _Slot:
     task: asyncio.Task[GameResult] | None = None
 
 
-async def wait_at_most(event: asyncio.Event, seconds: float) -> None:
-    """Until `event` is set or `seconds` have passed. Not `asyncio.wait_for`: on Python 3.11 it
-    swallows a cancellation that arrives as the event is set, and the runner would never stop."""
+async def wait_at_most(wake: asyncio.Event | Awaitable[object], seconds: float) -> None:
+    """Until `wake` (an event set, or an awaitable done) or `seconds` have passed. Not
+    `asyncio.wait_for`: on Python 3.11 it swallows a cancellation that arrives as the event is set,
+    and the runner would never stop."""
     try:
         async with asyncio.timeout(seconds):
-            await event.wait()
+            await (wake.wait() if isinstance(wake, asyncio.Event) else wake)
     except TimeoutError:
         pass
 
@@ -317,23 +322,30 @@ class TournamentRunner:
             # attempt is not confused by the replay.
             game_id = f"{game.id}-{secrets.token_hex(3)}"
             while True:
-                absent = self._absent(game.seats, absent_wait_s)
-                if absent is not None:
-                    self._reserved.subtract(game.seats)
-                    reserved = False
-                    try:
-                        watch = Watch(game.id, self._delays.get(game.tournament, DEFAULT_SPECTATOR_DELAY_S))
-                        return await self._referee.play(game_id, game.seats, playing.seed, limits, absent, watch)
-                    except Unavailable:
-                        self._reserved.update(game.seats)
-                        reserved = True
-                await asyncio.sleep(POLL_S)
+                missing, awaited_until = self._absent(game.seats, absent_wait_s)
+                if awaited_until is not None:
+                    await wait_at_most(self._hub.changed(missing), awaited_until - asyncio.get_running_loop().time())
+                    continue
+                reason = f"absent: not connected within {absent_wait_s:g} s of the game being due"
+                absent = dict.fromkeys(missing, reason)
+                self._reserved.subtract(game.seats)
+                reserved = False
+                try:
+                    watch = Watch(game.id, self._delays.get(game.tournament, DEFAULT_SPECTATOR_DELAY_S))
+                    return await self._referee.play(game_id, game.seats, playing.seed, limits, absent, watch)
+                except NotConnected:
+                    pass  # gone since `_absent` looked: the next look waits for it
+                except AtCapacity:
+                    await self._hub.changed(game.seats)  # a PlayGame call or another tournament holds its seats
+                self._reserved.update(game.seats)
+                reserved = True
         finally:
             if reserved:
                 self._reserved.subtract(game.seats)
 
-    def _absent(self, bots: Sequence[str], wait_s: float) -> dict[str, str] | None:
-        """The game's absent bots with the reason they forfeit, or None while one is still awaited."""
+    def _absent(self, bots: Sequence[str], wait_s: float) -> tuple[list[str], float | None]:
+        """The game's bots that are not connected, and until when (loop time) the game waits for
+        them; None once every one of them has been absent for `wait_s` (they forfeit)."""
         now = asyncio.get_running_loop().time()
         missing = []
         for bot in dict.fromkeys(bots):
@@ -343,9 +355,8 @@ class TournamentRunner:
             else:
                 missing.append(bot)
                 self._absent_since.setdefault(bot, now)
-        if any(now - self._absent_since[bot] < wait_s for bot in missing):
-            return None
-        return {bot: f"absent: not connected within {wait_s:g} s of the game being due" for bot in missing}
+        until = max((self._absent_since[bot] + wait_s for bot in missing), default=now)
+        return missing, until if until > now else None
 
 
 def _log_stop(tournament: str, verdict: Verdict) -> None:

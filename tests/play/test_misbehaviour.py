@@ -186,7 +186,7 @@ def test_runner_with_a_wrong_token_stops_with_a_clear_error(arena: Arena) -> Non
             pb.BotMessage(decision=pb.Decision(game_id="g", request_id=1, action=flip(True))),
             "the first message of a stream must be a Hello",
         ),
-        (pb.BotMessage(hello=pb.Hello(capacity=0)), "Hello.capacity must be within 1..64, not 0"),
+        (pb.BotMessage(hello=pb.Hello(capacity=0)), "Hello.capacity must be within 1..256, not 0"),
         (pb.BotMessage(), "a BotMessage must set hello or decision"),
     ],
 )

@@ -1,8 +1,9 @@
 """How the arena groups a bot's messages into writes (arena.play.sessions.Stream), without gRPC.
 
-Requests, rejections and errors make a write due at once; events and acceptances wait for one,
-up to NEWS_WAIT_S; a due write waits BATCH_WAIT_S for more only while the bot's other games may
-send some. Order is never changed (docs/protocol.md: messages arrive in the order they were sent).
+Requests, rejections, errors and game ends make a write due at once; events wait for one however
+long, or until MAX_BATCH messages wait; an acceptance waits at most NEWS_WAIT_S; a due write
+waits BATCH_WAIT_S for more only while the bot's other games may send some. Order is never
+changed (docs/protocol.md: messages arrive in the order they were sent).
 The streams run on a clock the tests move (tests/play/clock.py).
 """
 
@@ -83,11 +84,41 @@ def test_news_waits_for_a_message_the_bot_must_act_on_and_goes_with_it_in_order(
     assert run(scenario()) == [news(0), ActionAccepted("g", 1), news(1), urgent]
 
 
-def test_news_alone_is_written_after_news_wait() -> None:
+def test_news_alone_is_written_once_a_full_batch_of_it_waits() -> None:
+    """No timer: a bot thinking for long gets no write of news alone for every move of the others
+    (docs/benchmarks.md, "Scale"); MAX_BATCH bounds what waits."""
+
+    async def scenario() -> tuple[bool, list[ArenaMessage], bool]:
+        clock = ManualClock()
+        stream = stream_on(clock)
+        writer = asyncio.ensure_future(stream.next_batch())
+        for seq in range(sessions.MAX_BATCH - 1):
+            stream.send(news(seq))
+        clock.advance(3600)
+        await settle()
+        early = writer.done()
+        stream.send(news(sessions.MAX_BATCH - 1))
+        stream.send(news(sessions.MAX_BATCH))
+        await settle()
+        batch = writer.result()
+        again = asyncio.ensure_future(stream.next_batch())
+        await settle()
+        waits = not again.done()
+        again.cancel()
+        return early, batch, waits
+
+    early, batch, waits = run(scenario())
+    assert not early, "news alone was written before a full batch of it waited"
+    assert batch == [news(seq) for seq in range(sessions.MAX_BATCH)]
+    assert waits, "the news left over after a full batch was written alone"
+
+
+def test_an_acceptance_alone_is_written_after_news_wait() -> None:
     async def scenario() -> tuple[bool, list[ArenaMessage]]:
         clock = ManualClock()
         stream = stream_on(clock)
         stream.send(news(0))
+        stream.send(ActionAccepted("g", 1))
         writer = asyncio.ensure_future(stream.next_batch())
         clock.advance(sessions.NEWS_WAIT_S * 0.9)
         await settle()
@@ -96,7 +127,7 @@ def test_news_alone_is_written_after_news_wait() -> None:
         await settle()
         return early, writer.result()
 
-    assert run(scenario()) == (False, [news(0)])
+    assert run(scenario()) == (False, [news(0), ActionAccepted("g", 1)])
 
 
 @pytest.mark.parametrize("more_coming", [True, False])
@@ -137,7 +168,7 @@ def test_a_stream_goes_back_to_waiting_after_each_write() -> None:
         await clock.run(stream.next_batch())
         stream.send(news(0))
         writer = asyncio.ensure_future(stream.next_batch())
-        clock.advance(sessions.NEWS_WAIT_S * 0.9)
+        clock.advance(3600)
         await settle()
         waiting = not writer.done()
         writer.cancel()
