@@ -1,11 +1,23 @@
-"""The runner's waits give way to a cancellation that arrives just as they are woken: the arena's
-shutdown cancels the runner, and a StartTournament call may wake it at that very moment."""
+"""The runner's waits: they give way to a cancellation that arrives just as they are woken (the
+arena's shutdown cancels the runner, and a StartTournament call may wake it at that very moment),
+and a game waiting for an absent bot is woken by its connection, not by a timer."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
-from arena.tournaments.runner import wait_at_most
+import pytest
+
+from arena.play import referee
+from arena.play.referee import Limits, Referee
+from arena.play.sessions import SessionHub
+from arena.records import GameToPlay
+from arena.storage import store
+from arena.tournaments.runner import POLL_S, TournamentRunner, wait_at_most
+from sdk.engine import Game
+from sdk.protocol import Hello
+from tests.play.clock import settle
 
 
 async def _stopped_when_cancelled_as_woken() -> bool:
@@ -39,3 +51,56 @@ def test_a_wait_ends_when_its_time_is_up_without_a_wake() -> None:
         return loop.time() - started
 
     assert asyncio.run(timed()) >= 0.05
+
+
+class CountedGame(Game):
+    dealt = 0
+
+    def __init__(self, players: int, seed: int) -> None:
+        CountedGame.dealt += 1
+        super().__init__(players, seed)
+
+
+def test_a_due_game_waits_for_its_absent_bot_without_looking_again_and_starts_once_it_connects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 18: a game due while a bot is absent deals nothing and looks for the bot once; the hub
+    wakes it when the bot connects, and it is seated then. The absent wait is an hour, so nothing
+    here times out."""
+    CountedGame.dealt = 0
+    monkeypatch.setattr(referee, "Game", CountedGame)
+    game = GameToPlay(1, "t", 0, 0, 7, ("A", "B"), 60_000)
+
+    async def db(work: object, **_: object) -> GameToPlay:
+        assert work is store.mark_game_running
+        return game
+
+    async def scenario() -> tuple[int, int, int, int, int, bool]:
+        hub = SessionHub()
+        hub.open("A", Hello("A", "1", 4, False), "a")
+        runner = TournamentRunner(db, Referee(hub), hub)  # a stand-in store: only mark_game_running is asked
+        looks = 0
+        absent = runner._absent
+
+        def counted_absent(bots: Sequence[str], wait_s: float) -> tuple[list[str], float | None]:
+            nonlocal looks
+            looks += 1
+            return absent(bots, wait_s)
+
+        monkeypatch.setattr(runner, "_absent", counted_absent)
+        attempt = asyncio.create_task(runner._attempt(game, Limits(move_ms=60_000), 3600.0))
+        await settle()
+        await asyncio.sleep(2 * POLL_S)  # a runner that polled would have looked again by now
+        await settle()
+        waiting = (CountedGame.dealt, looks, hub.waiting_for("B"))
+        b, _ = hub.open("B", Hello("B", "1", 4, False), "b")
+        await settle()
+        seated = len(b.live_games)
+        attempt.cancel()
+        await asyncio.gather(attempt, return_exceptions=True)
+        return (*waiting, CountedGame.dealt, seated, not b.live_games)
+
+    dealt, looks, waiters, dealt_after, seated, released = asyncio.run(scenario())
+    assert (dealt, looks, waiters) == (0, 1, 1), "the game dealt, or looked again, while its bot was absent"
+    assert (dealt_after, seated) == (1, 1), "the game did not start when its bot connected"
+    assert released
