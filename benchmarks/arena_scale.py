@@ -16,8 +16,8 @@ and every bot is connected and every game started before a window opens.
   (as many round trips in flight), then the arena with each games-per-bot shape: `games * players /
   per-bot` bot sessions (at least `players`; the shape is then capped, and the table says so).
   Reported per cell: decisions/s, the arena's CPU per decision, both as ratios to the baseline, and
-  the arena process's RSS per game in flight (RSS once every game ran through the warm-up and the
-  window, less RSS with the bots connected and no game, over the games). Then, per games-per-bot
+  the arena process's RSS per game in flight (`Cell.rss_per_game_kb`). Each arena cell runs in a
+  process of its own. Then, per games-per-bot
   shape, CPU per decision at each size against its value at the smallest (target: within 1.3x at
   1,000 games).
 * `--latency`: bots think `--think-ms` (each answer `think` +- `--jitter-ms`, drawn from the
@@ -39,15 +39,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import json
 import logging
 import os
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
 
 import grpc
-from arena_throughput import Arena, Figures, Shape, Window, baseline, think_s
+from arena_throughput import Arena, Shape, Window, baseline, think_s
 
 SOAK_SAMPLE_S = 30.0
 
@@ -62,29 +65,109 @@ def rss_mb() -> float:
 
 
 def shape_for(games: int, per_bot: int, players: int, processes: int, **think: float) -> Shape:
-    bots = max(players, round(games * players / per_bot))
+    bots = max(players, -(-games * players // per_bot))
     return Shape(games, players, bots, min(processes, bots), **think)
 
 
 @dataclass
 class Cell:
-    shape: Shape
-    figures: Figures
+    """What one arena cell measured, in a process of its own (`run_cell`)."""
+
+    per_second: float
+    cpu_us: float
+    cores: float
+    """The arena's CPU over the window, as a share of one core."""
+    other_cores: float
     rss_per_game_kb: float
+    """RSS once every game ran through the warm-up and the window, less RSS with the bots
+    connected and no game, over the games: in a fresh process, so no earlier cell's memory is
+    reused."""
+    writes_per_decision: float
+    messages_per_write: float
+    overhead_ms: tuple[float, float, float] = (float("nan"),) * 3
+    """p50, p99 and p99.9 of the arena-side overhead per decision (thinking bots only)."""
 
 
-async def arena_cell(shape: Shape, seconds: float) -> Cell:
+def run_cell(shape: Shape, seconds: float) -> Cell:
+    """Measure `shape` in a new process of this script (`cell_mode`)."""
+    fields = [shape.games, shape.players, shape.bots, shape.processes, shape.think_ms, shape.jitter_ms, seconds]
+    out = subprocess.run(
+        [sys.executable, __file__, "--cell", *map(str, fields)], check=True, capture_output=True, text=True
+    ).stdout
+    return Cell(**json.loads(out.splitlines()[-1]))
+
+
+def count_writes(window: Window) -> list[int]:
+    """Count the arena's writes to bot streams and their messages while `window` is open."""
+    from arena.play.sessions import Stream
+
+    counts = [0, 0]
+    next_batch = Stream.next_batch
+
+    async def counted(stream: Stream) -> list[object]:
+        batch = await next_batch(stream)
+        if window.open and batch:
+            counts[0] += 1
+            counts[1] += len(batch)
+        return batch  # type: ignore[return-value]
+
+    Stream.next_batch = counted  # type: ignore[method-assign,assignment]
+    return counts
+
+
+async def measure_cell(shape: Shape, seconds: float) -> Cell:
+    from sdk.protocol import Decision
+
     window = Window()
-    bench = Arena(shape, window.record)
+    writes = count_writes(window)
+    overheads: list[float] = []
+    thinking = bool(shape.think_ms or shape.jitter_ms)
+    bench = Arena(shape, None if thinking else window.record)
     try:
         await bench.connect()
         window.clients += bench.pids
+        if thinking:
+            hub = bench.server.hub
+            receive = hub.receive
+
+            def timed(conn, msg):  # type: ignore[no-untyped-def]  (the hub's own signature)
+                """The round trip of each answer as the referee will count it, less the think time."""
+                if window.open and type(msg) is Decision:
+                    table = conn.live_games.get(msg.game_id)
+                    req = table.requests.get(msg.request_id) if table is not None else None
+                    if req is not None and req.started is not None and not req.closed:
+                        used = req.used + hub.clock.time() - req.started
+                        overheads.append(used - think_s(shape.think_ms, shape.jitter_ms, msg.game_id, msg.request_id))
+                        window.record(used)
+                receive(conn, msg)
+
+            hub.receive = timed  # type: ignore[method-assign]
         before = rss_mb()
         await bench.start()
-        figures = await window.measure(seconds)
-        return Cell(shape, figures, (rss_mb() - before) * 1024 / shape.games)
+        got = await window.measure(seconds)
+        return Cell(
+            got.per_second,
+            got.cpu_us,
+            got.cpu_seconds / got.seconds,
+            got.other_cpu_seconds / got.seconds,
+            (rss_mb() - before) * 1024 / shape.games,
+            writes[0] / max(1, got.count),
+            writes[1] / max(1, writes[0]),
+            (quantile(overheads, 0.5), quantile(overheads, 0.99), quantile(overheads, 0.999)),
+        )
     finally:
         await bench.close()
+
+
+def cell_mode(argv: list[str]) -> None:
+    games, players, bots, processes = (int(x) for x in argv[:4])
+    think_ms, jitter_ms, seconds = (float(x) for x in argv[4:7])
+    logging.basicConfig(level=logging.CRITICAL)
+    from arena.api.server import tune_gc
+
+    tune_gc()
+    cell = asyncio.run(measure_cell(Shape(games, players, bots, processes, False, think_ms, jitter_ms), seconds))
+    print(json.dumps(dataclasses.asdict(cell)))
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -95,7 +178,7 @@ def quantile(values: list[float], q: float) -> float:
 def scaling(args: argparse.Namespace) -> None:
     print(
         f"{'games':>6} {'per bot':>7} {'bots':>5} {'decisions/s':>11} {'CPU us':>7} {'base/s':>7} "
-        f"{'base us':>7} {'thru x':>6} {'CPU x':>6} {'RSS KB/game':>11} {'others':>6}",
+        f"{'base us':>7} {'thru x':>6} {'CPU x':>6} {'RSS KB/game':>11} {'writes':>6} {'msgs':>5} {'others':>6}",
         flush=True,
     )
     cpu: dict[int, dict[int, float]] = {}
@@ -103,15 +186,14 @@ def scaling(args: argparse.Namespace) -> None:
         base = asyncio.run(baseline(games, args.seconds))
         for per_bot in args.per_bot:
             shape = shape_for(games, per_bot, args.players, args.bot_processes)
-            cell = asyncio.run(arena_cell(shape, args.seconds))
-            got = cell.figures
+            got = run_cell(shape, args.seconds)
             cpu.setdefault(per_bot, {})[games] = got.cpu_us
-            capped = "" if shape.capacity == per_bot else f" (capped: {shape.capacity})"
+            capped = "" if shape.capacity == per_bot else f" (asked {per_bot} per bot: {shape.capacity})"
             print(
                 f"{games:6d} {per_bot:7d} {shape.bots:5d} {got.per_second:11.0f} {got.cpu_us:7.0f} "
                 f"{base.per_second:7.0f} {base.cpu_us:7.0f} {got.per_second / base.per_second:6.2f} "
-                f"{got.cpu_us / base.cpu_us:6.2f} {cell.rss_per_game_kb:11.1f} "
-                f"{got.other_cpu_seconds / got.seconds:5.1f}c{capped}",
+                f"{got.cpu_us / base.cpu_us:6.2f} {got.rss_per_game_kb:11.1f} "
+                f"{got.writes_per_decision:6.2f} {got.messages_per_write:5.1f} {got.other_cores:5.1f}c{capped}",
                 flush=True,
             )
     smallest = args.games[0]
@@ -121,61 +203,33 @@ def scaling(args: argparse.Namespace) -> None:
         print(f"  {per_bot:4d} per bot   {line}")
 
 
-async def latency_cell(shape: Shape, seconds: float) -> tuple[Figures, list[float]]:
-    """The arena with thinking bots; the overheads are the round trips less the think times."""
-    from sdk.protocol import Decision
-
-    window = Window()
-    overheads: list[float] = []
-    bench = Arena(shape, None)
-    try:
-        await bench.connect()
-        window.clients += bench.pids
-        hub = bench.server.hub
-        receive = hub.receive
-
-        def timed(conn, msg):  # type: ignore[no-untyped-def]  (the hub's own signature)
-            if window.open and type(msg) is Decision:
-                table = conn.live_games.get(msg.game_id)
-                req = table.requests.get(msg.request_id) if table is not None else None
-                if req is not None and req.started is not None and not req.closed:
-                    used = req.used + hub.clock.time() - req.started
-                    overheads.append(used - think_s(shape.think_ms, shape.jitter_ms, msg.game_id, msg.request_id))
-                    window.record(used)
-            receive(conn, msg)
-
-        hub.receive = timed  # type: ignore[method-assign]
-        await bench.start()
-        return await window.measure(seconds), overheads
-    finally:
-        await bench.close()
-
-
 def latency(args: argparse.Namespace) -> None:
     per_bot, players, processes = args.per_bot[0], args.players, args.bot_processes
     print(
         f"{'games':>6} {'per bot':>7} {'think ms':>8} {'decisions/s':>11} {'overhead p50':>12} {'p99':>7} "
-        f"{'p99.9 ms':>8} {'arena cores':>11} {'CPU us':>7} {'vs at once':>10} {'others':>6}",
+        f"{'p99.9 ms':>8} {'arena cores':>11} {'CPU us':>7} {'vs at once':>10} {'writes':>6} {'msgs':>5} "
+        f"{'others':>6}",
         flush=True,
     )
     for games in args.games:
-        saturated = asyncio.run(arena_cell(shape_for(games, per_bot, players, processes), args.seconds))
-        for think in args.think_ms:
-            shape = shape_for(games, per_bot, players, processes, think_ms=think, jitter_ms=args.jitter_ms)
-            got, overheads = asyncio.run(latency_cell(shape, args.seconds))
-            print(
-                f"{games:6d} {shape.capacity:7d} {think:8.0f} {got.per_second:11.0f} {quantile(overheads, 0.5):12.2f} "
-                f"{quantile(overheads, 0.99):7.2f} {quantile(overheads, 0.999):8.2f} "
-                f"{got.cpu_seconds / got.seconds:11.3f} {got.cpu_us:7.0f} "
-                f"{got.cpu_us / saturated.figures.cpu_us:10.2f} {got.other_cpu_seconds / got.seconds:5.1f}c",
-                flush=True,
-            )
+        shape = shape_for(games, per_bot, players, processes)
+        saturated = run_cell(shape, args.seconds)
         print(
-            f"{games:6d} {shape.capacity:7d} {'at once':>8} {saturated.figures.per_second:11.0f} "
-            f"{'':>12} {'':>7} {'':>8} {saturated.figures.cpu_seconds / saturated.figures.seconds:11.3f} "
-            f"{saturated.figures.cpu_us:7.0f}",
+            f"{games:6d} {shape.capacity:7d} {'at once':>8} {saturated.per_second:11.0f} "
+            f"{'':>12} {'':>7} {'':>8} {saturated.cores:11.3f} {saturated.cpu_us:7.0f} {'':>10} "
+            f"{saturated.writes_per_decision:6.2f} {saturated.messages_per_write:5.1f} {saturated.other_cores:5.1f}c",
             flush=True,
         )
+        for think in args.think_ms:
+            shape = shape_for(games, per_bot, players, processes, think_ms=think, jitter_ms=args.jitter_ms)
+            got = run_cell(shape, args.seconds)
+            p50, p99, p999 = got.overhead_ms
+            print(
+                f"{games:6d} {shape.capacity:7d} {think:8.0f} {got.per_second:11.0f} {p50:12.2f} {p99:7.2f} "
+                f"{p999:8.2f} {got.cores:11.3f} {got.cpu_us:7.0f} {got.cpu_us / saturated.cpu_us:10.2f} "
+                f"{got.writes_per_decision:6.2f} {got.messages_per_write:5.1f} {got.other_cores:5.1f}c",
+                flush=True,
+            )
 
 
 async def idle(bots: int, processes: int, seconds: float) -> None:
@@ -221,6 +275,9 @@ def numbers(text: str) -> list[int]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--cell"]:
+        cell_mode(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=numbers, default=None, help="games in flight, comma-separated")
     parser.add_argument("--per-bot", type=numbers, default=None, help="games per bot session, comma-separated")
