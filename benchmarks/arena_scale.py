@@ -120,7 +120,6 @@ async def measure_cell(shape: Shape, seconds: float) -> Cell:
 
     window = Window()
     writes = count_writes(window)
-    overheads: list[float] = []
     thinking = bool(shape.think_ms or shape.jitter_ms)
     bench = Arena(shape, None if thinking else window.record)
     try:
@@ -137,7 +136,8 @@ async def measure_cell(shape: Shape, seconds: float) -> Cell:
                     req = table.requests.get(msg.request_id) if table is not None else None
                     if req is not None and req.started is not None and not req.closed:
                         used = req.used + hub.clock.time() - req.started
-                        overheads.append(used - think_s(shape.think_ms, shape.jitter_ms, msg.game_id, msg.request_id))
+                        think = think_s(shape.think_ms, shape.jitter_ms, msg.game_id, msg.request_id)
+                        window.overheads.append(used - think)
                         window.record(used)
                 receive(conn, msg)
 
@@ -153,7 +153,7 @@ async def measure_cell(shape: Shape, seconds: float) -> Cell:
             (rss_mb() - before) * 1024 / shape.games,
             writes[0] / max(1, got.count),
             writes[1] / max(1, writes[0]),
-            (quantile(overheads, 0.5), quantile(overheads, 0.99), quantile(overheads, 0.999)),
+            overhead_quantiles(window.overheads),
         )
     finally:
         await bench.close()
@@ -168,6 +168,10 @@ def cell_mode(argv: list[str]) -> None:
     tune_gc()
     cell = asyncio.run(measure_cell(Shape(games, players, bots, processes, False, think_ms, jitter_ms), seconds))
     print(json.dumps(dataclasses.asdict(cell)))
+
+
+def overhead_quantiles(overheads: list[float]) -> tuple[float, float, float]:
+    return quantile(overheads, 0.5), quantile(overheads, 0.99), quantile(overheads, 0.999)
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -228,6 +232,14 @@ def latency(args: argparse.Namespace) -> None:
                 f"{games:6d} {shape.capacity:7d} {think:8.0f} {got.per_second:11.0f} {p50:12.2f} {p99:7.2f} "
                 f"{p999:8.2f} {got.cores:11.3f} {got.cpu_us:7.0f} {got.cpu_us / saturated.cpu_us:10.2f} "
                 f"{got.writes_per_decision:6.2f} {got.messages_per_write:5.1f} {got.other_cores:5.1f}c",
+                flush=True,
+            )
+            base = asyncio.run(baseline(games, args.seconds, think, args.jitter_ms))
+            p50, p99, p999 = overhead_quantiles(base.overheads)
+            print(
+                f"{'base':>6} {'':>7} {think:8.0f} {base.per_second:11.0f} {p50:12.2f} {p99:7.2f} {p999:8.2f} "
+                f"{base.cpu_seconds / base.seconds:11.3f} {base.cpu_us:7.0f} {'':>10} {'':>6} {'':>5} "
+                f"{base.other_cpu_seconds / base.seconds:5.1f}c",
                 flush=True,
             )
 

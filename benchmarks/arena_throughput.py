@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import logging
 import os
 import random
@@ -35,7 +36,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import grpc
@@ -61,6 +62,7 @@ class Figures:
     client_cpu_seconds: float
     other_cpu_seconds: float
     round_trips: list[float]
+    overheads: list[float] = field(default_factory=list)
 
     @property
     def per_second(self) -> float:
@@ -107,6 +109,8 @@ class Window:
     def __init__(self, clients: list[int] | None = None) -> None:
         self.open = False
         self.round_trips: list[float] = []
+        self.overheads: list[float] = []
+        """Round trips less the other end's think time, for phases whose other end thinks."""
         self.clients: list[int] = clients or []
 
     def record(self, seconds: float) -> None:
@@ -128,43 +132,55 @@ class Window:
         self.open = False
         wall, cpu, clients = time.perf_counter() - wall, time.process_time() - cpu, cpu_seconds(self.clients) - clients
         others = machine_cpu_seconds() - cpu_seconds(ours) - others
-        return Figures(len(self.round_trips), wall, cpu, clients, others, self.round_trips)
+        return Figures(len(self.round_trips), wall, cpu, clients, others, self.round_trips, self.overheads)
 
 
 # ---- baseline --------------------------------------------------------------------------------------
 
 
-def ping_pong_handler(window: Window) -> grpc.GenericRpcHandler:
+def ping_pong_handler(window: Window, think_ms: float = 0.0, jitter_ms: float = 0.0) -> grpc.GenericRpcHandler:
+    """The baseline's server; with thinking clients each request names its key for `think_s`, and
+    `window.overheads` gets each round trip less the client's think time."""
+    calls = itertools.count()
+
     async def play(requests: object, context: grpc.aio.ServicerContext) -> None:
         loop = asyncio.get_running_loop()
-        while True:
+        call = next(calls)
+        for seq in itertools.count():
+            key = f"{call}/{seq}"
             sent = loop.time()
-            await context.write(REQUEST)
+            await context.write(key.encode().ljust(len(REQUEST)) if think_ms or jitter_ms else REQUEST)
             if await context.read() is grpc.aio.EOF:
                 return
-            window.record(loop.time() - sent)
+            round_trip = loop.time() - sent
+            window.record(round_trip)
+            if window.open and (think_ms or jitter_ms):
+                window.overheads.append(round_trip - think_s(think_ms, jitter_ms, key, 0))
 
     handler = grpc.stream_stream_rpc_method_handler(play)
     return grpc.method_handlers_generic_handler("bench.PingPong", {"Play": handler})
 
 
-async def ping_pong_client(target: str, streams: int) -> None:
+async def ping_pong_client(target: str, streams: int, think_ms: float, jitter_ms: float) -> None:
     async def one() -> None:
         async with grpc.aio.insecure_channel(target) as channel:
             call = channel.stream_stream(PING_METHOD)()
-            while await call.read() is not grpc.aio.EOF:
+            while (request := await call.read()) is not grpc.aio.EOF:
+                if think_ms or jitter_ms:
+                    await asyncio.sleep(think_s(think_ms, jitter_ms, bytes(request).rstrip().decode(), 0))
                 await call.write(REPLY)
 
     await asyncio.gather(*(one() for _ in range(streams)), return_exceptions=True)
 
 
-async def baseline(streams: int, seconds: float) -> Figures:
+async def baseline(streams: int, seconds: float, think_ms: float = 0.0, jitter_ms: float = 0.0) -> Figures:
+    """The bare gRPC ping-pong on `streams` streams; its clients think as `Shape` says bots do."""
     window = Window()
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((ping_pong_handler(window),))
+    server.add_generic_rpc_handlers((ping_pong_handler(window, think_ms, jitter_ms),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
-    client = spawn("--ping-client", f"127.0.0.1:{port}", str(streams))
+    client = spawn("--ping-client", f"127.0.0.1:{port}", str(streams), str(think_ms), str(jitter_ms))
     window.clients.append(client.pid)
     try:
         return await window.measure(seconds)
@@ -209,7 +225,9 @@ class Arena:
     Each table keeps the same bots (table i seats bots i*players, i*players+1, ... modulo the bot
     count), so every bot holds `Shape.capacity` games at once and the seating costs nothing per
     game. Every bot is connected before the first game starts (`connect`), and `start` returns
-    once every table's first game is dealt: nothing of the start-up falls in a measuring window."""
+    once every table's first game is dealt: nothing of the start-up falls in a measuring window.
+    With thinking bots the tables start spread over one think time: started at once, every game
+    would decide at the same moments, and the window would see bursts of every game at once."""
 
     def __init__(self, shape: Shape, on_answer: Callable[[float], None] | None) -> None:
         self.shape = shape
@@ -264,6 +282,7 @@ class Arena:
             seats = [self.names[(index * shape.players + j) % shape.bots] for j in range(shape.players)]
             game = 0
             first: Callable[[object], None] | None = dealt
+            await asyncio.sleep(shape.think_ms / 1000 * index / shape.games)
             while not self.stop:
                 await self.server.referee.play(f"t{index}-{game}", seats, rng.getrandbits(64), limits, created=first)
                 first = None
@@ -341,7 +360,7 @@ def spawn(*args: str) -> subprocess.Popen[bytes]:
 
 def client_mode(argv: list[str]) -> Callable[[], object] | None:
     if argv[:1] == ["--ping-client"]:
-        return lambda: asyncio.run(ping_pong_client(argv[1], int(argv[2])))
+        return lambda: asyncio.run(ping_pong_client(argv[1], int(argv[2]), float(argv[3]), float(argv[4])))
     if argv[:1] == ["--bot-client"]:
         think_ms, jitter_ms = float(argv[4]), float(argv[5])
         return lambda: asyncio.run(bot_client(argv[1], int(argv[2]), argv[3] == "1", argv[6:], think_ms, jitter_ms))

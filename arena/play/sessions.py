@@ -41,10 +41,12 @@ BATCH_WAIT_S = 0.001
 """How long a due write waits for more messages to join it, while the bot's other games may send some."""
 CAN_WAIT = (PublicEvent, ActionAccepted, GameStarted)
 """Messages a bot has no use for before its next request: they wait for a message that needs
-writing at once, or until MAX_BATCH messages wait; an ActionAccepted at most NEWS_WAIT_S."""
+writing at once, or until MAX_BATCH messages wait; an ActionAccepted at most NEWS_WAIT_S while
+its bot has no other request open."""
 NEWS_WAIT_S = 0.05
-"""Longest an ActionAccepted waits for something that needs writing at once: the answer to the
-bot's own message, it comes soon even to a bot that waits for it before going on."""
+"""Longest an ActionAccepted waits for something that needs writing at once while its bot has no
+other request open: the reply to the bot's own message comes soon to a bot that may be waiting
+for it; a bot with a request open is busy with it and gets the acceptance with its next message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +103,11 @@ class Stream:
     error, the end of a game, ...), or once MAX_BATCH messages wait: the events and acceptances of
     a bot's games ride along with its next request instead of costing a write of their own, which
     is most of the cost of a message at both ends (docs/benchmarks.md). Only an acceptance has a
-    timer (NEWS_WAIT_S): the news of other seats' moves waits however long; with a timer on it
-    too, a bot whose seats were not to move got a write of news alone for every move of the
-    others, and the arena's CPU per decision grew as the bots thought longer ("Scale" there).
+    timer (NEWS_WAIT_S), and only while the bot is `deciding` nothing else: the news of other
+    seats' moves waits however long. With a timer on every kind of news, a bot whose seats were
+    not to move got a write of news alone for every move of the others, and one thinking in
+    several games a write of an acceptance alone for each answer: the arena's CPU per decision
+    grew as the bots thought longer ("Scale" there).
     """
 
     __slots__ = (
@@ -112,6 +116,7 @@ class Stream:
         "_ready",
         "_timer",
         "closed",
+        "deciding",
         "more_coming",
         "overflowed",
         "pending",
@@ -128,11 +133,14 @@ class Stream:
         more_coming: Callable[[], bool],
         tournaments: Iterable[str] = (),
         clock: Clock = LOOP_CLOCK,
+        deciding: Callable[[], bool] = lambda: False,
     ) -> None:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
         self.more_coming = more_coming
         """Whether messages for this stream may come any moment: a due write waits for them."""
+        self.deciding = deciding
+        """Whether the bot has a request open: an acceptance then waits for its next message."""
         self.tournaments = set(tournaments)
         """The tournaments its Hello named whose end it has not been told yet."""
         self.pending: list[ArenaMessage] = []
@@ -158,7 +166,7 @@ class Stream:
             kind = type(msg)
             if kind not in CAN_WAIT or len(self.pending) >= MAX_BATCH:
                 self._make_due()
-            elif kind is ActionAccepted and self._timer is None and not self._due:
+            elif kind is ActionAccepted and self._timer is None and not self._due and not self.deciding():
                 self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
@@ -198,7 +206,7 @@ class Stream:
             self._timer = None
         if not self.closed and len(self.pending) < MAX_BATCH and all(type(m) in CAN_WAIT for m in self.pending):
             self._due = False
-            if ActionAccepted in map(type, self.pending):
+            if ActionAccepted in map(type, self.pending) and not self.deciding():
                 self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         return batch
 
@@ -236,6 +244,10 @@ class BotConnection:
         else:
             self.waiting.discard(game_id)
 
+    def deciding(self) -> bool:
+        """Whether one of the bot's games waits for it: it has a request open."""
+        return bool(self.waiting)
+
     def busy_elsewhere(self) -> bool:
         """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
         return len(self.waiting) < len(self.live_games)
@@ -272,7 +284,9 @@ class SessionHub:
             old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
         if stream is None:
-            stream = Stream(session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock)
+            stream = Stream(
+                session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock, conn.deciding
+            )
         conn.stream = stream
         conn.capacity = hello.capacity
         conn.accept_casual = hello.accept_casual

@@ -1,9 +1,9 @@
 """How the arena groups a bot's messages into writes (arena.play.sessions.Stream), without gRPC.
 
 Requests, rejections, errors and game ends make a write due at once; events wait for one however
-long, or until MAX_BATCH messages wait; an acceptance waits at most NEWS_WAIT_S; a due write
-waits BATCH_WAIT_S for more only while the bot's other games may send some. Order is never
-changed (docs/protocol.md: messages arrive in the order they were sent).
+long, or until MAX_BATCH messages wait; an acceptance waits at most NEWS_WAIT_S unless its bot has
+another request open; a due write waits BATCH_WAIT_S for more only while the bot's other games may
+send some. Order is never changed (docs/protocol.md: messages arrive in the order they were sent).
 The streams run on a clock the tests move (tests/play/clock.py).
 """
 
@@ -51,8 +51,8 @@ def request(rid: int = 1) -> DecisionRequest:
     return DecisionRequest("g", rid, DecisionKind.ACTION, observe(Game(3, 1), 0), 1000, 0)
 
 
-def stream_on(clock: ManualClock, more_coming: bool = False) -> Stream:
-    return Stream("s", False, more_coming=lambda: more_coming, clock=clock)
+def stream_on(clock: ManualClock, more_coming: bool = False, deciding: bool = False) -> Stream:
+    return Stream("s", False, more_coming=lambda: more_coming, clock=clock, deciding=lambda: deciding)
 
 
 @pytest.mark.parametrize(
@@ -128,6 +128,25 @@ def test_an_acceptance_alone_is_written_after_news_wait() -> None:
         return early, writer.result()
 
     assert run(scenario()) == (False, [news(0), ActionAccepted("g", 1)])
+
+
+def test_an_acceptance_waits_for_the_next_request_while_the_bot_has_another_request_open() -> None:
+    """A bot thinking in several games gets its acceptances with its next request, not a write of
+    each (docs/benchmarks.md, "Scale")."""
+
+    async def scenario() -> tuple[bool, list[ArenaMessage]]:
+        clock = ManualClock()
+        stream = stream_on(clock, deciding=True)
+        stream.send(ActionAccepted("g", 1))
+        writer = asyncio.ensure_future(stream.next_batch())
+        clock.advance(3600)
+        await settle()
+        early = writer.done()
+        stream.send(request(2))
+        await settle()
+        return early, writer.result()
+
+    assert run(scenario()) == (False, [ActionAccepted("g", 1), request(2)])
 
 
 @pytest.mark.parametrize("more_coming", [True, False])
