@@ -21,7 +21,7 @@ import itertools
 import logging
 import statistics
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult
 from arena.play.spectators import SpectatorHub, Watch
 from arena.web.live_stream import LiveCursor
+from sdk.engine import Game
 
 _play = Referee.play
 _ids = itertools.count(1)
@@ -48,11 +49,12 @@ async def _watched(
     limits: Limits = _LIMITS,
     absent: Mapping[str, str] | None = None,
     watch: Watch | None = None,
+    created: Callable[[Game], None] | None = None,
 ) -> GameResult:
     """`Referee.play` with every game published to the hub, as the tournament runner plays them."""
     if self.spectators is not None and self.spectators not in _hubs:
         _hubs.append(self.spectators)
-    return await _play(self, game_id, seat_bots, seed, limits, absent, Watch(next(_ids), 0))
+    return await _play(self, game_id, seat_bots, seed, limits, absent, Watch(next(_ids), 0), created)
 
 
 async def _spectator(stop: asyncio.Event) -> int:
@@ -77,7 +79,7 @@ async def _arena(args: argparse.Namespace, watched: bool, spectators: int) -> An
     stop = asyncio.Event()
     tasks = [asyncio.create_task(_spectator(stop)) for _ in range(spectators)]
     try:
-        return await bench.arena(args.games, args.players, args.bots, args.bot_processes, args.seconds, False)
+        return await bench.arena(bench.Shape(args.games, args.players, args.bots, args.bot_processes), args.seconds)
     finally:
         stop.set()
         await asyncio.gather(*tasks)
