@@ -156,6 +156,12 @@ class CasualHub(SessionHub):
             return self.arena.get(name)
         return super().get(name)
 
+    def check(self, game_id: str, bots: Sequence[str]) -> None:
+        own, outside = self._split(bots)
+        if self.arena is not None:
+            self.arena.check(game_id, outside)
+        super().check(game_id, own)
+
     def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
         own, outside = self._split(bots)
         if self.arena is not None:
