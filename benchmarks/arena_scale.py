@@ -8,9 +8,9 @@ ping-pong with as many streams measured in the same run.
     .venv/bin/python benchmarks/arena_scale.py --idle [--idle-bots 1000] [--seconds 20]
     .venv/bin/python benchmarks/arena_scale.py --soak 10 [--games 1000] [--per-bot 16]
 
-The phases are those of `arena_throughput.py` (this script imports them): the arena runs in this
-process, the bots (`sdk.runner` sessions answering with a random legal action) in client processes,
-and every bot is connected and every game started before a window opens.
+The phases are those of `arena_throughput.py` and `_arena.py` (this script imports them): the
+arena runs in this process, the bots (`sdk.runner` sessions answering with a random legal action)
+in client processes, and every bot is connected and every game started before a window opens.
 
 * Scaling (the default): for each number of games in flight, the baseline with one stream per game
   (as many round trips in flight), then the arena with each games-per-bot shape: `games * players /
@@ -21,7 +21,7 @@ and every bot is connected and every game started before a window opens.
   shape, CPU per decision at each size against its value at the smallest (target: within 1.3x at
   1,000 games).
 * `--latency`: bots think `--think-ms` (each answer `think` +- `--jitter-ms`, drawn from the
-  request's ids, `arena_throughput.think_s`), so the machine is not saturated. Reported: the
+  request's ids, `_arena.think_s`), so the machine is not saturated. Reported: the
   arena-side overhead per decision (the round trip the arena saw from queueing the request to
   reading the answer, less the bot's think time: the arena, gRPC, loopback and the SDK's own
   handling) p50/p99/p99.9, the arena's CPU as a share of a core and per decision, and that CPU per
@@ -50,7 +50,8 @@ import time
 from dataclasses import dataclass
 
 import grpc
-from arena_throughput import Arena, Shape, Window, baseline, think_s
+from _arena import Arena, Shape, think_s
+from arena_throughput import Window, baseline
 
 SOAK_SAMPLE_S = 30.0
 

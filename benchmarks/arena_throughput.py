@@ -29,27 +29,20 @@ import asyncio
 import itertools
 import logging
 import os
-import random
 import statistics
 import subprocess
 import sys
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import grpc
+from _arena import Arena, Shape, think_s
 
 REQUEST = b"r" * 500
 REPLY = b"a" * 20
 PING_METHOD = "/bench.PingPong/Play"
 WARMUP_S = 1.5
-CONNECT_S = 300.0
-"""Bound on the wait for every bot to connect, and then for every game to start."""
-
-if TYPE_CHECKING:
-    from sdk.protocol import DecisionRequest
 
 
 @dataclass
@@ -193,125 +186,6 @@ async def baseline(streams: int, seconds: float, think_ms: float = 0.0, jitter_m
 # ---- arena -----------------------------------------------------------------------------------------
 
 
-def think_s(think_ms: float, jitter_ms: float, game_id: str, request_id: int) -> float:
-    """How long a thinking bot takes over a request: `think_ms` give or take up to `jitter_ms`,
-    drawn from the ids, so the arena side can subtract it from the round trip it saw."""
-    u = zlib.crc32(f"{game_id}/{request_id}".encode()) / 0xFFFFFFFF
-    return max(0.0, think_ms + jitter_ms * (2 * u - 1)) / 1000
-
-
-@dataclass
-class Shape:
-    """What an arena phase runs: `games` kept in flight of `players` seats, over `bots` sessions
-    that each hold `capacity` of them at once, in `processes` client processes; bots think
-    `think_ms` (give or take `jitter_ms`) before each answer."""
-
-    games: int
-    players: int
-    bots: int
-    processes: int
-    legal: bool = False
-    think_ms: float = 0.0
-    jitter_ms: float = 0.0
-
-    @property
-    def capacity(self) -> int:
-        return -(-self.games * self.players // self.bots)
-
-
-class Arena:
-    """The real arena server with its bot sessions connected, and `start` keeping games in flight.
-
-    Each table keeps the same bots (table i seats bots i*players, i*players+1, ... modulo the bot
-    count), so every bot holds `Shape.capacity` games at once and the seating costs nothing per
-    game. Every bot is connected before the first game starts (`connect`), and `start` returns
-    once every table's first game is dealt: nothing of the start-up falls in a measuring window.
-    With thinking bots the tables start spread over one think time: started at once, every game
-    would decide at the same moments, and the window would see bursts of every game at once."""
-
-    def __init__(self, shape: Shape, on_answer: Callable[[float], None] | None) -> None:
-        self.shape = shape
-        self.on_answer = on_answer
-        self.stop = False
-        self.started = 0
-        self.tables: list[asyncio.Task[None]] = []
-        self.clients: list[subprocess.Popen[bytes]] = []
-
-    async def connect(self) -> None:
-        from arena.api.resources import ResourceLimits
-        from arena.api.server import ServerConfig, start_server
-
-        shape = self.shape
-        room = shape.bots + 100
-        limits = ResourceLimits(max_connections=room, max_streams_per_connection=room, max_calls=room)
-        self.server = server = await start_server(ServerConfig(port=0, resources=limits), on_answer=self.on_answer)
-        target = f"127.0.0.1:{server.port}"
-        self.names = [f"bench-{i}" for i in range(shape.bots)]
-        tokens = [await server.directory.register(name) for name in self.names]
-        per_process = -(-shape.bots // shape.processes)
-        mode = [str(shape.capacity), str(int(shape.legal)), str(shape.think_ms), str(shape.jitter_ms)]
-        self.clients = [
-            spawn("--bot-client", target, *mode, *tokens[i : i + per_process])
-            for i in range(0, shape.bots, per_process)
-        ]
-        deadline = time.monotonic() + CONNECT_S
-        while sum(1 for n in self.names if (c := server.hub.get(n)) is not None and c.connected) < shape.bots:
-            if time.monotonic() > deadline or any(c.poll() is not None for c in self.clients):
-                raise RuntimeError(f"not every one of {shape.bots} bots connected within {CONNECT_S:g} s")
-            await asyncio.sleep(0.1)
-
-    @property
-    def pids(self) -> list[int]:
-        return [client.pid for client in self.clients]
-
-    async def start(self) -> None:
-        """Start every table and return once each one's first game is dealt."""
-        from arena.play.referee import Limits
-
-        shape = self.shape
-        limits = Limits(move_ms=60_000, grace_ms=60_000)
-        all_started = asyncio.Event()
-
-        def dealt(_: object) -> None:
-            self.started += 1
-            if self.started == shape.games:
-                all_started.set()
-
-        async def table(index: int) -> None:
-            rng = random.Random(index)
-            seats = [self.names[(index * shape.players + j) % shape.bots] for j in range(shape.players)]
-            game = 0
-            first: Callable[[object], None] | None = dealt
-            await asyncio.sleep(shape.think_ms / 1000 * index / shape.games)
-            while not self.stop:
-                await self.server.referee.play(f"t{index}-{game}", seats, rng.getrandbits(64), limits, created=first)
-                first = None
-                game += 1
-
-        self.tables = [asyncio.create_task(table(i)) for i in range(shape.games)]
-        done, _ = await asyncio.wait(
-            [asyncio.ensure_future(all_started.wait()), *self.tables],
-            timeout=CONNECT_S,
-            return_when=asyncio.FIRST_COMPLETED,
-        )
-        if not all_started.is_set():
-            failed = next((t for t in done if t in self.tables), None)
-            raise RuntimeError(
-                f"{self.started} of {shape.games} games started"
-                + (f": {failed.exception()!r}" if failed is not None else "")
-            )
-
-    async def close(self) -> None:
-        self.stop = True
-        for task in self.tables:
-            task.cancel()
-        await asyncio.gather(*self.tables, return_exceptions=True)
-        for client in self.clients:
-            client.kill()
-            client.wait(timeout=10)
-        await self.server.stop(0)
-
-
 async def arena(shape: Shape, seconds: float) -> Figures:
     window = Window()
     bench = Arena(shape, window.record)
@@ -324,33 +198,6 @@ async def arena(shape: Shape, seconds: float) -> Figures:
         await bench.close()
 
 
-async def bot_client(
-    target: str, capacity: int, legal: bool, tokens: list[str], think_ms: float = 0.0, jitter_ms: float = 0.0
-) -> None:
-    """Random bots; with `think_ms`, each answer waits `think_s` first (in the runner, before the
-    bot is asked, so the bot's own code runs as it would without the wait)."""
-    from sdk import Action, Bot, Observation, runner
-    from sdk.runner import run_async
-
-    class RandomBot(Bot):
-        def choose(self, obs: Observation) -> Action:
-            actions = obs.legal_actions
-            return actions[random.randrange(len(actions))]
-
-    if think_ms or jitter_ms:
-        answer = runner._Session._answer
-
-        def later(session: object, state: object, req: DecisionRequest) -> None:
-            delay = think_s(think_ms, jitter_ms, req.game_id, req.request_id)
-            asyncio.get_running_loop().call_later(delay, answer, session, state, req)
-
-        runner._Session._answer = later  # type: ignore[method-assign]
-
-    await asyncio.gather(
-        *(run_async(RandomBot(), target=target, token=t, capacity=capacity, want_legal_actions=legal) for t in tokens)
-    )
-
-
 # ---- driver ----------------------------------------------------------------------------------------
 
 
@@ -361,9 +208,6 @@ def spawn(*args: str) -> subprocess.Popen[bytes]:
 def client_mode(argv: list[str]) -> Callable[[], object] | None:
     if argv[:1] == ["--ping-client"]:
         return lambda: asyncio.run(ping_pong_client(argv[1], int(argv[2]), float(argv[3]), float(argv[4])))
-    if argv[:1] == ["--bot-client"]:
-        think_ms, jitter_ms = float(argv[4]), float(argv[5])
-        return lambda: asyncio.run(bot_client(argv[1], int(argv[2]), argv[3] == "1", argv[6:], think_ms, jitter_ms))
     return None
 
 
