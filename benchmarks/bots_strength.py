@@ -3,6 +3,7 @@
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
         [--strong-iterations 1200 | --strong-move-time S] [--mc-move-time 0.2 | --mc-iterations N]
+        [--mc-clock process | wall]
 
 For a pair a:b at N seats each deal (seed `--seed` + d) is played twice: a's copies sit in one set
 of seats and b's in the others, then the seats are swapped, so both bots hold every hand; the seats
@@ -13,9 +14,13 @@ is 1/2 at every N.
 Reported for a, with 95% intervals over deals (normal approximation, a deal's two games as one
 sample): the share of tables a's copies win (ties split as the arena splits them), a's mean
 points minus b's, a's mean placing minus b's (negative: better), and each bot's CPU ms per
-answer (flip decisions included). A bot given an iteration budget plays the same games on any
-machine under any load; a bot given a time budget (the Monte-Carlo bot's default 0.2 s) does less
-work on a loaded machine, so its figures are only as good as the machine was idle.
+answer (flip decisions included), and the Monte-Carlo bot's median deals per searched decision.
+A bot given an iteration budget plays the same games on any machine under any load. The
+Monte-Carlo bot's budget is time (0.2 s a move, its default); in the arena that is wall-clock
+time, which on a loaded machine buys less work. So here it reads its seconds from
+`time.process_time` (`--mc-clock process`, the default): 0.2 s of its own CPU, the work 0.2 s of
+wall-clock time buys on an idle core, however busy the machine is (`--mc-clock wall` measures
+the arena's behaviour on this machine as it is).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import math
 import multiprocessing
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -47,6 +53,8 @@ class Deal:
     placing: float
     seconds: tuple[float, float]
     answers: tuple[int, int]
+    mc_deals: tuple[int, ...]
+    """Deals the Monte-Carlo copies searched, one entry per searched decision."""
 
 
 def a_seats(players: int, deal: int) -> frozenset[int]:
@@ -61,22 +69,27 @@ def make(name: str, seed: int, args: argparse.Namespace) -> Bot:
     if name == "strong":
         return StrongBot(seed=seed, move_time=args.strong_move_time, iterations=args.strong_iterations)
     if name == "montecarlo":
-        return MonteCarloBot(seed=seed, move_time=args.mc_move_time, iterations=args.mc_iterations)
+        clock = time.process_time if args.mc_clock == "process" else time.perf_counter
+        return MonteCarloBot(seed=seed, move_time=args.mc_move_time, iterations=args.mc_iterations, clock=clock)
     return make_example(name, seed)
 
 
-def play(bots: Sequence[Bot], seed: int) -> tuple[Game, list[float], list[int]]:
-    """One game; each seat's CPU seconds answering and number of answers."""
+def play(bots: Sequence[Bot], seed: int, mc_deals: list[int]) -> tuple[Game, list[float], list[int]]:
+    """One game; each seat's CPU seconds answering and number of answers. Appends to `mc_deals`
+    the deals each Monte-Carlo decision searched."""
     game = Game(len(bots), seed)
     seconds = [0.0] * len(bots)
     answers = [0] * len(bots)
     while not game.is_over:
         seat = game.awaiting[0]
         obs = observe(game, seat)
+        bot = bots[seat]
         start = time.process_time()
-        answer = bots[seat].flip(obs) if game.phase is Phase.FLIP else bots[seat].choose(obs)
+        answer = bot.flip(obs) if game.phase is Phase.FLIP else bot.choose(obs)
         seconds[seat] += time.process_time() - start
         answers[seat] += 1
+        if isinstance(bot, MonteCarloBot) and game.phase is Phase.PLAY and len(obs.legal_actions) > 1:
+            mc_deals.append(bot.deals_done)
         game.apply(seat, Flip(answer) if game.phase is Phase.FLIP else answer)  # type: ignore[arg-type]
     return game, seconds, answers
 
@@ -88,9 +101,10 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
     share = points = placing = 0.0
     seconds = [0.0, 0.0]
     answers = [0, 0]
+    mc_deals: list[int] = []
     for game_no, mine in enumerate((first, frozenset(range(players)) - first)):
         bots = [make(a if s in mine else b, seed * 100 + game_no * 10 + s, args) for s in range(players)]
-        game, spent, count = play(bots, seed)
+        game, spent, count = play(bots, seed, mc_deals)
         outcome = game.outcome
         assert outcome is not None
         winners = outcome.winners
@@ -103,7 +117,15 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
             seconds[side] += spent[s]
             answers[side] += count[s]
     return Deal(
-        players, (a, b), index, share / 2, points / 2, placing / 2, (seconds[0], seconds[1]), (answers[0], answers[1])
+        players,
+        (a, b),
+        index,
+        share / 2,
+        points / 2,
+        placing / 2,
+        (seconds[0], seconds[1]),
+        (answers[0], answers[1]),
+        tuple(mc_deals),
     )
 
 
@@ -130,6 +152,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")
+    parser.add_argument(
+        "--mc-clock",
+        choices=("process", "wall"),
+        default="process",
+        help="montecarlo: its seconds are its own CPU time (process) or wall-clock time (wall)",
+    )
     args = parser.parse_args(argv)
     try:
         counts = [int(n) for n in args.players.split(",")]
@@ -153,9 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         "| players | a vs b | deals (games) | a's table-win share | a − b points | a − b placing "
-        "| a CPU ms/answer | b CPU ms/answer |"
+        "| a CPU ms/answer | b CPU ms/answer | montecarlo deals/decision |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     tasks = [(n, pair, d, args) for pair in pairs for n in counts for d in range(args.deals)]
     start = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
@@ -173,9 +201,11 @@ def _print_row(players: int, pair: tuple[str, str], deals: list[Deal]) -> None:
     points = interval([d.points for d in deals])
     placing = interval([d.placing for d in deals])
     ms = [1000 * sum(d.seconds[i] for d in deals) / max(1, sum(d.answers[i] for d in deals)) for i in (0, 1)]
+    mc_deals = [n for d in deals for n in d.mc_deals]
+    median = f"{statistics.median(mc_deals):.0f}" if mc_deals else "–"
     print(
         f"| {players} | {pair[0]} vs {pair[1]} | {len(deals)} ({2 * len(deals)}) | {share} | {points} "
-        f"| {placing} | {ms[0]:.1f} | {ms[1]:.1f} |",
+        f"| {placing} | {ms[0]:.1f} | {ms[1]:.1f} | {median} |",
         flush=True,
     )
 
