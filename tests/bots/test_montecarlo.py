@@ -40,6 +40,17 @@ def test_the_search_needs_a_budget() -> None:
         MonteCarloBot(move_time=None)
 
 
+def test_its_time_budget_is_read_from_the_clock_it_is_given() -> None:
+    """A benchmark passes `time.process_time`; a fake clock shows which seconds the budget counts."""
+    ticks = iter(range(100))
+    bot = MonteCarloBot(seed=1, move_time=3.0, clock=lambda: float(next(ticks)))
+    game = Game(3, 5)
+    for seat in range(3):
+        game.apply(seat, Flip(False))
+    bot.choose(observe(game, game.to_move))
+    assert bot.deals_done == 3, "one clock reading at the start, one after each deal: stops at 3 s"
+
+
 def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> None:
     def record() -> object:
         bots = [MonteCarloBot(seed=3, move_time=None, iterations=2), GreedyBot(), GreedyBot()]
