@@ -2,7 +2,7 @@
 
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
-        [--strong-iterations 1200 | --strong-move-time S] [--mc-move-time 0.2 | --mc-iterations N]
+        [--strong-iterations 2500 | --strong-move-time S] [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
 For a pair a:b at N seats each deal (seed `--seed` + d) is played twice: a's copies sit in one set
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=100, help="deals per pair and table size (2 games each)")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument("--strong-iterations", type=int, default=1200, help="strong: simulated actions per decision")
+    parser.add_argument("--strong-iterations", type=int, default=2500, help="strong: simulated actions per decision")
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")

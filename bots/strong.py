@@ -5,8 +5,8 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
 1. `Determinizer(obs)` reads what the seat has seen this round (its hand, every shown and scouted
    card, hand sizes, chips); each `sample(rng)` deals the unseen cards at random into the hidden
    hand slots, giving a complete `Game` that ends with the current round.
-2. The candidates are the greedy bot's best `candidates` actions (for the round-start decision:
-   keep and flip). Each is tried on a `copy()` of the same samples and the round is finished by
+2. The candidates are the greedy bot's best `candidates` actions, 8 by default (for the
+   round-start decision: keep and flip). Each is tried on a `copy()` of the same samples and the round is finished by
    a greedy-like rollout policy for every seat (`bots.montecarlo.rollout_action`); its value is the
    seat's round score minus the mean of the others'.
 3. Sequential halving spends the rollouts: every surviving candidate is played on the same fresh
@@ -50,7 +50,9 @@ class StrongBot(Bot):
 
     `iterations` is the reproducible budget: how many actions its rollouts may simulate per
     decision (a rollout's cost is its actions, whatever the table size, so a budget in actions
-    costs about the same time at 2 and at 5 seats: 1,200 take well under 100 ms on one core).
+    costs about the same time at 2 and at 5 seats: the benchmark's 2,500 take 50–90 ms of CPU
+    per answer on average, docs/benchmarks.md). Eight candidates cost no more halving phases than
+    six (three either way) and let it consider the moves the Monte-Carlo bot does.
     """
 
     def __init__(
@@ -59,7 +61,7 @@ class StrongBot(Bot):
         seed: int | None = None,
         move_time: float | None = 0.08,
         iterations: int | None = None,
-        candidates: int = 6,
+        candidates: int = 8,
     ) -> None:
         super().__init__()
         if move_time is None and iterations is None:
