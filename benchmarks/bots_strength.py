@@ -2,7 +2,8 @@
 
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
-        [--strong-iterations 2500 | --strong-move-time S] [--mc-move-time 0.2 | --mc-iterations N]
+        [--strong-iterations 2500 | --strong-move-time S] [--strong-candidates 8]
+        [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
 For a pair a:b at N seats each deal (seed `--seed` + d) is played twice: a's copies sit in one set
@@ -67,7 +68,12 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
 
 def make(name: str, seed: int, args: argparse.Namespace) -> Bot:
     if name == "strong":
-        return StrongBot(seed=seed, move_time=args.strong_move_time, iterations=args.strong_iterations)
+        return StrongBot(
+            seed=seed,
+            move_time=args.strong_move_time,
+            iterations=args.strong_iterations,
+            candidates=args.strong_candidates,
+        )
     if name == "montecarlo":
         clock = time.process_time if args.mc_clock == "process" else time.perf_counter
         return MonteCarloBot(seed=seed, move_time=args.mc_move_time, iterations=args.mc_iterations, clock=clock)
@@ -150,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--strong-iterations", type=int, default=2500, help="strong: simulated actions per decision")
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
+    parser.add_argument("--strong-candidates", type=int, default=8, help="strong: greedy's best actions it searches")
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")
     parser.add_argument(
@@ -171,6 +178,8 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"pairs are a:b with a and b among {', '.join(EXAMPLES)}, not {':'.join(pair)!r}")
     if args.strong_iterations is not None and args.strong_move_time is not None:
         parser.error("give strong --strong-iterations or --strong-move-time, not both")
+    if args.strong_candidates < 1:
+        parser.error(f"--strong-candidates is at least 1, not {args.strong_candidates}")
     if args.mc_iterations is not None:
         args.mc_move_time = None
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
+from bots.greedy import ranked_actions
 from bots.strong import round_margin
 from sdk.engine import Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
@@ -53,6 +54,19 @@ def test_a_time_budget_alone_stops_the_search() -> None:
     worlds = CountingWorlds()
     bot.best(worlds, list(range(10)), lambda w, o: 0.0, start=0.0)  # type: ignore[arg-type]
     assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
+
+
+def test_by_default_it_searches_the_greedy_bots_eight_best_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=10)
+    searched: list[list[object]] = []
+    monkeypatch.setattr(bot, "best", lambda worlds, options, value, start: searched.append(options) or options[0])
+    game = Game(3, 2)
+    for seat in range(3):
+        game.apply(seat, Flip(False))
+    obs = observe(game, game.to_move)
+    assert len(obs.legal_actions) > 8
+    bot.choose(obs)
+    assert searched == [[a for _, a in ranked_actions(obs)[:8]]]
 
 
 def test_the_search_needs_a_budget_and_a_candidate() -> None:
