@@ -50,9 +50,10 @@ class StrongBot(Bot):
 
     `iterations` is the reproducible budget: how many actions its rollouts may simulate per
     decision (a rollout's cost is its actions, whatever the table size, so a budget in actions
-    costs about the same time at 2 and at 5 seats: the benchmark's 2,500 take 50–90 ms of CPU
-    per answer on average, docs/benchmarks.md). Eight candidates cost no more halving phases than
-    six (three either way) and let it consider the moves the Monte-Carlo bot does.
+    costs about the same time at 2 and at 5 seats: the benchmark's 2,500 take 50–100 ms of CPU
+    per answer on average, longer for some single answers, docs/benchmarks.md). Eight candidates
+    cost no more halving phases than six (three either way) and let it consider the moves the
+    Monte-Carlo bot does.
     """
 
     def __init__(
