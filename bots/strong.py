@@ -6,9 +6,10 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
    card, hand sizes, chips); each `sample(rng)` deals the unseen cards at random into the hidden
    hand slots, giving a complete `Game` that ends with the current round.
 2. The candidates are the greedy bot's best `candidates` actions, 8 by default (for the
-   round-start decision: keep and flip). Each is tried on a `copy()` of the same samples and the round is finished by
-   a greedy-like rollout policy for every seat (`bots.montecarlo.rollout_action`); its value is the
-   seat's round score minus the mean of the others'.
+   round-start decision: keep and flip). Each is tried on a `copy()` of the same samples and the
+   round is finished by a greedy-like rollout policy for every seat
+   (`bots.montecarlo.rollout_action`); its value is the seat's round score minus the mean of the
+   others'.
 3. Sequential halving spends the rollouts: every surviving candidate is played on the same fresh
    samples, then the worse half is dropped, until one is left or the budget is spent. Bad moves
    get few rollouts, close ones many, and comparing them on common deals cancels most of the
@@ -49,11 +50,11 @@ class StrongBot(Bot):
     """Determinised search over the greedy bot's best `candidates` actions, by sequential halving.
 
     `iterations` is the reproducible budget: how many actions its rollouts may simulate per
-    decision (a rollout's cost is its actions, whatever the table size, so a budget in actions
-    costs about the same time at 2 and at 5 seats: the benchmark's 2,500 take 50–100 ms of CPU
-    per answer on average, longer for some single answers, docs/benchmarks.md). Eight candidates
-    cost no more halving phases than six (three either way) and let it consider the moves the
-    Monte-Carlo bot does.
+    decision. A rollout's cost is mostly its actions, so a budget in actions costs a similar time
+    at every table size: the benchmark's 2,500 take 50–100 ms of CPU per answer on average
+    (2 seats cheapest, 3 dearest), longer for some single answers (docs/benchmarks.md). Eight
+    candidates cost no more halving phases than six (three either way) and let it consider the
+    moves the Monte-Carlo bot does.
     """
 
     def __init__(
