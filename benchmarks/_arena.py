@@ -26,6 +26,15 @@ CONNECT_S = 300.0
 """Bound on the wait for every bot to connect, and then for every game to start."""
 
 
+def rss_mb() -> float:
+    """This process's resident set size, from /proc."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
 def think_s(think_ms: float, jitter_ms: float, game_id: str, request_id: int) -> float:
     """How long a thinking bot takes over a request: `think_ms` give or take up to `jitter_ms`,
     drawn from the ids, so the arena side can subtract it from the round trip it saw."""

@@ -50,19 +50,10 @@ import time
 from dataclasses import dataclass
 
 import grpc
-from _arena import Arena, Shape, think_s
+from _arena import Arena, Shape, rss_mb, think_s
 from arena_throughput import Window, baseline
 
 SOAK_SAMPLE_S = 30.0
-
-
-def rss_mb() -> float:
-    """This process's resident set size, from /proc."""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
 
 
 def shape_for(games: int, per_bot: int, players: int, processes: int, **think: float) -> Shape:

@@ -32,17 +32,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from _arena import rss_mb
+
 CONNECT_S = 120.0
 """Bound on the wait for every bot to connect before the first game starts."""
-
-
-def rss_mb() -> float:
-    """This process's resident set size, from /proc."""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
 
 
 @dataclass
