@@ -29,7 +29,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from time import perf_counter
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from sdk import Action, Bot, Observation
 from sdk.engine import Determinizer, Flip, Game
@@ -44,6 +44,13 @@ def round_margin(game: Game, seat: int) -> float:
     """The seat's score in the game's last round minus the mean score of the other seats."""
     scores = game.results[-1].scores
     return scores[seat] - (sum(scores) - scores[seat]) / (len(scores) - 1)
+
+
+def lead_margin(game: Game, seat: int, totals: Sequence[int]) -> float:
+    """The seat's game total after the sample's round minus the best total among the others."""
+    scores = game.results[-1].scores
+    mine = totals[seat] + scores[seat]
+    return mine - max(totals[s] + scores[s] for s in range(len(scores)) if s != seat)
 
 
 class StrongBot(Bot):
@@ -64,8 +71,12 @@ class StrongBot(Bot):
         move_time: float | None = 0.08,
         iterations: int | None = None,
         candidates: int = 8,
+        objective: Literal["lead", "mean"] = "lead",
     ) -> None:
         super().__init__()
+        if objective not in ("lead", "mean"):
+            raise ValueError(f"StrongBot's objective is 'lead' or 'mean', not {objective!r}")
+        self.objective = objective
         if move_time is None and iterations is None:
             raise ValueError("give StrongBot a move_time, iterations, or both: its search must end")
         if candidates < 1:
@@ -84,19 +95,21 @@ class StrongBot(Bot):
             return obs.legal_actions[0]
         options = [a for _, a in ranked_actions(obs, self._hand_value)[: self.candidates]]
         me = obs.seat
+        margin = self._margin(obs)
 
         def value(world: Game, action: Action) -> float:
             game = world.copy()
             game.apply(me, action)
             finish_round(game, self._hand_value)
             self.steps_done += game.round_actions - world.round_actions
-            return round_margin(game, me)
+            return margin(game)
 
         return self.best(Determinizer(obs), options, value, start)
 
     def flip(self, obs: Observation) -> bool:
         start = perf_counter()
         me = obs.seat
+        margin = self._margin(obs)
 
         def value(world: Game, flip: bool) -> float:
             game = world.copy()
@@ -105,10 +118,20 @@ class StrongBot(Bot):
                 game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
             finish_round(game, self._hand_value)
             self.steps_done += game.round_actions
-            return round_margin(game, me)
+            return margin(game)
 
         preferred = prefer_flip(obs.hand, self._hand_value)
         return self.best(Determinizer(obs), [preferred, not preferred], value, start)
+
+    def _margin(self, obs: Observation) -> Callable[[Game], float]:
+        """What a rollout's end is worth to the seat: `lead_margin` by game totals, or
+        `round_margin`. A table is won by the highest total, so against several rivals the one
+        to beat is the best of them, not their mean; at 2 seats the two agree."""
+        me = obs.seat
+        if self.objective == "mean":
+            return lambda game: round_margin(game, me)
+        totals = [p.total for p in obs.table.seats]
+        return lambda game: lead_margin(game, me, totals)
 
     def best(self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.

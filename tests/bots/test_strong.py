@@ -8,7 +8,7 @@ import pytest
 
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
 from bots.greedy import ranked_actions
-from bots.strong import round_margin
+from bots.strong import lead_margin, round_margin
 from sdk.engine import Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
@@ -74,6 +74,8 @@ def test_the_search_needs_a_budget_and_a_candidate() -> None:
         StrongBot(move_time=None)
     with pytest.raises(ValueError, match="at least 1 candidate"):
         StrongBot(candidates=0)
+    with pytest.raises(ValueError, match="objective"):
+        StrongBot(objective="best")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -105,13 +107,47 @@ def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> N
     assert record() == record()
 
 
-def test_round_margin_is_the_seats_score_against_the_mean_of_the_others() -> None:
-    game = Game(3, 0)
+def _first_round_played(players: int) -> Game:
+    game = Game(players, 0)
     while not game.results:
         seat = game.awaiting[0]
         game.apply(seat, game.legal_actions(seat)[0])
+    return game
+
+
+def test_round_margin_is_the_seats_score_against_the_mean_of_the_others() -> None:
+    game = _first_round_played(3)
     a, b, c = game.results[-1].scores
     assert round_margin(game, 0) == pytest.approx(a - (b + c) / 2)
+
+
+def test_lead_margin_is_the_seats_total_against_the_best_other_total() -> None:
+    """RULES.md §8: the highest total wins, so the rival that counts is the one ahead."""
+    game = _first_round_played(4)
+    scores = game.results[-1].scores
+    totals = (10, 0, 25, 3)
+    best_other = max(totals[s] + scores[s] for s in (1, 2, 3))
+    assert lead_margin(game, 0, totals) == totals[0] + scores[0] - best_other
+    assert lead_margin(game, 2, totals) == 25 + scores[2] - max(totals[s] + scores[s] for s in (0, 1, 3))
+
+
+def test_the_lead_objective_decides_as_the_mean_one_at_two_seats() -> None:
+    """With one rival its total and the mean of the others are the same number."""
+    game = Game(2, 5)
+    obs = observe(game, game.awaiting[0])
+    lead = StrongBot(seed=3, move_time=None, iterations=300, objective="lead")
+    mean = StrongBot(seed=3, move_time=None, iterations=300, objective="mean")
+    assert lead.flip(obs) == mean.flip(obs)
+    while game.phase is Phase.FLIP:
+        seat = game.awaiting[0]
+        game.apply(seat, Flip(False))
+    for _ in range(6):
+        seat = game.to_move
+        assert seat is not None
+        obs = observe(game, seat)
+        action = lead.choose(obs)
+        assert mean.choose(obs) == action
+        game.apply(seat, action)
 
 
 def test_it_is_an_example_bot_named_strong() -> None:
