@@ -2,7 +2,8 @@
 
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
-        [--strong-iterations 2500 | --strong-move-time S] [--strong-candidates 8]
+        [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
+        [--strong-candidates 8]
         [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
@@ -66,12 +67,37 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
     return frozenset((s + shift) % players for s in base)
 
 
-def make(name: str, seed: int, args: argparse.Namespace) -> Bot:
+STRONG_ITERATIONS = {2: 4000, 3: 2200, 4: 2600, 5: 2700}
+"""Strong's budget per table size: the simulated actions that cost about 90 ms of CPU per answer
+on this machine's idle core (docs/benchmarks.md, "The strong bot"), under the 100 ms it may take."""
+
+
+def per_table_size(text: str) -> dict[int, int]:
+    """`2500` (every table size) or `2:4000,3:2300,...` (table sizes left out keep the default)."""
+    try:
+        if ":" not in text:
+            return dict.fromkeys(STRONG_ITERATIONS, int(text))
+        budget = dict(STRONG_ITERATIONS)
+        for item in text.split(","):
+            seats, n = item.split(":")
+            if int(seats) not in budget:
+                raise ValueError
+            budget[int(seats)] = int(n)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number or SEATS:N pairs like 2:4000,3:2300, not {text!r}"
+        ) from None
+    if min(budget.values()) < 1:
+        raise argparse.ArgumentTypeError(f"iterations are at least 1, not {text!r}")
+    return budget
+
+
+def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
     if name == "strong":
         return StrongBot(
             seed=seed,
             move_time=args.strong_move_time,
-            iterations=args.strong_iterations,
+            iterations=None if args.strong_iterations is None else args.strong_iterations[players],
             candidates=args.strong_candidates,
         )
     if name == "montecarlo":
@@ -109,7 +135,7 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
     answers = [0, 0]
     mc_deals: list[int] = []
     for game_no, mine in enumerate((first, frozenset(range(players)) - first)):
-        bots = [make(a if s in mine else b, seed * 100 + game_no * 10 + s, args) for s in range(players)]
+        bots = [make(a if s in mine else b, seed * 100 + game_no * 10 + s, players, args) for s in range(players)]
         game, spent, count = play(bots, seed, mc_deals)
         outcome = game.outcome
         assert outcome is not None
@@ -154,7 +180,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=100, help="deals per pair and table size (2 games each)")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument("--strong-iterations", type=int, default=2500, help="strong: simulated actions per decision")
+    parser.add_argument(
+        "--strong-iterations",
+        type=per_table_size,
+        default=None,
+        help="strong: simulated actions per decision, one number or SEATS:N per table size "
+        f"(default {','.join(f'{n}:{i}' for n, i in STRONG_ITERATIONS.items())})",
+    )
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
     parser.add_argument("--strong-candidates", type=int, default=8, help="strong: greedy's best actions it searches")
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
@@ -178,6 +210,8 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"pairs are a:b with a and b among {', '.join(EXAMPLES)}, not {':'.join(pair)!r}")
     if args.strong_iterations is not None and args.strong_move_time is not None:
         parser.error("give strong --strong-iterations or --strong-move-time, not both")
+    if args.strong_iterations is None and args.strong_move_time is None:
+        args.strong_iterations = STRONG_ITERATIONS
     if args.strong_candidates < 1:
         parser.error(f"--strong-candidates is at least 1, not {args.strong_candidates}")
     if args.mc_iterations is not None:

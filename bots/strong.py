@@ -31,10 +31,10 @@ from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Literal, TypeVar
 
-from sdk import Action, Bot, Observation
-from sdk.engine import Determinizer, Flip, Game
+from sdk import Action, Bot, Observation, Scout, Show
+from sdk.engine import Card, Determinizer, End, Flip, Game
 
-from .greedy import hand_values, prefer_flip, ranked_actions
+from .greedy import hand_values, prefer_flip, ranked_actions, scouted_card
 from .montecarlo import finish_round
 
 T = TypeVar("T")
@@ -51,6 +51,28 @@ def lead_margin(game: Game, seat: int, totals: Sequence[int]) -> float:
     scores = game.results[-1].scores
     mine = totals[seat] + scores[seat]
     return mine - max(totals[s] + scores[s] for s in range(len(scores)) if s != seat)
+
+
+def outcome_key(tops: tuple[int, ...], active: Sequence[Card], action: Action) -> tuple[object, ...]:
+    """What `action` leaves by top values: the mover's hand and the set it leaves on the table.
+
+    Actions with the same key differ at most in the hidden sides of cards in hand (scouting a 5
+    to either side of a 5, showing either of two equal singles), which no one reads until those
+    cards are shown, so a search that tried both would spend twice on one move.
+    """
+    if isinstance(action, Show):
+        end = action.start + action.length
+        return (tops[: action.start] + tops[end:], tops[action.start : end])
+    if isinstance(action, Flip):
+        raise TypeError("a flip is decided before play: it has no outcome key")
+    scout = action if isinstance(action, Scout) else action.scout
+    pos = scout.position
+    hand = (*tops[:pos], scouted_card(active, scout), *tops[pos:])
+    if isinstance(action, Scout):
+        rest = active[:-1] if scout.end is End.RIGHT else active[1:]
+        return (hand, tuple(c.top for c in rest), "scout")
+    end = action.show.start + action.show.length
+    return (hand[: action.show.start] + hand[end:], hand[action.show.start : end], "scout & show")
 
 
 class StrongBot(Bot):
@@ -93,7 +115,7 @@ class StrongBot(Bot):
         start = perf_counter()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
-        options = [a for _, a in ranked_actions(obs, self._hand_value)[: self.candidates]]
+        options = self.options(obs)
         me = obs.seat
         margin = self._margin(obs)
 
@@ -105,6 +127,21 @@ class StrongBot(Bot):
             return margin(game)
 
         return self.best(Determinizer(obs), options, value, start)
+
+    def options(self, obs: Observation) -> list[Action]:
+        """The greedy bot's best `candidates` actions that differ by `outcome_key`, best first."""
+        tops = tuple(c.top for c in obs.hand)
+        active = obs.table.active_set
+        seen: set[tuple[object, ...]] = set()
+        found: list[Action] = []
+        for _, action in ranked_actions(obs, self._hand_value):
+            key = outcome_key(tops, active, action)
+            if key not in seen:
+                seen.add(key)
+                found.append(action)
+                if len(found) == self.candidates:
+                    break
+        return found
 
     def flip(self, obs: Observation) -> bool:
         start = perf_counter()

@@ -8,7 +8,8 @@ import pytest
 
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
 from bots.greedy import ranked_actions
-from bots.strong import lead_margin, round_margin
+from bots.strong import lead_margin, outcome_key, round_margin
+from sdk import Observation
 from sdk.engine import Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
@@ -56,7 +57,7 @@ def test_a_time_budget_alone_stops_the_search() -> None:
     assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
 
 
-def test_by_default_it_searches_the_greedy_bots_eight_best_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_by_default_it_searches_the_greedy_bots_eight_best_distinct_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=10)
     searched: list[list[object]] = []
     monkeypatch.setattr(bot, "best", lambda worlds, options, value, start: searched.append(options) or options[0])
@@ -66,7 +67,46 @@ def test_by_default_it_searches_the_greedy_bots_eight_best_actions(monkeypatch: 
     obs = observe(game, game.to_move)
     assert len(obs.legal_actions) > 8
     bot.choose(obs)
-    assert searched == [[a for _, a in ranked_actions(obs)[:8]]]
+    tops = tuple(c.top for c in obs.hand)
+    keys = [outcome_key(tops, obs.table.active_set, a) for a in searched[0]]
+    assert len(searched[0]) == 8 and len(set(keys)) == 8
+    ranked = [a for _, a in ranked_actions(obs)]
+    assert searched[0] == sorted(searched[0], key=ranked.index), "in the greedy order"
+
+
+def _positions_with_equivalent_actions() -> list[Observation]:
+    """Positions of greedy games where two of greedy's eight best actions leave the same tops."""
+    found = []
+    for seed in range(6):
+        game = Game(4, seed)
+        while not game.is_over:
+            seat = game.awaiting[0]
+            obs = observe(game, seat)
+            if game.phase is Phase.FLIP:
+                game.apply(seat, Flip(False))
+                continue
+            ranked = [a for _, a in ranked_actions(obs)]
+            tops = tuple(c.top for c in obs.hand)
+            if len({outcome_key(tops, obs.table.active_set, a) for a in ranked[:8]}) < min(8, len(ranked)):
+                found.append(obs)
+            game.apply(seat, ranked[0])
+    return found
+
+
+def test_actions_that_leave_the_same_tops_are_searched_once() -> None:
+    positions = _positions_with_equivalent_actions()
+    assert len(positions) >= 5, "greedy games are full of them: a 5 scouted either side of a 5"
+    bot = StrongBot(seed=1, move_time=None, iterations=10)
+    for obs in positions:
+        tops = tuple(c.top for c in obs.hand)
+        ranked = [a for _, a in ranked_actions(obs)]
+        options = bot.options(obs)
+        kept = {outcome_key(tops, obs.table.active_set, a) for a in options}
+        assert len(kept) == len(options)
+        dropped = [a for a in ranked[:8] if a not in options]
+        assert dropped, "one of greedy's eight best was passed over"
+        assert all(outcome_key(tops, obs.table.active_set, a) in kept for a in dropped), "for one it searches"
+        assert options == sorted(options, key=ranked.index)
 
 
 def test_the_search_needs_a_budget_and_a_candidate() -> None:
