@@ -5,11 +5,13 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
 1. `Determinizer(obs)` reads what the seat has seen this round (its hand, every shown and scouted
    card, hand sizes, chips); each `sample(rng)` deals the unseen cards at random into the hidden
    hand slots, giving a complete `Game` that ends with the current round.
-2. The candidates are the greedy bot's best `candidates` actions, 8 by default (for the
-   round-start decision: keep and flip). Each is tried on a `copy()` of the same samples and the
+2. The candidates are the greedy bot's best `candidates` actions, 8 by default, that differ in
+   what they leave (`outcome_key`: scouting a 5 to either side of a 5 is one move); for the
+   round-start decision, keep and flip. Each is tried on a `copy()` of the same samples and the
    round is finished by a greedy-like rollout policy for every seat
-   (`bots.montecarlo.rollout_action`); its value is the seat's round score minus the mean of the
-   others'.
+   (`bots.montecarlo.rollout_action`); its value is the seat's round score against the others'
+   (`round_margin`), weighed round by round towards its game total against the best rival's
+   (`lead_margin`): the table goes to the highest total.
 3. Sequential halving spends the rollouts: every surviving candidate is played on the same fresh
    samples, then the worse half is dropped, until one is left or the budget is spent. Bad moves
    get few rollouts, close ones many, and comparing them on common deals cancels most of the
@@ -161,14 +163,21 @@ class StrongBot(Bot):
         return self.best(Determinizer(obs), [preferred, not preferred], value, start)
 
     def _margin(self, obs: Observation) -> Callable[[Game], float]:
-        """What a rollout's end is worth to the seat: `lead_margin` by game totals, or
-        `round_margin`. A table is won by the highest total, so against several rivals the one
-        to beat is the best of them, not their mean; at 2 seats the two agree."""
+        """What a rollout's end is worth to the seat: `round_margin`, or for the "lead" objective
+        a blend that moves from it to `lead_margin` round by round.
+
+        A table is won by the highest total, so in the last round the rival to beat is the one
+        ahead, not the table's mean; early on any rival may end up ahead, and what the seat
+        gives or takes from one (chips, captures) matters as much as from another. The blend
+        weighs `lead_margin` by the share of rounds played by the end of this one. At 2 seats
+        both margins rank moves alike.
+        """
         me = obs.seat
         if self.objective == "mean":
             return lambda game: round_margin(game, me)
         totals = [p.total for p in obs.table.seats]
-        return lambda game: lead_margin(game, me, totals)
+        w = (obs.table.round + 1) / obs.table.rounds
+        return lambda game: (1 - w) * round_margin(game, me) + w * lead_margin(game, me, totals)
 
     def best(self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.
