@@ -31,15 +31,22 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from time import perf_counter
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from sdk import Action, Bot, Observation, Scout, Show
 from sdk.engine import Card, Determinizer, End, Flip, Game
 
+from .evidence import InformedDeterminizer
 from .greedy import hand_values, prefer_flip, ranked_actions, scouted_card
 from .montecarlo import finish_round
 
 T = TypeVar("T")
+
+
+class Worlds(Protocol):
+    """Where the search draws its samples: a `Determinizer` or an `InformedDeterminizer`."""
+
+    def sample(self, rng: random.Random) -> Game: ...
 
 
 def round_margin(game: Game, seat: int) -> float:
@@ -96,11 +103,17 @@ class StrongBot(Bot):
         iterations: int | None = None,
         candidates: int = 8,
         objective: Literal["lead", "mean"] = "lead",
+        evidence: float | None = None,
     ) -> None:
         super().__init__()
         if objective not in ("lead", "mean"):
             raise ValueError(f"StrongBot's objective is 'lead' or 'mean', not {objective!r}")
         self.objective = objective
+        if evidence is not None and not 0 < evidence <= 1:
+            raise ValueError(
+                f"StrongBot keeps a share above 0 of the samples the evidence speaks against, not {evidence}"
+            )
+        self.evidence = evidence
         if move_time is None and iterations is None:
             raise ValueError("give StrongBot a move_time, iterations, or both: its search must end")
         if candidates < 1:
@@ -128,7 +141,8 @@ class StrongBot(Bot):
             self.steps_done += game.round_actions - world.round_actions
             return margin(game)
 
-        return self.best(Determinizer(obs), options, value, start)
+        worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
+        return self.best(worlds, options, value, start)
 
     def options(self, obs: Observation) -> list[Action]:
         """The greedy bot's best `candidates` actions that differ by `outcome_key`, best first."""
@@ -179,7 +193,7 @@ class StrongBot(Bot):
         w = (obs.table.round + 1) / obs.table.rounds
         return lambda game: (1 - w) * round_margin(game, me) + w * lead_margin(game, me, totals)
 
-    def best(self, worlds: Determinizer, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
+    def best(self, worlds: Worlds, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
         `value(world, option)` plays one rollout from the sample `world`, adds the actions it

@@ -9,7 +9,7 @@ import pytest
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
 from bots.greedy import ranked_actions
 from bots.strong import lead_margin, outcome_key, round_margin
-from sdk import Observation
+from sdk import Action, Observation
 from sdk.engine import Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
@@ -59,8 +59,13 @@ def test_a_time_budget_alone_stops_the_search() -> None:
 
 def test_by_default_it_searches_the_greedy_bots_eight_best_distinct_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=10)
-    searched: list[list[object]] = []
-    monkeypatch.setattr(bot, "best", lambda worlds, options, value, start: searched.append(options) or options[0])
+    searched: list[list[Action]] = []
+
+    def best(worlds: object, options: list[Action], value: object, start: float) -> Action:
+        searched.append(options)
+        return options[0]
+
+    monkeypatch.setattr(bot, "best", best)
     game = Game(3, 2)
     for seat in range(3):
         game.apply(seat, Flip(False))
