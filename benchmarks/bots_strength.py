@@ -3,7 +3,7 @@
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
         [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
-        [--strong-candidates 8]
+        [--strong-candidates 8] [--strong-evidence P]
         [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
@@ -99,6 +99,7 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
             move_time=args.strong_move_time,
             iterations=None if args.strong_iterations is None else args.strong_iterations[players],
             candidates=args.strong_candidates,
+            evidence=args.strong_evidence,
         )
     if name == "montecarlo":
         clock = time.process_time if args.mc_clock == "process" else time.perf_counter
@@ -189,6 +190,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
     parser.add_argument("--strong-candidates", type=int, default=8, help="strong: greedy's best actions it searches")
+    parser.add_argument(
+        "--strong-evidence",
+        type=float,
+        default=None,
+        help="strong: the share of samples kept that the other seats' scouts speak against (default: no weighing)",
+    )
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")
     parser.add_argument(
@@ -214,6 +221,8 @@ def main(argv: list[str] | None = None) -> None:
         args.strong_iterations = STRONG_ITERATIONS
     if args.strong_candidates < 1:
         parser.error(f"--strong-candidates is at least 1, not {args.strong_candidates}")
+    if args.strong_evidence is not None and not 0 < args.strong_evidence <= 1:
+        parser.error(f"--strong-evidence is a probability above 0, not {args.strong_evidence}")
     if args.mc_iterations is not None:
         args.mc_move_time = None
 

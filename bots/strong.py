@@ -85,14 +85,16 @@ def outcome_key(tops: tuple[int, ...], active: Sequence[Card], action: Action) -
 
 
 class StrongBot(Bot):
-    """Determinised search over the greedy bot's best `candidates` actions, by sequential halving.
+    """Determinised search over the greedy bot's best `candidates` distinct actions, by sequential
+    halving.
 
     `iterations` is the reproducible budget: how many actions its rollouts may simulate per
-    decision. A rollout's cost is mostly its actions, so a budget in actions costs a similar time
-    at every table size: the benchmark's 2,500 take 50–100 ms of CPU per answer on average
-    (2 seats cheapest, 3 dearest), longer for some single answers (docs/benchmarks.md). Eight
-    candidates cost no more halving phases than six (three either way) and let it consider the
-    moves the Monte-Carlo bot does.
+    decision. A rollout's cost is mostly its actions, but an action costs more at some table sizes
+    than at others (3 seats dearest, 2 cheapest), so the strength benchmark gives each table size
+    its own budget (docs/benchmarks.md). Eight candidates cost no more halving phases than six
+    (three either way) and let it consider the moves the Monte-Carlo bot does. `objective` is what
+    a rollout's end is worth (`_margin`); `evidence`, if given, weighs the samples by the other
+    seats' scouts (`bots.evidence`), keeping that share of the samples they speak against.
     """
 
     def __init__(

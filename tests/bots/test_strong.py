@@ -7,10 +7,11 @@ import random
 import pytest
 
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
+from bots.evidence import InformedDeterminizer
 from bots.greedy import ranked_actions
 from bots.strong import lead_margin, outcome_key, round_margin
 from sdk import Action, Observation
-from sdk.engine import Flip, Game, Phase, observe
+from sdk.engine import Determinizer, Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
 
@@ -119,6 +120,8 @@ def test_the_search_needs_a_budget_and_a_candidate() -> None:
         StrongBot(move_time=None)
     with pytest.raises(ValueError, match="at least 1 candidate"):
         StrongBot(candidates=0)
+    with pytest.raises(ValueError, match="evidence"):
+        StrongBot(evidence=0.0)
     with pytest.raises(ValueError, match="objective"):
         StrongBot(objective="best")  # type: ignore[arg-type]
 
@@ -206,3 +209,24 @@ def test_strong_beats_greedy_heads_up() -> None:
     strong, greedy = play_match(bots, games=30, seed=200).summary()
     assert strong.win_rate >= 0.55
     assert strong.mean_points > greedy.mean_points
+
+
+@pytest.mark.parametrize(("evidence", "kind"), [(None, Determinizer), (0.25, InformedDeterminizer)])
+def test_evidence_chooses_where_the_samples_come_from(
+    monkeypatch: pytest.MonkeyPatch, evidence: float | None, kind: type
+) -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=10, evidence=evidence)
+    drawn_from: list[object] = []
+
+    def best(worlds: object, options: list[Action], value: object, start: float) -> Action:
+        drawn_from.append(worlds)
+        return options[0]
+
+    monkeypatch.setattr(bot, "best", best)
+    game = Game(3, 2)
+    for seat in range(3):
+        game.apply(seat, Flip(False))
+    seat = game.to_move
+    assert seat is not None
+    bot.choose(observe(game, seat))
+    assert [type(w) for w in drawn_from] == [kind]
