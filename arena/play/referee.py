@@ -17,7 +17,9 @@ stops while its bot is away and the grace clock runs instead; the request is re-
 time it had left when the bot is back.
 
 While a request is open the referee tells its bot's connection that the game waits for it
-(`BotConnection.game_waits`), which is how the bot's stream knows whether more news may come.
+(`BotConnection.game_waits`), and while none is open it tells every bot of the table that the game
+moves (`BotConnection.game_moves`): that is how a bot's stream knows whether more news is about to
+come.
 All times are the hub's clock (`arena.play.clock`).
 """
 
@@ -176,6 +178,10 @@ class _LiveGame:
         self.requests: dict[int, _Request] = {}
         self.open: dict[str, int] = {}
         """Requests not yet closed, by bot: the game waits for the bots with some."""
+        self.open_total = 0
+        """Requests not yet closed, of all bots."""
+        self.moving = False
+        """Whether the game waits for no bot since a request closed (`_tell_moving`)."""
         self.asked: list[str] = []
         """The bot of every request so far: request id i went to `asked[i - 1]`."""
         self.sent_events = 0
@@ -224,6 +230,9 @@ class _LiveGame:
         self.open[bot] = self.open.get(bot, 0) + 1
         if self.open[bot] == 1:
             self._tell_waiting(bot, True)
+        self.open_total += 1
+        if self.moving:
+            self._tell_moving(False)
 
     def _close(self, req: _Request) -> None:
         """No answer to `req` counts any more: answered, run out, or given up."""
@@ -234,11 +243,23 @@ class _LiveGame:
         self.open[bot] -= 1
         if not self.open[bot]:
             self._tell_waiting(bot, False)
+        self.open_total -= 1
+        if not self.open_total:
+            self._tell_moving(True)
 
     def _tell_waiting(self, bot: str, waits: bool) -> None:
         conn = self.hub.get(bot)
         if conn is not None:
             conn.game_waits(self.game_id, waits)
+
+    def _tell_moving(self, moves: bool) -> None:
+        """Tell every bot of the table that the game now waits for no bot, or for one again: while
+        it moves, their due writes wait for the news it is about to send (`BotConnection.more_coming`)."""
+        self.moving = moves
+        for bot in self.bots:
+            conn = self.hub.get(bot)
+            if conn is not None:
+                conn.game_moves(self.game_id, moves)
 
     # -- the hub's calls -----------------------------------------------------------------------
 

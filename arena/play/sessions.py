@@ -3,8 +3,9 @@
 A bot's seats belong to its name, not to a stream: when its stream breaks the seats wait (the
 referee runs the grace period), and a new stream authenticated with the same token takes them
 over. `SessionHub` is the one registry of connections; the gRPC servicer feeds it streams and
-messages, the referee asks it for seats and tells it which games wait for which bot (a due write
-waits for more only while another of the bot's games may send some). Nothing here knows protobuf.
+messages, the referee asks it for seats and tells it which games wait for which bot and which are
+moving (a due write waits for more only while another of the bot's games is about to send some).
+Nothing here knows protobuf.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ MAX_BATCH = 256
 MAX_QUEUED = 10_000
 """Messages waiting for one stream beyond which its bot is cut off as not reading."""
 BATCH_WAIT_S = 0.001
-"""How long a due write waits for more messages to join it, while the bot's other games may send some."""
+"""How long a due write waits for more messages to join it while another of the bot's games is moving
+(`BotConnection.more_coming`)."""
 CAN_WAIT = (PublicEvent, ActionAccepted, GameStarted)
 """Messages a bot has no use for before its next request: they wait for a message that needs
 writing at once, or until MAX_BATCH messages wait; an ActionAccepted at most NEWS_WAIT_S while
@@ -69,7 +71,8 @@ Received: TypeAlias = Hello | Answer
 
 class LiveGame(Protocol):
     """A running game as the hub sees it (implemented by the referee, which also tells each bot's
-    connection when the game starts and stops waiting for it: `BotConnection.game_waits`)."""
+    connection when the game starts and stops waiting for it, `BotConnection.game_waits`, and
+    when it starts and stops waiting for any bot, `BotConnection.game_moves`)."""
 
     game_id: str
 
@@ -138,7 +141,7 @@ class Stream:
         self.session_id = session_id
         self.want_legal_actions = want_legal_actions
         self.more_coming = more_coming
-        """Whether messages for this stream may come any moment: a due write waits for them."""
+        """Whether messages for this stream are about to come: a due write waits BATCH_WAIT_S for them."""
         self.deciding = deciding
         """Whether the bot has a request open: an acceptance then waits for its next message."""
         self.tournaments = set(tournaments)
@@ -185,7 +188,8 @@ class Stream:
     async def next_batch(self) -> list[ArenaMessage]:
         """Wait for a due write, give other messages BATCH_WAIT_S to join it if `more_coming`, then
         take up to MAX_BATCH (one write for all of them); an empty list once the stream is closed and
-        drained. A bot in one game, which the game is waiting for, is written to at once.
+        drained. A bot none of whose games is moving is written to at once: its other games wait for
+        thinking bots, and a timer would only add a wake-up to every write.
 
         A plain list and one future per wait: an asyncio.Queue cost more per message than the
         rest of the hand-off, with several messages per decision."""
@@ -214,7 +218,7 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("accept_casual", "capacity", "disconnected_at", "live_games", "name", "stream", "waiting")
+    __slots__ = ("accept_casual", "capacity", "disconnected_at", "live_games", "moving", "name", "stream", "waiting")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -225,6 +229,9 @@ class BotConnection:
         self.live_games: dict[str, LiveGame] = {}
         self.waiting: set[str] = set()
         """The games of `live_games` that cannot go on until one of this bot's seats decides."""
+        self.moving: set[str] = set()
+        """The games of `live_games` that wait for no bot: an answer came in and the referee is about
+        to send the news of it and the next request, within the event loop's next steps."""
         self.disconnected_at = 0.0
         """The hub's clock when the last stream ended; meaningful only while `stream` is None."""
 
@@ -248,9 +255,19 @@ class BotConnection:
         """Whether one of the bot's games waits for it: it has a request open."""
         return bool(self.waiting)
 
-    def busy_elsewhere(self) -> bool:
-        """Whether one of the bot's games is waiting for someone else: it may send news any moment."""
-        return len(self.waiting) < len(self.live_games)
+    def game_moves(self, game_id: str, moves: bool) -> None:
+        """The referee's word that game `game_id` now waits for no bot (or waits for one again)."""
+        if moves:
+            self.moving.add(game_id)
+        else:
+            self.moving.discard(game_id)
+
+    def more_coming(self) -> bool:
+        """Whether one of the bot's games is moving: it sends this bot news, or a request, any moment.
+        Not whether one waits for another bot: that bot may think for seconds, and a due write that
+        waited for it would cost a timer wake-up of its own and gain nothing (docs/benchmarks.md,
+        "Scale")."""
+        return bool(self.moving)
 
     def send(self, msg: ArenaMessage) -> None:
         """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
@@ -285,7 +302,7 @@ class SessionHub:
             old.close()
         if stream is None:
             stream = Stream(
-                session_id, hello.want_legal_actions, conn.busy_elsewhere, hello.tournaments, self.clock, conn.deciding
+                session_id, hello.want_legal_actions, conn.more_coming, hello.tournaments, self.clock, conn.deciding
             )
         conn.stream = stream
         conn.capacity = hello.capacity
@@ -398,6 +415,7 @@ class SessionHub:
                 continue
             conn.live_games.pop(table.game_id, None)
             conn.waiting.discard(table.game_id)
+            conn.moving.discard(table.game_id)
             if not conn.live_games and not conn.connected:
                 del self._bots[name]
             self._notify(name)

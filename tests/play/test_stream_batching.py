@@ -2,9 +2,10 @@
 
 Requests, rejections, errors and game ends make a write due at once; events wait for one however
 long, or until MAX_BATCH messages wait; an acceptance waits at most NEWS_WAIT_S unless its bot has
-another request open; a due write waits BATCH_WAIT_S for more only while the bot's other games may
-send some. Order is never changed (docs/protocol.md: messages arrive in the order they were sent).
-The streams run on a clock the tests move (tests/play/clock.py).
+another request open; a due write waits BATCH_WAIT_S for more only while another of the bot's games
+moves (an answer came in and its next request is not sent yet). Order is never changed
+(docs/protocol.md: messages arrive in the order they were sent). The streams run on a clock the
+tests move (tests/play/clock.py).
 """
 
 import asyncio
@@ -150,7 +151,7 @@ def test_an_acceptance_waits_for_the_next_request_while_the_bot_has_another_requ
 
 
 @pytest.mark.parametrize("more_coming", [True, False])
-def test_a_due_write_waits_for_more_only_while_other_games_may_send_some(more_coming: bool) -> None:
+def test_a_due_write_waits_for_more_only_while_another_game_moves(more_coming: bool) -> None:
     async def scenario() -> tuple[bool, list[ArenaMessage]]:
         clock = ManualClock()
         stream = stream_on(clock, more_coming)
@@ -196,10 +197,12 @@ def test_a_stream_goes_back_to_waiting_after_each_write() -> None:
     assert run(scenario())
 
 
-def test_a_bot_is_busy_elsewhere_while_one_of_its_games_waits_for_another_bot() -> None:
-    """What `more_coming` asks: the games the referee said wait for the bot, against all its games.
-    RULES.md §3: each seat decides its hand flip before the first turn, so the game first waits for
-    both bots; once A has decided it waits for B alone."""
+def test_more_comes_to_a_bot_only_while_one_of_its_games_moves() -> None:
+    """What `more_coming` asks: whether one of the bot's games waits for no bot, between an answer
+    and the next request. A game waiting for another bot sends nothing until that bot answers, which
+    may be seconds away: a due write that waited for it would only cost a timer. RULES.md §3: each
+    seat decides its hand flip before the first turn, so the game first waits for both bots; once A
+    has decided it waits for B alone; once B has too, it moves until it asks for the first turn."""
 
     async def scenario() -> list[tuple[set[str], set[str], bool, bool]]:
         hub = SessionHub()
@@ -208,12 +211,23 @@ def test_a_bot_is_busy_elsewhere_while_one_of_its_games_waits_for_another_bot() 
         game = asyncio.ensure_future(Referee(hub).play("g", ["A", "B"], 7, Limits(move_ms=60_000)))
         while not b.waiting:
             await asyncio.sleep(0)
-        seen = [(set(a.waiting), set(b.waiting), a.busy_elsewhere(), b.busy_elsewhere())]
+        seen = [(set(a.waiting), set(b.waiting), a.more_coming(), b.more_coming())]
         hub.receive(a, Decision("g", 1, Flip(False)))  # seat 0's flip request is the game's first
-        seen.append((set(a.waiting), set(b.waiting), a.busy_elsewhere(), b.busy_elsewhere()))
+        seen.append((set(a.waiting), set(b.waiting), a.more_coming(), b.more_coming()))
+        hub.receive(b, Decision("g", 2, Flip(False)))
+        seen.append((set(a.waiting), set(b.waiting), a.more_coming(), b.more_coming()))
+        while not (a.waiting or b.waiting):
+            await asyncio.sleep(0)
+        seen.append((a.waiting | b.waiting, a.moving | b.moving, a.more_coming(), b.more_coming()))  # the first turn
         game.cancel()
         await asyncio.gather(game, return_exceptions=True)
-        seen.append((set(a.waiting), set(b.waiting), "g" in a.live_games, "g" in b.live_games))
+        seen.append((a.waiting | b.waiting, a.moving | b.moving, "g" in a.live_games, "g" in b.live_games))
         return seen
 
-    assert run(scenario()) == [({"g"}, {"g"}, False, False), (set(), {"g"}, True, False), (set(), set(), False, False)]
+    assert run(scenario()) == [
+        ({"g"}, {"g"}, False, False),
+        (set(), {"g"}, False, False),
+        (set(), set(), True, True),
+        ({"g"}, set(), False, False),
+        (set(), set(), False, False),
+    ]
