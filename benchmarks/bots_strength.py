@@ -67,7 +67,7 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
     return frozenset((s + shift) % players for s in base)
 
 
-STRONG_ITERATIONS = {2: 4000, 3: 2200, 4: 2600, 5: 2700}
+STRONG_ITERATIONS = {2: 3200, 3: 1900, 4: 2200, 5: 2400}
 """Strong's budget per table size: the simulated actions that cost about 90 ms of CPU per answer
 on this machine's idle core (docs/benchmarks.md, "The strong bot"), under the 100 ms it may take."""
 
