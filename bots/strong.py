@@ -199,7 +199,7 @@ class StrongBot(Bot):
         """The option with the best mean value after sequential halving over common samples.
 
         `value(world, option)` plays one rollout from the sample `world`, adds the actions it
-        simulated to `self.steps_done` and returns the result (`round_margin`). Each halving
+        simulated to `self.steps_done` and returns what the end is worth (`_margin`). Each halving
         phase spends an equal share of what is left of the budget (actions, or time) and plays
         at least one sample. Ties keep the earlier option (the
         greedy order), so a budget too small to tell options apart plays what greedy would.
