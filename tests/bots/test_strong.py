@@ -58,26 +58,34 @@ def test_a_time_budget_alone_stops_the_search() -> None:
     assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
 
 
-def test_by_default_it_searches_the_greedy_bots_eight_best_distinct_actions(monkeypatch: pytest.MonkeyPatch) -> None:
-    bot = StrongBot(seed=1, move_time=None, iterations=10)
-    searched: list[list[Action]] = []
+def first_search(monkeypatch: pytest.MonkeyPatch, bot: StrongBot) -> tuple[Observation, object, list[Action]]:
+    """The first turn of a 3-seat game, and the samples and options `bot.choose` searches there."""
+    searched: list[tuple[object, list[Action]]] = []
 
     def best(worlds: object, options: list[Action], value: object, start: float) -> Action:
-        searched.append(options)
+        searched.append((worlds, options))
         return options[0]
 
     monkeypatch.setattr(bot, "best", best)
     game = Game(3, 2)
     for seat in range(3):
         game.apply(seat, Flip(False))
-    obs = observe(game, game.to_move)
-    assert len(obs.legal_actions) > 8
+    seat = game.to_move
+    assert seat is not None
+    obs = observe(game, seat)
     bot.choose(obs)
+    ((worlds, options),) = searched
+    return obs, worlds, options
+
+
+def test_by_default_it_searches_the_greedy_bots_eight_best_distinct_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    obs, _, options = first_search(monkeypatch, StrongBot(seed=1, move_time=None, iterations=10))
+    assert len(obs.legal_actions) > 8
     tops = tuple(c.top for c in obs.hand)
-    keys = [outcome_key(tops, obs.table.active_set, a) for a in searched[0]]
-    assert len(searched[0]) == 8 and len(set(keys)) == 8
+    keys = [outcome_key(tops, obs.table.active_set, a) for a in options]
+    assert len(options) == 8 and len(set(keys)) == 8
     ranked = [a for _, a in ranked_actions(obs)]
-    assert searched[0] == sorted(searched[0], key=ranked.index), "in the greedy order"
+    assert options == sorted(options, key=ranked.index), "in the greedy order"
 
 
 def _positions_with_equivalent_actions() -> list[Observation]:
@@ -215,18 +223,5 @@ def test_strong_beats_greedy_heads_up() -> None:
 def test_evidence_chooses_where_the_samples_come_from(
     monkeypatch: pytest.MonkeyPatch, evidence: float | None, kind: type
 ) -> None:
-    bot = StrongBot(seed=1, move_time=None, iterations=10, evidence=evidence)
-    drawn_from: list[object] = []
-
-    def best(worlds: object, options: list[Action], value: object, start: float) -> Action:
-        drawn_from.append(worlds)
-        return options[0]
-
-    monkeypatch.setattr(bot, "best", best)
-    game = Game(3, 2)
-    for seat in range(3):
-        game.apply(seat, Flip(False))
-    seat = game.to_move
-    assert seat is not None
-    bot.choose(observe(game, seat))
-    assert [type(w) for w in drawn_from] == [kind]
+    _, worlds, _ = first_search(monkeypatch, StrongBot(seed=1, move_time=None, iterations=10, evidence=evidence))
+    assert type(worlds) is kind
