@@ -322,15 +322,22 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
     with contextlib.suppress(grpc.aio.AioRpcError):  # the call ended at once (e.g. a refused token):
         await call.write(bot_batch_bytes([session.hello]))  # the first read raises its status
 
+    writing = asyncio.Lock()
+
     async def write() -> None:
-        """Send the decisions queued so far as one batch, again and again."""
+        """Send the decisions queued so far as one batch, again and again.
+
+        A write holds `writing`, and the writer is stopped only between writes: grpc.aio cancels
+        the whole call when a task awaiting `write` is cancelled, and leaving then would read
+        the cancelled call and end the runner as if it had been told to stop."""
         outbox = session.outbox
         while True:
             batch = [await outbox.get()]
             await asyncio.sleep(0)  # decisions of other games that are ready join this write
             while not outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(outbox.get_nowait())
-            await call.write(bot_batch_bytes(batch))
+            async with writing:
+                await call.write(bot_batch_bytes(batch))
 
     writer = asyncio.create_task(write())
     try:
@@ -344,7 +351,8 @@ async def _play_stream(session: _Session, channel: grpc.aio.Channel, token: str)
             for msg in messages:
                 session.handle(msg)
         if session.done:
-            writer.cancel()
+            async with writing:
+                writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
             await _leave(call)
     finally:

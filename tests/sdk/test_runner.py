@@ -149,13 +149,18 @@ def test_an_async_bot_answers_from_a_task() -> None:
     assert decision.game_id == "g" and decision.request_id == 7
 
 
-def received(game: Game, seat: int, request_id: int) -> list[ArenaMessage]:
-    """What the arena writes to `seat`'s bot for `game` so far and a request, read back as the runner reads it."""
+def sent(game: Game, seat: int, request_id: int) -> bytes:
+    """The batch the arena writes to `seat`'s bot for `game` so far and a request."""
     messages: list[ArenaMessage] = [GameStarted("g", seat, tuple("abcd"[: game.players]), 1000, 0)]
     messages += [PublicEvent("g", seq, event) for seq, event in enumerate(game.events)]
     obs = observe(game, seat, with_legal_actions=False)
     messages.append(DecisionRequest("g", request_id, DecisionKind.ACTION, obs, 1000, 0))
-    data = arena_convert.arena_batch_bytes(messages, legal_actions=False)
+    return arena_convert.arena_batch_bytes(messages, legal_actions=False)
+
+
+def received(game: Game, seat: int, request_id: int) -> list[ArenaMessage]:
+    """`sent`, read back as the runner reads it."""
+    data = sent(game, seat, request_id)
     decoded, skipped = sdk_convert.arena_batch_from_pb(session_pb.ArenaBatch.FromString(data), lazy_events=True)
     assert skipped == []
     return decoded
@@ -244,3 +249,66 @@ def test_the_runner_keeps_every_seat_a_game_gives_its_bot(caplog: pytest.LogCapt
         session.handle(GameOver("g", (5, 3, -1), (1, 2, 3), (), ()))
     assert "game g over: seat 0 has 5 points, rank 1, seat 2 has -1 points, rank 3 of 3" in caplog.text
     assert session.finished == 1 and not session.games
+
+
+class AnswerInFlightCall:
+    """A Play stream whose arena ends the game while the bot's answer is still being written.
+
+    Like a grpc.aio call, it is cancelled as a whole when a task awaiting `write` is cancelled,
+    and reading a cancelled call raises CancelledError."""
+
+    def __init__(self, batches: list[session_pb.ArenaBatch]) -> None:
+        self.batches = batches
+        self.writes = 0
+        self.answer_written = asyncio.Event()
+        self.answer_sending = asyncio.Event()
+        self.cancelled = False
+        self.cancelled_before_leaving: bool | None = None
+
+    async def write(self, data: bytes) -> None:
+        self.writes += 1
+        if self.writes == 2:
+            self.answer_sending.set()
+            try:
+                await self.answer_written.wait()
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+
+    async def read(self) -> object:
+        if self.cancelled:
+            raise asyncio.CancelledError
+        if not self.batches:
+            return grpc.aio.EOF
+        if len(self.batches) == 1:
+            await self.answer_sending.wait()
+            asyncio.get_running_loop().call_later(0.05, self.answer_written.set)
+        return self.batches.pop(0)
+
+    async def done_writing(self) -> None:
+        self.cancelled_before_leaving = self.cancelled
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_a_game_that_ends_while_the_answer_is_written_leaves_the_stream_cleanly() -> None:
+    """The runner stops writing once its games are done, but never cuts a write short: with
+    grpc.aio that cancelled the call, and the runner reported 0 games played (tests/bots/
+    test_programs.py saw it once)."""
+    game = Game(2, 3)
+    for seat in game.awaiting:
+        game.apply(seat, Flip(False))
+    seat = game.to_move
+    over = arena_convert.arena_batch_bytes([GameOver("g", (1, 0), (1, 2), (), ())], legal_actions=False)
+    call = AnswerInFlightCall([session_pb.ArenaBatch.FromString(data) for data in (sent(game, seat, 1), over)])
+
+    class Channel:
+        def stream_stream(self, *args: object, **kwargs: object) -> Callable[..., AnswerInFlightCall]:
+            return lambda **kw: call
+
+    session = runner._Session(SyncBot(lambda obs: obs.legal_actions[0]), 1, False, max_games=1)
+    asyncio.run(asyncio.wait_for(runner._play_stream(session, Channel(), "t"), 5))  # type: ignore[arg-type]
+    assert session.done and session.finished == 1
+    assert call.writes == 2 and call.answer_written.is_set()
+    assert call.cancelled_before_leaving is False
