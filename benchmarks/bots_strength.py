@@ -3,7 +3,7 @@
     nice python benchmarks/bots_strength.py [--pairs strong:montecarlo,strong:greedy]
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
         [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
-        [--strong-candidates 8] [--strong-evidence P]
+        [--strong-candidates 8] [--strong-evidence P] [--strong-playout learned | greedy]
         [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
@@ -67,9 +67,11 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
     return frozenset((s + shift) % players for s in base)
 
 
-STRONG_ITERATIONS = {2: 3200, 3: 1900, 4: 2200, 5: 2400}
-"""Strong's budget per table size: the simulated actions that cost about 90 ms of CPU per answer
-on this machine's idle core (docs/benchmarks.md, "The strong bot"), under the 100 ms it may take."""
+STRONG_ITERATIONS = {2: 3000, 3: 1500, 4: 1650, 5: 2000}
+"""Strong's budget per table size, with its learned playout: the simulated actions that cost about
+90 ms of CPU per answer on this machine's idle core (docs/benchmarks.md, "A learned playout"),
+under the 100 ms it may take. (Greedy playouts are cheaper per action: 3,200 / 1,900 / 2,200 /
+2,400 cost as much.)"""
 
 
 def per_table_size(text: str) -> dict[int, int]:
@@ -100,6 +102,7 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
             iterations=None if args.strong_iterations is None else args.strong_iterations[players],
             candidates=args.strong_candidates,
             evidence=args.strong_evidence,
+            playout=args.strong_playout,
         )
     if name == "montecarlo":
         clock = time.process_time if args.mc_clock == "process" else time.perf_counter
@@ -190,6 +193,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--strong-move-time", type=float, default=None, help="strong: seconds per decision")
     parser.add_argument("--strong-candidates", type=int, default=8, help="strong: greedy's best actions it searches")
+    parser.add_argument(
+        "--strong-playout",
+        choices=("learned", "greedy"),
+        default="learned",
+        help="strong: how its rollouts play (bots.playout), the shipped learned weights or greedy's",
+    )
     parser.add_argument(
         "--strong-evidence",
         type=float,

@@ -39,6 +39,7 @@ from sdk.engine import Card, Determinizer, End, Flip, Game
 from .evidence import InformedDeterminizer
 from .greedy import hand_values, prefer_flip, ranked_actions, scouted_card
 from .montecarlo import finish_round
+from .playout import LinearPlayout
 
 T = TypeVar("T")
 
@@ -106,6 +107,7 @@ class StrongBot(Bot):
         candidates: int = 8,
         objective: Literal["lead", "mean"] = "lead",
         evidence: float | None = None,
+        playout: Literal["learned", "greedy"] | LinearPlayout = "learned",
     ) -> None:
         super().__init__()
         if objective not in ("lead", "mean"):
@@ -127,6 +129,14 @@ class StrongBot(Bot):
         self.steps_done = 0
         """Actions simulated for the latest decision."""
         self._hand_value = hand_values()
+        if playout == "greedy":
+            self._finish: Callable[[Game], None] = lambda game: finish_round(game, self._hand_value)
+        elif playout == "learned":
+            self._finish = LinearPlayout.shipped().finish
+        elif isinstance(playout, LinearPlayout):
+            self._finish = playout.finish
+        else:
+            raise ValueError(f"StrongBot's playout is 'learned', 'greedy' or a LinearPlayout, not {playout!r}")
 
     def choose(self, obs: Observation) -> Action:
         start = perf_counter()
@@ -139,7 +149,7 @@ class StrongBot(Bot):
         def value(world: Game, action: Action) -> float:
             game = world.copy()
             game.apply(me, action)
-            finish_round(game, self._hand_value)
+            self._finish(game)
             self.steps_done += game.round_actions - world.round_actions
             return margin(game)
 
@@ -171,7 +181,7 @@ class StrongBot(Bot):
             game.apply(me, Flip(flip))
             for seat in game.awaiting:
                 game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
-            finish_round(game, self._hand_value)
+            self._finish(game)
             self.steps_done += game.round_actions
             return margin(game)
 

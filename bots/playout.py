@@ -1,0 +1,278 @@
+"""The strong bot's playout policy: a linear score, learned from the search's own choices.
+
+A determinised search is only as good as the play it imagines after its move. The greedy bot's
+score (`bots.greedy.action_score`) never scouts when it can show and values a hand by its cards
+and sets alone; the search bots, which look ahead, scout in a quarter of such decisions and
+choose another move than greedy's in about half of them (docs/benchmarks.md, "A learned playout").
+`LinearPlayout` scores the same candidates as the fast greedy rollout (`bots.montecarlo.
+rollout_action`: every show, scouts where the card joins a neighbour, scout & shows of the
+longest set through it) by `FEATURES`, with one weight vector per table size fitted to the
+strong bot's choices in self-play (`bots/train_playout.py`); the shipped weights are in
+`playout_weights.json`. With greedy's weights it plays exactly as `rollout_action`
+(tests/bots/test_playout.py).
+
+`candidates` lists the actions with their feature rows, for training and tests; `LinearPlayout`
+computes the same scores without building rows, at the cost of the greedy rollout.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+
+from sdk import Action, ScoutShow, Show
+from sdk.engine import End, Game, legal_shows, set_key
+from sdk.memo import memoised
+
+from .greedy import EMPTY_BONUS, HAND_VALUES, SCOUT_SHOW_COST, SET_WEIGHT, min_sets
+from .montecarlo import _SCOUTS, _joining_positions, _runs_through
+
+FEATURES = (
+    "captured",
+    "cards_after",
+    "sets_after",
+    "empties",
+    "is_scout",
+    "is_scout_show",
+    "shown_length",
+    "shown_lowest",
+    "shown_group",
+    "scout_near_out",
+    "scouted_value",
+    "longest_after",
+    "scout_early",
+    "show_single_low",
+)
+"""What a candidate is scored by, each times its weight. For the mover, after the action:
+cards captured; cards in hand; sets needed to empty it (`min_sets`); the hand emptied (1/0);
+the action a scout; a scout & show; the shown set's length, lowest value / 10, whether a group;
+a scout while another seat holds at most `NEAR_OUT` cards; the scouted card's value / 10; the
+longest set left in hand; a scout in the round's first `players` × `EARLY_TURNS` actions; a shown
+single of at most `LOW_SINGLE`."""
+
+NEAR_OUT = 2
+EARLY_TURNS = 2
+LOW_SINGLE = 4
+
+Row = tuple[float, ...]
+
+
+def longest_set(tops: Sequence[int]) -> int:
+    """The most cards of the hand one show can take (0 for an empty hand): every contiguous part
+    of a set is a set, so the longest set is one of the runs `min_sets` splits the hand into."""
+    best = 0
+    n = len(tops)
+    i = 0
+    while i < n:
+        j = i + 1
+        if j < n:
+            step = tops[j] - tops[i]
+            if -1 <= step <= 1:
+                j += 1
+                while j < n and tops[j] - tops[j - 1] == step:
+                    j += 1
+        best = max(best, j - i)
+        i = j
+    return best
+
+
+def candidates(game: Game) -> tuple[list[Action], list[Row]]:
+    """The playout's candidate actions for the seat to move, in `rollout_action`'s order, and each
+    one's feature row (`FEATURES`)."""
+    seat = game.to_move
+    players = game.players
+    tops = tuple([c[0] for c in game.hands[seat]])
+    active = game.active
+    gain = len(active)
+    near_out = 1.0 if min(len(h) for s, h in enumerate(game.hands) if s != seat) <= NEAR_OUT else 0.0
+    early = 1.0 if game.round_actions < EARLY_TURNS * players else 0.0
+    actions: list[Action] = []
+    rows: list[Row] = []
+
+    def add(action: Action, captured: int, after: tuple[int, ...], kind: str, shown: Sequence[int], v: int) -> None:
+        scout = 1.0 if kind == "scout" else 0.0
+        length = len(shown)
+        lowest = min(shown) if shown else 0
+        rows.append(
+            (
+                captured,
+                len(after),
+                min_sets(after),
+                0.0 if after else 1.0,
+                scout,
+                1.0 if kind == "scout & show" else 0.0,
+                length,
+                lowest / 10,
+                1.0 if length >= 2 and shown[0] == shown[1] else 0.0,
+                scout * near_out,
+                v / 10,
+                longest_set(after),
+                scout * early,
+                1.0 if length == 1 and lowest <= LOW_SINGLE else 0.0,
+            )
+        )
+        actions.append(action)
+
+    for show in legal_shows(tops, game.active_key):
+        end = show.start + show.length
+        add(show, gain, tops[: show.start] + tops[end:], "show", tops[show.start : end], 0)
+    if not active or (players == 2 and not game.chips[seat]):
+        return actions, rows
+    for end_, card, rest in _ends(active):
+        rest_key = set_key([c[0] for c in rest]) if rest else None
+        for flip in (False, True):
+            v = card[1] if flip else card[0]
+            for pos in _joining_positions(tops, v):
+                hand = (*tops[:pos], v, *tops[pos:])
+                scout = _SCOUTS[end_][flip][pos]
+                add(scout, 0, hand, "scout", (), v)
+                if not game.scout_show[seat]:
+                    continue
+                for start, length in _runs_through(hand, pos):
+                    shown = hand[start : start + length]
+                    if rest_key is not None and not set_key(shown) > rest_key:  # type: ignore[operator]
+                        continue
+                    after = hand[:start] + hand[start + length :]
+                    add(ScoutShow(scout, Show(start, length)), gain - 1, after, "scout & show", shown, v)
+    return actions, rows
+
+
+def _ends(active: Sequence[tuple[int, int]]) -> list[tuple[End, tuple[int, int], Sequence[tuple[int, int]]]]:
+    """The ends a scout may take from the active set: (end, card, what remains)."""
+    ends = [(End.LEFT, active[0], active[1:])]
+    if len(active) > 1:
+        ends.append((End.RIGHT, active[-1], active[:-1]))
+    return ends
+
+
+class _Weights:
+    """One table size's weights by name, and its memo of the hand part of a score."""
+
+    def __init__(self, weights: Sequence[float]) -> None:
+        if len(weights) != len(FEATURES):
+            raise ValueError(f"a playout needs {len(FEATURES)} weights per table size, not {len(weights)}")
+        w = dict(zip(FEATURES, map(float, weights), strict=True))
+        self.w = w
+        cards, sets, longest, empty = w["cards_after"], w["sets_after"], w["longest_after"], w["empties"]
+
+        def hand_term(after: tuple[int, ...]) -> float:
+            return cards * len(after) + sets * min_sets(after) + longest * longest_set(after) if after else empty
+
+        self.hand_term: Callable[[tuple[int, ...]], float] = memoised(hand_term, size=HAND_VALUES)
+
+
+class LinearPlayout:
+    """Plays the candidate with the highest weighted sum of `FEATURES`; deterministic.
+
+    `weights` maps each table size to one weight per feature, in `FEATURES` order."""
+
+    def __init__(self, weights: Mapping[int, Sequence[float]]) -> None:
+        self._by_size = {int(players): _Weights(ws) for players, ws in weights.items()}
+
+    @classmethod
+    def shipped(cls) -> LinearPlayout:
+        """The weights `bots/train_playout.py` fitted, as shipped in the package."""
+        return cls(load_weights(resources.files(__package__).joinpath(WEIGHTS_FILE).read_text()))
+
+    def weights(self, players: int) -> tuple[float, ...]:
+        return tuple(self._by_size[players].w.values())
+
+    def finish(self, game: Game) -> None:
+        """Play `game` (a determinised sample, which ends with its round) to the end."""
+        while not game.is_over:
+            game.apply(game.to_move, self.action(game))
+
+    def action(self, game: Game) -> Action:
+        """The best candidate of `candidates(game)` by its weighted features, the first of equals."""
+        players = game.players
+        table = self._by_size[players]
+        w = table.w
+        term = table.hand_term
+        seat = game.to_move
+        tops = tuple([c[0] for c in game.hands[seat]])
+        active = game.active
+        gain = len(active)
+        w_length, w_lowest = w["shown_length"], w["shown_lowest"]
+        w_group, w_low = w["shown_group"], w["show_single_low"]
+
+        def shape(shown: Sequence[int], length: int) -> float:
+            lowest = min(shown)
+            score = w_length * length + w_lowest * lowest / 10
+            if length >= 2 and shown[0] == shown[1]:
+                score += w_group
+            elif length == 1 and lowest <= LOW_SINGLE:
+                score += w_low
+            return score
+
+        best: Action | None = None
+        best_score = -1e18
+        show_base = w["captured"] * gain
+        for show in legal_shows(tops, game.active_key):
+            start, length = show.start, show.length
+            end = start + length
+            if length == 1:
+                lowest = tops[start]
+                score = show_base + term(tops[:start] + tops[end:]) + w_length + w_lowest * lowest / 10
+                if lowest <= LOW_SINGLE:
+                    score += w_low
+            else:
+                score = show_base + term(tops[:start] + tops[end:]) + shape(tops[start:end], length)
+            if score > best_score:
+                best, best_score = show, score
+        if not active or (players == 2 and not game.chips[seat]):
+            assert best is not None, "the engine ends the round before a seat is left without a move"
+            return best
+        scout_base = w["is_scout"]
+        if min(len(h) for s, h in enumerate(game.hands) if s != seat) <= NEAR_OUT:
+            scout_base += w["scout_near_out"]
+        if game.round_actions < EARLY_TURNS * players:
+            scout_base += w["scout_early"]
+        w_scouted = w["scouted_value"] / 10
+        scout_show_base = w["is_scout_show"] + w["captured"] * (gain - 1)
+        can_scout_show = game.scout_show[seat]
+        for end_, card, rest in _ends(active):
+            rest_key = set_key([c[0] for c in rest]) if rest else None
+            for flip in (False, True):
+                v = card[1] if flip else card[0]
+                for pos in _joining_positions(tops, v):
+                    hand = (*tops[:pos], v, *tops[pos:])
+                    scout = _SCOUTS[end_][flip][pos]
+                    score = scout_base + w_scouted * v + term(hand)
+                    if score > best_score:
+                        best, best_score = scout, score
+                    if not can_scout_show:
+                        continue
+                    for start, length in _runs_through(hand, pos):
+                        shown = hand[start : start + length]
+                        if rest_key is not None and not set_key(shown) > rest_key:  # type: ignore[operator]
+                            continue
+                        after = hand[:start] + hand[start + length :]
+                        score = scout_show_base + w_scouted * v + term(after) + shape(shown, length)
+                        if score > best_score:
+                            best, best_score = ScoutShow(scout, Show(start, length)), score
+        assert best is not None
+        return best
+
+
+WEIGHTS_FILE = "playout_weights.json"
+
+
+def load_weights(text: str) -> dict[int, list[float]]:
+    """Weights by table size from `playout_weights.json`'s text: {"weights": {"2": {name: w}}}."""
+    data = json.loads(text)
+    return {int(players): [float(named[f]) for f in FEATURES] for players, named in data["weights"].items()}
+
+
+def greedy_weights() -> list[float]:
+    """The weights with which `LinearPlayout` plays as `bots.montecarlo.rollout_action`."""
+    named = dict.fromkeys(FEATURES, 0.0)
+    named.update(
+        captured=1.0,
+        cards_after=-1.0,
+        sets_after=-SET_WEIGHT,
+        empties=EMPTY_BONUS,
+        is_scout=-1.0,
+        is_scout_show=-1.0 - SCOUT_SHOW_COST,
+    )
+    return [named[f] for f in FEATURES]
