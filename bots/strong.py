@@ -8,8 +8,9 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
 2. The candidates are the greedy bot's best `candidates` actions, 8 by default, that differ in
    what they leave (`outcome_key`: scouting a 5 to either side of a 5 is one move); for the
    round-start decision, keep and flip. Each is tried on a `copy()` of the same samples and the
-   round is finished by a greedy-like rollout policy for every seat
-   (`bots.montecarlo.rollout_action`); its value is the seat's round score against the others'
+   round is finished by the learned playout for every seat (`bots.playout.LinearPlayout`, fitted
+   to this search's own choices; `playout="greedy"` finishes it as the Monte-Carlo bot does,
+   `bots.montecarlo.rollout_action`); its value is the seat's round score against the others'
    (`round_margin`), weighed round by round towards its game total against the best rival's
    (`lead_margin`): the table goes to the highest total.
 3. Sequential halving spends the rollouts: every surviving candidate is played on the same fresh
@@ -96,6 +97,8 @@ class StrongBot(Bot):
     (three either way) and let it consider the moves the Monte-Carlo bot does. `objective` is what
     a rollout's end is worth (`_margin`); `evidence`, if given, weighs the samples by the other
     seats' scouts (`bots.evidence`), keeping that share of the samples they speak against.
+    `playout` is how the rollouts play: "learned" (the shipped `LinearPlayout` weights), "greedy",
+    or a `LinearPlayout` of other weights.
     """
 
     def __init__(
