@@ -25,7 +25,7 @@ from sdk import Action, ScoutShow, Show
 from sdk.engine import End, Game, legal_shows, set_key
 from sdk.memo import memoised
 
-from .greedy import EMPTY_BONUS, HAND_VALUES, SCOUT_SHOW_COST, SET_WEIGHT, min_sets
+from .greedy import EMPTY_BONUS, HAND_VALUES, SCOUT_SHOW_COST, SET_WEIGHT, greedy_split
 from .montecarlo import _SCOUTS, _joining_positions, _runs_through
 
 FEATURES = (
@@ -48,33 +48,15 @@ FEATURES = (
 cards captured; cards in hand; sets needed to empty it (`min_sets`); the hand emptied (1/0);
 the action a scout; a scout & show; the shown set's length, lowest value / 10, whether a group;
 a scout while another seat holds at most `NEAR_OUT` cards; the scouted card's value / 10; the
-longest set left in hand; a scout in the round's first `players` × `EARLY_TURNS` actions; a shown
-single of at most `LOW_SINGLE`."""
+longest set of `min_sets`' split of the hand (`greedy_split`: not always the hand's longest); a
+scout in the round's first `players` × `EARLY_TURNS` actions; a shown single of at most
+`LOW_SINGLE`."""
 
 NEAR_OUT = 2
 EARLY_TURNS = 2
 LOW_SINGLE = 4
 
 Row = tuple[float, ...]
-
-
-def longest_set(tops: Sequence[int]) -> int:
-    """The most cards of the hand one show can take (0 for an empty hand): every contiguous part
-    of a set is a set, so the longest set is one of the runs `min_sets` splits the hand into."""
-    best = 0
-    n = len(tops)
-    i = 0
-    while i < n:
-        j = i + 1
-        if j < n:
-            step = tops[j] - tops[i]
-            if -1 <= step <= 1:
-                j += 1
-                while j < n and tops[j] - tops[j - 1] == step:
-                    j += 1
-        best = max(best, j - i)
-        i = j
-    return best
 
 
 def candidates(game: Game) -> tuple[list[Action], list[Row]]:
@@ -94,11 +76,12 @@ def candidates(game: Game) -> tuple[list[Action], list[Row]]:
         scout = 1.0 if kind == "scout" else 0.0
         length = len(shown)
         lowest = min(shown) if shown else 0
+        sets, longest = greedy_split(after)
         rows.append(
             (
                 captured,
                 len(after),
-                min_sets(after),
+                sets,
                 0.0 if after else 1.0,
                 scout,
                 1.0 if kind == "scout & show" else 0.0,
@@ -107,7 +90,7 @@ def candidates(game: Game) -> tuple[list[Action], list[Row]]:
                 1.0 if length >= 2 and shown[0] == shown[1] else 0.0,
                 scout * near_out,
                 v / 10,
-                longest_set(after),
+                longest,
                 scout * early,
                 1.0 if length == 1 and lowest <= LOW_SINGLE else 0.0,
             )
@@ -157,7 +140,10 @@ class _Weights:
         cards, sets, longest, empty = w["cards_after"], w["sets_after"], w["longest_after"], w["empties"]
 
         def hand_term(after: tuple[int, ...]) -> float:
-            return cards * len(after) + sets * min_sets(after) + longest * longest_set(after) if after else empty
+            if not after:
+                return empty
+            parts, most = greedy_split(after)
+            return cards * len(after) + sets * parts + longest * most
 
         self.hand_term: Callable[[tuple[int, ...]], float] = memoised(hand_term, size=HAND_VALUES)
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bots import GreedyBot, RandomBot
-from bots.greedy import action_score, hand_value, min_sets, prefer_flip
+from bots.greedy import action_score, greedy_split, hand_value, min_sets, prefer_flip
 from sdk import Scout, ScoutShow, Show
 from sdk.engine import Card, End
 from sdk.local import play_game, play_match
@@ -94,3 +94,40 @@ def test_min_sets_agrees_with_an_exhaustive_split() -> None:
     for _ in range(400):
         tops = tuple(rng.randint(1, 6) for _ in range(rng.randint(0, 10)))
         assert min_sets(tops) == fewest_sets_exhaustively(tops), tops
+
+
+def left_split(tops: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The split `min_sets` describes, spelled out: the longest set from the left, again and again."""
+    from sdk.engine import set_key
+
+    pieces = []
+    i = 0
+    while i < len(tops):
+        j = max(k for k in range(i + 1, len(tops) + 1) if set_key(tops[i:k]) is not None)
+        pieces.append(tops[i:j])
+        i = j
+    return pieces
+
+
+@pytest.mark.parametrize(
+    ("tops", "split"),
+    [
+        ((), (0, 0)),
+        ((7,), (1, 1)),
+        ((3, 4, 5, 5), (2, 3)),
+        ((1, 2, 2, 2), (2, 2)),  # 1-2 | 2-2: the hand's longest set, 2-2-2, is not in the split
+        ((9, 3, 9), (3, 1)),
+    ],
+)
+def test_greedy_split_counts_the_sets_of_the_left_split_and_its_longest(
+    tops: tuple[int, ...], split: tuple[int, int]
+) -> None:
+    assert greedy_split(tops) == split
+
+
+def test_greedy_split_agrees_with_the_split_spelled_out() -> None:
+    rng = random.Random(5)
+    for _ in range(400):
+        tops = tuple(rng.randint(1, 6) for _ in range(rng.randint(0, 12)))
+        pieces = left_split(tops)
+        assert greedy_split(tops) == (len(pieces), max(map(len, pieces), default=0)), tops
