@@ -4,6 +4,7 @@
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
         [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
         [--strong-candidates 8] [--strong-evidence P] [--strong-playout learned | greedy]
+        [--strong-objective lead | mean]
         [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
@@ -103,6 +104,7 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
             candidates=args.strong_candidates,
             evidence=args.strong_evidence,
             playout=args.strong_playout,
+            objective=args.strong_objective,
         )
     if name == "montecarlo":
         clock = time.process_time if args.mc_clock == "process" else time.perf_counter
@@ -198,6 +200,12 @@ def main(argv: list[str] | None = None) -> None:
         choices=("learned", "greedy"),
         default="learned",
         help="strong: how its rollouts play (bots.playout), the shipped learned weights or greedy's",
+    )
+    parser.add_argument(
+        "--strong-objective",
+        choices=("lead", "mean"),
+        default="lead",
+        help="strong: what a rollout's end is worth (StrongBot._margin): the lead blend, or the round margin alone",
     )
     parser.add_argument(
         "--strong-evidence",

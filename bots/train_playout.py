@@ -1,19 +1,23 @@
 """Fit the strong bot's playout weights (`bots/playout_weights.json`) to its own choices.
 
     python -m bots.train_playout collect --first-game 100000 --games 240 --out DATA.jsonl [--jobs 2]
+        [--players 2,3,4,5] [--iterations 3:4000,...] [--teacher-weights WEIGHTS.json]
     python -m bots.train_playout fit DATA.jsonl [--out bots/playout_weights.json]
 
-`collect` plays self-play games of the strong bot searching with greedy playouts (the teacher,
-`StrongBot(playout="greedy")`) at the iteration budgets of `TEACHER_ITERATIONS`: game g is played at
-`(2, 3, 4, 5)[g % 4]` seats by bots seeded `10 g + seat`, so the same games give the same data on
-any machine. Each decision with more than one playout candidate (`bots.playout.candidates`) is
+`collect` plays self-play games of the strong bot (the teacher, a `Teacher`): by default searching
+with greedy playouts (`StrongBot(playout="greedy")`) at the iteration budgets of
+`TEACHER_ITERATIONS`; with `--teacher-weights`, searching with a `LinearPlayout` of those weights,
+the next round of fitting the playout to the search that uses it. Game g is played at
+`players[g % len(players)]` seats by bots seeded `10 g + seat`, so the same games give the same
+data on any machine. Each decision with more than one playout candidate (`bots.playout.candidates`) is
 a line's record: the candidates' feature rows and which one the teacher played (matched by what
 it leaves, `bots.strong.outcome_key`; choices outside the candidates are counted, not kept).
 
 `fit` finds, per table size, the weights of a conditional logit (softmax over a decision's
 candidates of the weighted features) that make the teacher's choices most likely, by Newton's
 method with a small ridge; it reports top-1 agreement with the teacher on held-out games (every
-fifth) for the fitted weights and for greedy's, then fits on every game and writes the file.
+fifth) for the fitted weights and for greedy's, then fits on every game and writes the file,
+keeping the weights already in it for table sizes the data does not hold.
 Needs numpy (`pip install -e '.[train]'`); playing with the weights does not.
 
 How the shipped weights were made, and what they are worth, is in docs/benchmarks.md ("A learned
@@ -26,13 +30,15 @@ import argparse
 import json
 import multiprocessing
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sdk.engine import Flip, Game, Phase, observe
 
-from .playout import FEATURES, WEIGHTS_FILE, candidates, greedy_weights
+from .playout import FEATURES, WEIGHTS_FILE, LinearPlayout, candidates, greedy_weights, load_weights
 from .strong import StrongBot, outcome_key
 
 TEACHER_ITERATIONS = {2: 3200, 3: 1900, 4: 2200, 5: 2400}
@@ -41,12 +47,30 @@ RIDGE = 1e-3
 """L2 penalty per decision: keeps weights of features a table size never varies at zero."""
 
 
-def play_game(game_no: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Teacher:
+    """Who plays the collected games, at which table sizes (game g at `players[g % len(players)]`
+    seats), with which budgets, and with which playout: greedy's, or a `LinearPlayout` of the
+    weights in `weights`."""
+
+    players: tuple[int, ...] = (2, 3, 4, 5)
+    iterations: Mapping[int, int] = field(default_factory=lambda: dict(TEACHER_ITERATIONS))
+    weights: Path | None = None
+
+    def playout(self) -> str:
+        """What the records name as the teacher's playout."""
+        return "greedy" if self.weights is None else self.weights.name
+
+
+def play_game(game_no: int, teacher: Teacher = Teacher()) -> dict[str, Any]:
     """One self-play game of the teacher and the records of its decisions."""
-    players = (2, 3, 4, 5)[game_no % 4]
+    players = teacher.players[game_no % len(teacher.players)]
+    iterations = teacher.iterations[players]
+    playout: Literal["greedy"] | LinearPlayout = (
+        "greedy" if teacher.weights is None else LinearPlayout(load_weights(teacher.weights.read_text()))
+    )
     bots = [
-        StrongBot(seed=game_no * 10 + s, move_time=None, iterations=TEACHER_ITERATIONS[players], playout="greedy")
-        for s in range(players)
+        StrongBot(seed=game_no * 10 + s, move_time=None, iterations=iterations, playout=playout) for s in range(players)
     ]
     game = Game(players, game_no)
     decisions: list[tuple[list[tuple[float, ...]], int]] = []
@@ -70,12 +94,18 @@ def play_game(game_no: int) -> dict[str, Any]:
         elif len(actions) > 1:
             decisions.append((rows, chosen))
         game.apply(seat, action)
-    return {"game": game_no, "players": players, "outside": outside, "decisions": decisions}
+    return {
+        "game": game_no,
+        "players": players,
+        "teacher": {"iterations": iterations, "playout": teacher.playout()},
+        "outside": outside,
+        "decisions": decisions,
+    }
 
 
-def collect(first: int, games: int, out: Path, jobs: int) -> None:
+def collect(first: int, games: int, out: Path, jobs: int, teacher: Teacher) -> None:
     with out.open("a") as f, multiprocessing.Pool(jobs) as pool:
-        for record in pool.imap(play_game, range(first, first + games)):
+        for record in pool.imap(partial(play_game, teacher=teacher), range(first, first + games)):
             f.write(json.dumps(record) + "\n")
             f.flush()
             print(f"game {record['game']}: {len(record['decisions'])} decisions", file=sys.stderr)
@@ -139,7 +169,9 @@ def fit(paths: Sequence[Path], out: Path) -> None:
         best = [a + int(np.argmax(s[a:b])) for a, b in zip(starts, [*starts[1:], len(s)], strict=True)]
         return float(np.mean(np.array(best) == picked))
 
-    fitted: dict[str, dict[str, float]] = {}
+    kept = json.loads(out.read_text()) if out.exists() else {"teachers": {}, "weights": {}}
+    fitted: dict[str, dict[str, float]] = dict(kept["weights"])
+    teachers: dict[str, dict[str, Any]] = dict(kept.get("teachers", {}))
     for players in sorted(by_size):
         decisions = by_size[players]
         train = arrays([d for d in decisions if d[0] % 5])
@@ -151,21 +183,40 @@ def fit(paths: Sequence[Path], out: Path) -> None:
         )
         w = newton(*arrays(decisions))
         fitted[str(players)] = {f: round(float(v), 6) for f, v in zip(FEATURES, w, strict=True)}
-    games = sorted({record["game"] for record in read(paths)})
+        records = [r for r in read(paths) if r["players"] == players]
+        teachers[str(players)] = {
+            "games": len({r["game"] for r in records}),
+            "first_game": min(r["game"] for r in records),
+            **records[0].get("teacher", {"iterations": TEACHER_ITERATIONS[players], "playout": "greedy"}),
+        }
     out.write_text(
         json.dumps(
-            {
-                "made_by": "python -m bots.train_playout fit",
-                "games": len(games),
-                "teacher_iterations": TEACHER_ITERATIONS,
-                "ridge": RIDGE,
-                "weights": fitted,
-            },
+            {"made_by": "python -m bots.train_playout fit", "ridge": RIDGE, "teachers": teachers, "weights": fitted},
             indent=1,
         )
         + "\n"
     )
     print(f"wrote {out}")
+
+
+def sizes(text: str) -> tuple[int, ...]:
+    try:
+        found = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"table sizes are comma-separated numbers, not {text!r}") from None
+    if not found or not all(2 <= n <= 5 for n in found):
+        raise argparse.ArgumentTypeError(f"table sizes are 2 to 5, not {text!r}")
+    return found
+
+
+def budgets(text: str) -> dict[int, int]:
+    try:
+        found = {int(n): int(b) for n, b in (part.split(":") for part in text.split(","))}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budgets are SEATS:ACTIONS pairs like 3:4000,5:3000, not {text!r}") from None
+    if not all(2 <= n <= 5 and b >= 1 for n, b in found.items()):
+        raise argparse.ArgumentTypeError(f"budgets are for 2 to 5 seats and at least 1 action, not {text!r}")
+    return found
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -176,12 +227,22 @@ def main(argv: list[str] | None = None) -> None:
     gather.add_argument("--games", type=int, required=True)
     gather.add_argument("--out", type=Path, required=True)
     gather.add_argument("--jobs", type=int, default=2)
+    gather.add_argument("--players", type=sizes, default=(2, 3, 4, 5), help="table sizes, in turn: 2,3,4,5")
+    gather.add_argument(
+        "--iterations", type=budgets, default={}, help="the teacher's budget per table size: 3:4000,5:3000"
+    )
+    gather.add_argument(
+        "--teacher-weights", type=Path, default=None, help="search with a LinearPlayout of these weights"
+    )
     fitting = commands.add_parser("fit", help="fit the weights to collected decisions")
     fitting.add_argument("data", type=Path, nargs="+")
     fitting.add_argument("--out", type=Path, default=Path(__file__).with_name(WEIGHTS_FILE))
     args = parser.parse_args(argv)
     if args.command == "collect":
-        collect(args.first_game, args.games, args.out, args.jobs)
+        if args.teacher_weights is not None and not args.teacher_weights.is_file():
+            parser.error(f"no weights file at {args.teacher_weights}")
+        teacher = Teacher(args.players, {**TEACHER_ITERATIONS, **args.iterations}, args.teacher_weights)
+        collect(args.first_game, args.games, args.out, args.jobs, teacher)
     else:
         fit(args.data, args.out)
 

@@ -3,15 +3,16 @@
 import json
 import random
 from collections.abc import Iterator
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
-from bots import StrongBot, train_playout
+from bots import StrongBot
 from bots.greedy import hand_values, prefer_flip
 from bots.montecarlo import rollout_action
-from bots.playout import FEATURES, LinearPlayout, candidates, greedy_weights, load_weights
-from bots.train_playout import fit, play_game
+from bots.playout import FEATURES, WEIGHTS_FILE, LinearPlayout, candidates, greedy_weights, load_weights
+from bots.train_playout import Teacher, fit, play_game
 from sdk.engine import Flip, Game, Phase
 
 SIZES = (2, 3, 4, 5)
@@ -113,19 +114,32 @@ def test_the_shipped_playout_on_its_own_wins_more_tables_than_the_greedy_rollout
     assert sum(shares) / len(shares) > 0.55
 
 
-def test_collected_games_are_reproducible_and_name_the_teachers_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(train_playout, "TEACHER_ITERATIONS", {2: 300})
-    record = play_game(100000)
-    assert record == play_game(100000)
+def test_collected_games_are_reproducible_and_name_the_teachers_move() -> None:
+    teacher = Teacher(iterations={2: 300})
+    record = play_game(100000, teacher)
+    assert record == play_game(100000, teacher)
     assert record["players"] == 2 and record["decisions"]
+    assert record["teacher"] == {"iterations": 300, "playout": "greedy"}
     for rows, chosen in record["decisions"]:
         assert len(rows) > 1 and 0 <= chosen < len(rows)
         assert all(len(row) == len(FEATURES) for row in rows)
 
 
+def test_a_later_round_searches_with_the_weights_it_is_given(tmp_path: Path) -> None:
+    """Round two of the loop: the teacher's rollouts play a fitted playout, and its records say so."""
+    weights = tmp_path / "round1.json"
+    weights.write_text(files("bots").joinpath(WEIGHTS_FILE).read_text())
+    greedy_teacher = Teacher(players=(3,), iterations={3: 300})
+    learned_teacher = Teacher(players=(3,), iterations={3: 300}, weights=weights)
+    learned = play_game(7, learned_teacher)
+    assert learned["players"] == 3
+    assert learned["teacher"] == {"iterations": 300, "playout": "round1.json"}
+    assert learned["decisions"] != play_game(7, greedy_teacher)["decisions"]
+
+
 def test_fit_recovers_the_preferences_of_a_known_policy(tmp_path: Path) -> None:
     """Decisions made by known weights (with a little noise) are fitted back to weights that
-    choose as they do."""
+    choose as they do; the file's other table sizes are left as they were."""
     rng = random.Random(3)
     truth = [rng.uniform(-2, 2) for _ in FEATURES]
     lines = []
@@ -139,7 +153,10 @@ def test_fit_recovers_the_preferences_of_a_known_policy(tmp_path: Path) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "weights.json"
+    two_seats = dict(zip(FEATURES, greedy_weights(), strict=True))
+    out.write_text(json.dumps({"weights": {"2": two_seats}}))
     fit([data], out)
+    assert load_weights(out.read_text())[2] == greedy_weights(), "a table size without data keeps its weights"
     fitted = load_weights(out.read_text())[3]
     agree = total = 0
     for _ in range(500):
