@@ -122,9 +122,17 @@ def fit(paths: Sequence[Path], out: Path) -> None:
     import numpy as np
 
     by_size: dict[int, list[tuple[int, list[list[float]], int]]] = {}
+    games: dict[int, set[int]] = {}
+    taught_by: dict[int, list[dict[str, Any]]] = {}
     for record in read(paths):
+        players = record["players"]
         for rows, chosen in record["decisions"]:
-            by_size.setdefault(record["players"], []).append((record["game"], rows, chosen))
+            by_size.setdefault(players, []).append((record["game"], rows, chosen))
+        games.setdefault(players, set()).add(record["game"])
+        # Round one's records were collected before they named their teacher.
+        teacher = record.get("teacher", {"iterations": TEACHER_ITERATIONS[players], "playout": "greedy"})
+        if teacher not in taught_by.setdefault(players, []):
+            taught_by[players].append(teacher)
 
     def arrays(decisions: list[tuple[int, list[list[float]], int]]) -> tuple[Any, Any, Any]:
         x = np.array([row for _, rows, _ in decisions for row in rows], float)
@@ -169,8 +177,14 @@ def fit(paths: Sequence[Path], out: Path) -> None:
         best = [a + int(np.argmax(s[a:b])) for a, b in zip(starts, [*starts[1:], len(s)], strict=True)]
         return float(np.mean(np.array(best) == picked))
 
-    kept = json.loads(out.read_text()) if out.exists() else {"teachers": {}, "weights": {}}
-    fitted: dict[str, dict[str, float]] = dict(kept["weights"])
+    kept: dict[str, Any] = {}
+    if out.exists():
+        try:
+            kept = json.loads(out.read_text())
+            load_weights(out.read_text())
+        except (ValueError, KeyError, TypeError) as e:
+            raise SystemExit(f"{out} is not a weights file to keep the other table sizes of: {e!r}") from None
+    fitted: dict[str, dict[str, float]] = dict(kept.get("weights", {}))
     teachers: dict[str, dict[str, Any]] = dict(kept.get("teachers", {}))
     for players in sorted(by_size):
         decisions = by_size[players]
@@ -183,11 +197,10 @@ def fit(paths: Sequence[Path], out: Path) -> None:
         )
         w = newton(*arrays(decisions))
         fitted[str(players)] = {f: round(float(v), 6) for f, v in zip(FEATURES, w, strict=True)}
-        records = [r for r in read(paths) if r["players"] == players]
         teachers[str(players)] = {
-            "games": len({r["game"] for r in records}),
-            "first_game": min(r["game"] for r in records),
-            **records[0].get("teacher", {"iterations": TEACHER_ITERATIONS[players], "playout": "greedy"}),
+            "games": len(games[players]),
+            "first_game": min(games[players]),
+            "teachers": taught_by[players],
         }
     out.write_text(
         json.dumps(

@@ -157,6 +157,8 @@ def test_fit_recovers_the_preferences_of_a_known_policy(tmp_path: Path) -> None:
     out.write_text(json.dumps({"weights": {"2": two_seats}}))
     fit([data], out)
     assert load_weights(out.read_text())[2] == greedy_weights(), "a table size without data keeps its weights"
+    made_by = json.loads(out.read_text())["teachers"]["3"]
+    assert made_by == {"games": 200, "first_game": 0, "teachers": [{"iterations": 1900, "playout": "greedy"}]}
     fitted = load_weights(out.read_text())[3]
     agree = total = 0
     for _ in range(500):
@@ -165,3 +167,15 @@ def test_fit_recovers_the_preferences_of_a_known_policy(tmp_path: Path) -> None:
         agree += by[0].index(max(by[0])) == by[1].index(max(by[1]))
         total += 1
     assert agree / total > 0.9
+
+
+def test_fit_refuses_to_keep_sizes_from_a_file_that_holds_no_weights(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"game": 0, "players": 3, "outside": 0, "decisions": [[[[0.0] * len(FEATURES)] * 2, 0]]})
+    )
+    out = tmp_path / "weights.json"
+    out.write_text('{"weights": {"2": {"captured": 1.0}}}')
+    with pytest.raises(SystemExit, match="not a weights file"):
+        fit([data], out)
+    assert out.read_text() == '{"weights": {"2": {"captured": 1.0}}}', "the file is left as it was"
