@@ -1,0 +1,191 @@
+"""What a search bot's thinking costs, on one core: its rollout policies per action, and the
+strong bot's CPU per answer at the strength benchmark's budgets.
+
+Run:  .venv/bin/python benchmarks/search_speed.py [--positions 1000] [--repeat 5] [--games 2]
+          [--players 2,3,4,5] [--compare-with DIR]
+
+Rollouts: for each table size, `--positions` determinised samples drawn at decisions of seeded
+greedy games (`Determinizer(observe(game, seat)).sample`, seeded, so every run and every checkout
+gets the same ones), each finished to its round's end by the greedy rollout
+(`bots.montecarlo.finish_round`) and by the learned playout (`LinearPlayout.shipped().finish`), on
+a copy, each policy with a warm memo: µs per simulated action (the copy included, as a search pays
+it; the fastest of `--repeat` passes, since a shared core only ever slows a pass) and actions per
+rollout.
+
+Answers: `--games` seeded games with `StrongBot` at `STRONG_ITERATIONS` (benchmarks/bots_strength.py)
+in every seat, CPU ms of each answer (flips and forced moves included): mean, median, p90 and max.
+That is how the budgets were set: a mean under the 100 ms the issue allows on this machine's core.
+
+Times are the process's CPU time. `--compare-with DIR` measures the same in the checkout DIR (e.g.
+`git worktree add --detach /tmp/main main`), in a child process right before this checkout's own
+measurement of each table size, and prints this/other ratios: before and after a change, in the
+same run, on the same positions and games, with this checkout's budgets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from bots_strength import STRONG_ITERATIONS
+
+from bots.greedy import GreedyBot, hand_values
+from bots.montecarlo import finish_round
+from bots.playout import LinearPlayout
+from bots.strong import StrongBot
+from sdk.engine import Determinizer, Flip, Game, Phase, observe
+
+
+def positions(players: int, count: int) -> list[Game]:
+    """`count` determinised samples from decisions of seeded greedy games, one in three taken."""
+    rng = random.Random(players)
+    found: list[Game] = []
+    seed = 0
+    while len(found) < count:
+        game = Game(players, seed)
+        bot = GreedyBot()
+        while not game.is_over and len(found) < count:
+            seat = game.awaiting[0]
+            obs = observe(game, seat)
+            if game.phase is Phase.FLIP:
+                game.apply(seat, Flip(bot.flip(obs)))
+                continue
+            if len(obs.legal_actions) > 1 and rng.random() < 1 / 3:
+                found.append(Determinizer(obs).sample(rng))
+            game.apply(seat, bot.choose(obs))
+        seed += 1
+    return found
+
+
+def rollout_cost(samples: list[Game], finish: Callable[[Game], None], repeat: int) -> tuple[float, float]:
+    """µs per simulated action (the fastest of `repeat` timed passes, after one untimed pass that
+    warms the policy's memo as a bot's first decisions do) and actions per rollout of `finish`
+    over copies of `samples`."""
+    for world in samples:
+        finish(world.copy())
+    best = float("inf")
+    for _ in range(repeat):
+        actions = 0
+        start = time.process_time()
+        for world in samples:
+            game = world.copy()
+            finish(game)
+            actions += game.round_actions - world.round_actions
+        best = min(best, (time.process_time() - start) / actions * 1e6)
+    return best, actions / len(samples)
+
+
+def answer_costs(players: int, games: int, iterations: int) -> list[float]:
+    """CPU ms of every answer of `StrongBot(iterations=...)` in every seat of `games` games."""
+    costs = []
+    for g in range(games):
+        game = Game(players, 50 + g)
+        bots = [StrongBot(seed=100 * g + s, move_time=None, iterations=iterations) for s in range(players)]
+        while not game.is_over:
+            seat = game.awaiting[0]
+            obs = observe(game, seat)
+            start = time.process_time()
+            if game.phase is Phase.FLIP:
+                answer: object = Flip(bots[seat].flip(obs))
+            else:
+                answer = bots[seat].choose(obs)
+            costs.append((time.process_time() - start) * 1000)
+            game.apply(seat, answer)  # type: ignore[arg-type]
+    return costs
+
+
+def measure(players: int, args: argparse.Namespace) -> dict[str, float]:
+    samples = positions(players, args.positions)
+    value = hand_values()
+    greedy_us, greedy_len = rollout_cost(samples, lambda game: finish_round(game, value), args.repeat)
+    learned_us, learned_len = rollout_cost(samples, LinearPlayout.shipped().finish, args.repeat)
+    costs = answer_costs(players, args.games, STRONG_ITERATIONS[players])
+    return {
+        "greedy_us": greedy_us,
+        "greedy_len": greedy_len,
+        "learned_us": learned_us,
+        "learned_len": learned_len,
+        "mean": statistics.mean(costs),
+        "median": statistics.median(costs),
+        "p90": statistics.quantiles(costs, n=10)[-1],
+        "max": max(costs),
+    }
+
+
+def measure_other(directory: str, players: int, args: argparse.Namespace) -> dict[str, float]:
+    """`measure` run by this script in a child process on the checkout in `directory`."""
+    sizes = ["--positions", str(args.positions), "--repeat", str(args.repeat), "--games", str(args.games)]
+    argv = [sys.executable, __file__, "--one", str(players), *sizes]
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(directory)}
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True, cwd=directory).stdout
+    return {k: float(v) for k, v in json.loads(out).items()}
+
+
+def table_sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(n) for n in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected table sizes like 2,3,4,5, not {text!r}") from None
+    if not all(2 <= n <= 5 for n in sizes):
+        raise argparse.ArgumentTypeError(f"table sizes are from 2 to 5, not {text!r}")
+    return sizes
+
+
+COLUMNS = ("greedy_us", "greedy_len", "learned_us", "learned_len", "mean", "median", "p90", "max")
+HEADERS = (
+    "greedy µs/action",
+    "greedy actions/rollout",
+    "learned µs/action",
+    "learned actions/rollout",
+    "strong ms/answer mean",
+    "median",
+    "p90",
+    "max",
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=1000, help="determinised samples per table size")
+    parser.add_argument("--repeat", type=int, default=5, help="timed passes over them; the fastest counts")
+    parser.add_argument("--games", type=int, default=2, help="games of strong in every seat per table size")
+    parser.add_argument("--players", type=table_sizes, default=[2, 3, 4, 5], help="table sizes, comma-separated")
+    parser.add_argument("--compare-with", metavar="DIR", help="a checkout to measure too, in the same run")
+    parser.add_argument("--one", type=int, metavar="PLAYERS", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if min(args.positions, args.repeat, args.games) < 1:
+        parser.error("--positions, --repeat and --games are at least 1")
+    if args.one is not None:
+        print(json.dumps(measure(args.one, args)))
+        return
+    if args.compare_with is not None and not os.path.isfile(os.path.join(args.compare_with, "bots", "strong.py")):
+        parser.error(f"--compare-with needs a checkout holding bots/strong.py, not {args.compare_with!r}")
+    print(f"command: {' '.join([sys.executable, *sys.argv])}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, one process, CPU time; "
+        f"load average at start {os.getloadavg()[0]:.1f}; strong's budgets {STRONG_ITERATIONS}\n"
+    )
+    print("| players | checkout | " + " | ".join(HEADERS) + " |")
+    print("|---" * (len(HEADERS) + 2) + "|")
+    for players in args.players:
+        rows = []
+        if args.compare_with:
+            rows.append(("other", measure_other(args.compare_with, players, args)))
+        rows.append(("this", measure(players, args)))
+        if args.compare_with:
+            rows.append(("this/other", {k: rows[1][1][k] / rows[0][1][k] for k in COLUMNS}))
+        for name, figures in rows:
+            cells = " | ".join(f"{figures[k]:.2f}" if name == "this/other" else f"{figures[k]:.1f}" for k in COLUMNS)
+            print(f"| {players} | {name} | {cells} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
