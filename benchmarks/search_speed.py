@@ -14,7 +14,8 @@ rollout.
 
 Answers: `--games` seeded games with `StrongBot` at `STRONG_ITERATIONS` (benchmarks/bots_strength.py)
 in every seat, CPU ms of each answer (flips and forced moves included): mean, median, p90 and max.
-That is how the budgets were set: a mean under the 100 ms the issue allows on this machine's core.
+The budgets were set from this figure: a mean under the 100 ms the issue allows, on the machine
+they were set on (docs/benchmarks.md says which; a slower core needs smaller ones).
 
 Times are the process's CPU time. `--compare-with DIR` measures the same in the checkout DIR (e.g.
 `git worktree add --detach /tmp/main main`), in a child process right before this checkout's own
