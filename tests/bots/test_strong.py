@@ -7,6 +7,7 @@ import random
 import pytest
 
 from bots import EXAMPLES, GreedyBot, StrongBot, make_example
+from bots.evaluation import SEAT_FEATURES, RoundValue
 from bots.evidence import InformedDeterminizer
 from bots.greedy import ranked_actions
 from bots.strong import lead_margin, outcome_key, round_margin
@@ -132,6 +133,8 @@ def test_the_search_needs_a_budget_and_a_candidate() -> None:
         StrongBot(evidence=0.0)
     with pytest.raises(ValueError, match="objective"):
         StrongBot(objective="best")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="horizon"):
+        StrongBot(horizon=-1)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -174,7 +177,7 @@ def _first_round_played(players: int) -> Game:
 def test_round_margin_is_the_seats_score_against_the_mean_of_the_others() -> None:
     game = _first_round_played(3)
     a, b, c = game.results[-1].scores
-    assert round_margin(game, 0) == pytest.approx(a - (b + c) / 2)
+    assert round_margin(game.results[-1].scores, 0) == pytest.approx(a - (b + c) / 2)
 
 
 def test_lead_margin_is_the_seats_total_against_the_best_other_total() -> None:
@@ -183,8 +186,8 @@ def test_lead_margin_is_the_seats_total_against_the_best_other_total() -> None:
     scores = game.results[-1].scores
     totals = (10, 0, 25, 3)
     best_other = max(totals[s] + scores[s] for s in (1, 2, 3))
-    assert lead_margin(game, 0, totals) == totals[0] + scores[0] - best_other
-    assert lead_margin(game, 2, totals) == 25 + scores[2] - max(totals[s] + scores[s] for s in (0, 1, 3))
+    assert lead_margin(scores, 0, totals) == totals[0] + scores[0] - best_other
+    assert lead_margin(scores, 2, totals) == 25 + scores[2] - max(totals[s] + scores[s] for s in (0, 1, 3))
 
 
 def test_the_lead_objective_decides_as_the_mean_one_at_two_seats() -> None:
@@ -225,3 +228,53 @@ def test_evidence_chooses_where_the_samples_come_from(
 ) -> None:
     _, worlds, _ = first_search(monkeypatch, StrongBot(seed=1, move_time=None, iterations=10, evidence=evidence))
     assert type(worlds) is kind
+
+
+def _mid_round_sample(players: int) -> Game:
+    game = Game(players, 6)
+    for seat in range(players):
+        game.apply(seat, Flip(False))
+    game.apply(game.to_move, game.legal_actions()[0])
+    return Determinizer(observe(game, game.to_move)).sample(random.Random(2))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_rollout_stops_at_its_horizon_and_is_valued_by_the_round_evaluation(players: int) -> None:
+    unit = [1.0 if f == "cards" else 0.0 for f in SEAT_FEATURES]
+    bot = StrongBot(seed=1, move_time=None, iterations=10, horizon=players, evaluation=RoundValue({players: unit}))
+    world = _mid_round_sample(players)
+    game = world.copy()
+    scores = bot.rollout(game)
+    assert not game.is_over, "this sample's round lasts longer than a turn of the table"
+    assert game.round_actions == world.round_actions + players
+    assert scores == tuple(float(len(h)) for h in game.hands)
+
+
+def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round() -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=10)
+    game = _mid_round_sample(4)
+    scores = bot.rollout(game)
+    assert game.is_over
+    assert scores == tuple(map(float, game.results[-1].scores))
+
+
+def test_a_horizon_searches_more_samples_in_the_same_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget counts simulated actions, so rollouts cut short buy more samples of the deal."""
+    sampled: list[int] = []
+    original = Determinizer.sample
+
+    def sample(worlds: Determinizer, rng: random.Random) -> Game:
+        sampled.append(1)
+        return original(worlds, rng)
+
+    monkeypatch.setattr(Determinizer, "sample", sample)
+    game = Game(4, 3)
+    for seat in range(4):
+        game.apply(seat, Flip(False))
+    obs = observe(game, game.to_move)
+    counts = []
+    for horizon in (None, 4):
+        sampled.clear()
+        StrongBot(seed=1, move_time=None, iterations=600, horizon=horizon).choose(obs)
+        counts.append(len(sampled))
+    assert counts[1] > 2 * counts[0]
