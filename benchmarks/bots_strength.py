@@ -4,7 +4,7 @@
         [--players 2,3,4,5] [--deals 100] [--jobs 2]
         [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
         [--strong-candidates 8] [--strong-evidence P] [--strong-playout learned | greedy]
-        [--strong-objective lead | mean]
+        [--strong-objective lead | mean] [--strong-horizon round | 4 | 4:4,5:5]
         [--mc-move-time 0.2 | --mc-iterations N]
         [--mc-clock process | wall]
 
@@ -95,6 +95,30 @@ def per_table_size(text: str) -> dict[int, int]:
     return budget
 
 
+def horizons(text: str) -> dict[int, int | None]:
+    """`round` (every rollout to the round's end), `4` (every table size), or `4:4,5:5` (table
+    sizes left out play to the round's end)."""
+    if text == "round":
+        return dict.fromkeys(STRONG_ITERATIONS)
+    try:
+        if ":" not in text:
+            found: dict[int, int | None] = dict.fromkeys(STRONG_ITERATIONS, int(text))
+        else:
+            found = dict.fromkeys(STRONG_ITERATIONS)
+            for item in text.split(","):
+                seats, n = item.split(":")
+                if int(seats) not in found:
+                    raise ValueError
+                found[int(seats)] = int(n)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected round, a number or SEATS:N pairs like 4:4,5:5, not {text!r}"
+        ) from None
+    if any(h is not None and h < 0 for h in found.values()):
+        raise argparse.ArgumentTypeError(f"a horizon is 0 actions or more, not {text!r}")
+    return found
+
+
 def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
     if name == "strong":
         return StrongBot(
@@ -105,6 +129,7 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
             evidence=args.strong_evidence,
             playout=args.strong_playout,
             objective=args.strong_objective,
+            horizon=args.strong_horizon[players],
         )
     if name == "montecarlo":
         clock = time.process_time if args.mc_clock == "process" else time.perf_counter
@@ -212,6 +237,13 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         default=None,
         help="strong: the share of samples kept that the other seats' scouts speak against (default: no weighing)",
+    )
+    parser.add_argument(
+        "--strong-horizon",
+        type=horizons,
+        default=horizons("round"),
+        help="strong: actions each rollout plays after the move it judges before the round evaluation "
+        "reads the rest: round (to the round's end), one number, or SEATS:N per table size",
     )
     parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")

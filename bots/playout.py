@@ -222,11 +222,14 @@ class LinearPlayout:
             for flip in (False, True):
                 v = card[1] if flip else card[0]
                 for pos in _joining_positions(tops, v):
-                    hand = (*tops[:pos], v, *tops[pos:])
                     scout = _SCOUTS[end_][flip][pos]
-                    score = scout_base + w_scouted * v + term(hand)
-                    if score > best_score:
-                        best, best_score = scout, score
+                    if not (pos and tops[pos - 1] == v):
+                        hand = (*tops[:pos], v, *tops[pos:])
+                        score = scout_base + w_scouted * v + term(hand)
+                        if score > best_score:
+                            best, best_score = scout, score
+                    # Else the card lands beside its equal: the hand of position pos - 1, scored just
+                    # before, which keeps the tie as the first of equals.
                     if not can_scout_show:
                         continue
                     for start, length in _runs_through(hand, pos):
