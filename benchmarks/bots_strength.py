@@ -36,8 +36,9 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bots import EXAMPLES, MonteCarloBot, StrongBot, make_example
 from sdk.bot import Bot
@@ -75,21 +76,28 @@ under the 100 ms it may take. (Greedy playouts are cheaper per action: 3,200 / 1
 2,400 cost as much.)"""
 
 
-def per_table_size(text: str) -> dict[int, int]:
-    """`2500` (every table size) or `2:4000,3:2300,...` (table sizes left out keep the default)."""
+T = TypeVar("T")
+
+
+def _by_table_size(text: str, defaults: Mapping[int, T], example: str) -> dict[int, T | int]:
+    """`N` for every table size, or `SEATS:N` pairs over `defaults` (sizes left out keep theirs)."""
     try:
         if ":" not in text:
-            return dict.fromkeys(STRONG_ITERATIONS, int(text))
-        budget = dict(STRONG_ITERATIONS)
+            return dict.fromkeys(defaults, int(text))
+        found: dict[int, T | int] = dict(defaults)
         for item in text.split(","):
             seats, n = item.split(":")
-            if int(seats) not in budget:
+            if int(seats) not in found:
                 raise ValueError
-            budget[int(seats)] = int(n)
+            found[int(seats)] = int(n)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number or SEATS:N pairs like 2:4000,3:2300, not {text!r}"
-        ) from None
+        raise argparse.ArgumentTypeError(f"expected {example}, not {text!r}") from None
+    return found
+
+
+def per_table_size(text: str) -> dict[int, int]:
+    """`2500` (every table size) or `2:4000,3:2300,...` (table sizes left out keep the default)."""
+    budget = _by_table_size(text, STRONG_ITERATIONS, "a number or SEATS:N pairs like 2:4000,3:2300")
     if min(budget.values()) < 1:
         raise argparse.ArgumentTypeError(f"iterations are at least 1, not {text!r}")
     return budget
@@ -98,22 +106,10 @@ def per_table_size(text: str) -> dict[int, int]:
 def horizons(text: str) -> dict[int, int | None]:
     """`round` (every rollout to the round's end), `4` (every table size), or `4:4,5:5` (table
     sizes left out play to the round's end)."""
+    to_the_end: dict[int, int | None] = dict.fromkeys(STRONG_ITERATIONS)
     if text == "round":
-        return dict.fromkeys(STRONG_ITERATIONS)
-    try:
-        if ":" not in text:
-            found: dict[int, int | None] = dict.fromkeys(STRONG_ITERATIONS, int(text))
-        else:
-            found = dict.fromkeys(STRONG_ITERATIONS)
-            for item in text.split(","):
-                seats, n = item.split(":")
-                if int(seats) not in found:
-                    raise ValueError
-                found[int(seats)] = int(n)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected round, a number or SEATS:N pairs like 4:4,5:5, not {text!r}"
-        ) from None
+        return to_the_end
+    found = _by_table_size(text, to_the_end, "round, a number or SEATS:N pairs like 4:4,5:5")
     if any(h is not None and h < 0 for h in found.values()):
         raise argparse.ArgumentTypeError(f"a horizon is 0 actions or more, not {text!r}")
     return found

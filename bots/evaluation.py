@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
+from operator import mul
 
 from sdk.engine import Game
 from sdk.memo import memoised
@@ -87,8 +88,7 @@ def seat_rows(game: Game, split: Split = greedy_split) -> list[Row]:
 
 class RoundValue:
     """Each seat's expected round score: the real scores once the round is over, else the
-    weighted sum of its `SEAT_FEATURES` (computed without building `seat_rows`: it runs once per
-    rollout). `weights` maps each table size to one weight per
+    weighted sum of its `SEAT_FEATURES`. `weights` maps each table size to one weight per
     feature, in `SEAT_FEATURES` order."""
 
     def __init__(self, weights: Mapping[int, Sequence[float]]) -> None:
@@ -112,40 +112,8 @@ class RoundValue:
         """Round `round_`'s scores: as scored if it has ended, else as predicted from `game`."""
         if game.results and game.results[-1].round == round_:
             return tuple(map(float, game.results[-1].scores))
-        (bias, w_captured, w_chips, w_cards, w_sets, w_longest, w_owner, w_turns, w_scout_show, w_fewest, w_active,
-         w_one_set, w_few, w_owned) = self._by_size[game.players]  # fmt: skip
-        n = game.players
-        hands = game.hands
-        sizes = [len(h) for h in hands]
-        active = len(game.active)
-        owner = game.owner
-        to_move = game.to_move
-        split = self._split
-        base = bias + w_active * active
-        scores = []
-        for s in range(n):
-            cards = sizes[s]
-            sets, longest = split(tuple([c[0] for c in hands[s]]))
-            score = (
-                base
-                + w_captured * len(game.captured[s])
-                + w_chips * game.chips[s]
-                + w_cards * cards
-                + w_sets * sets
-                + w_longest * longest
-                + w_turns * ((s - to_move) % n)
-                + w_fewest * min([sizes[t] for t in range(n) if t != s])
-            )
-            if owner == s:
-                score += w_owner + w_owned * active
-            if game.scout_show[s]:
-                score += w_scout_show
-            if sets == 1:
-                score += w_one_set
-            if cards <= FEW_CARDS:
-                score += w_few
-            scores.append(score)
-        return tuple(scores)
+        w = self._by_size[game.players]
+        return tuple([sum(map(mul, w, row)) for row in seat_rows(game, self._split)])
 
 
 def load_weights(text: str) -> dict[int, list[float]]:

@@ -52,19 +52,6 @@ def test_before_the_end_a_seat_is_worth_its_weighted_features(players: int) -> N
     assert [turns[(game.to_move + k) % players] for k in range(players)] == [float(k) for k in range(players)]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_a_prediction_is_the_weights_times_the_seats_rows(players: int) -> None:
-    rng = random.Random(players)
-    weights = [rng.uniform(-2, 2) for _ in SEAT_FEATURES]
-    value = RoundValue({players: weights})
-    for actions in range(0, 3 * players, 2):
-        game = _sample(players, 20 + actions, actions)
-        if game.results:
-            continue
-        expected = [sum(w * x for w, x in zip(weights, row, strict=True)) for row in seat_rows(game)]
-        assert value.scores(game, game.round) == pytest.approx(expected)
-
-
 def test_the_rows_say_who_owns_the_active_set_and_how_large_it_is() -> None:
     game = _sample(4, 8, 5)
     rows = seat_rows(game)
