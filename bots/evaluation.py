@@ -3,7 +3,9 @@
 A rollout to the end of the round is most of a search's cost (about 15 playout actions at 4 seats,
 docs/benchmarks.md "What a search costs"). Stopping a rollout a few actions after the move being
 judged and reading the rest off the position buys several times more samples in the same time,
-and an expectation is steadier than the one ending a single rollout happens to reach.
+and an expectation is steadier than the one ending a single rollout happens to reach. Measured at
+4 seats, those gains did not outweigh the estimate's errors (docs/benchmarks.md, "Truncated
+rollouts and a learned round evaluation"), so the strong bot plays to the round's end by default.
 `RoundValue` predicts each seat's round score as a weighted sum of `SEAT_FEATURES`, one weight
 vector per table size, fitted by least squares to the ends of rounds the shipped playout plays
 (`bots/train_value.py`; the shipped weights are in `value_weights.json`).

@@ -147,7 +147,10 @@ class StrongBot(Bot):
             self._act = playout.action
         else:
             raise ValueError(f"StrongBot's playout is 'learned', 'greedy' or a LinearPlayout, not {playout!r}")
-        self._scores = (evaluation or RoundValue.shipped()).scores
+        if evaluation is None:
+            # Without a horizon every rollout ends its round, whose real scores need no weights.
+            evaluation = RoundValue.shipped() if horizon is not None else RoundValue({})
+        self._scores = evaluation.scores
 
     def rollout(self, game: Game) -> tuple[float, ...]:
         """Play the sample `game` on with the playout, to the end of its round or for `horizon`
