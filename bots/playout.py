@@ -13,6 +13,9 @@ strong bot's choices in self-play (`bots/train_playout.py`); the shipped weights
 
 `candidates` lists the actions with their feature rows, for training and tests; `LinearPlayout`
 computes the same scores without building rows, at the cost of the greedy rollout.
+`LinearPlayout.play_out`, what a search calls, plays a whole rollout in C (`bots/_playout.c`,
+built when the package is installed) and falls back to this module's Python, with the same
+results, where the build had no compiler.
 """
 
 from __future__ import annotations
@@ -22,11 +25,17 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 
 from sdk import Action, ScoutShow, Show
-from sdk.engine import End, Game, legal_shows, set_key
+from sdk.engine import End, Game, Phase, legal_shows, set_key
+from sdk.engine.results import ROUND_ACTION_CAP
 from sdk.memo import memoised
 
 from .greedy import EMPTY_BONUS, HAND_VALUES, SCOUT_SHOW_COST, SET_WEIGHT, greedy_split
 from .montecarlo import _SCOUTS, _joining_positions, _runs_through
+
+try:
+    from . import _playout as compiled
+except ImportError:  # built without a C compiler: `LinearPlayout.play_out` runs in Python
+    compiled = None  # type: ignore[assignment]
 
 FEATURES = (
     "captured",
@@ -137,6 +146,7 @@ class _Weights:
             raise ValueError(f"a playout needs {len(FEATURES)} weights per table size, not {len(weights)}")
         w = dict(zip(FEATURES, map(float, weights), strict=True))
         self.w = w
+        self.vector = tuple(w.values())
         cards, sets, longest, empty = w["cards_after"], w["sets_after"], w["longest_after"], w["empties"]
 
         def hand_term(after: tuple[int, ...]) -> float:
@@ -168,6 +178,35 @@ class LinearPlayout:
         """Play `game` (a determinised sample, which ends with its round) to the end."""
         while not game.is_over:
             game.apply(game.to_move, self.action(game))
+
+    def play_out(self, game: Game, *, accelerated: bool = True) -> tuple[tuple[int, ...], int]:
+        """The scores of `game`'s round played to its end by this playout, and how many actions
+        that took; `game` is left as it was. The C rollout (`bots/_playout.c`) plays it if it was
+        built, unless `accelerated` is False; the Python one gives the same results."""
+        round_ = game.round
+        if game.results and game.results[-1].round == round_:
+            return game.results[-1].scores, 0
+        if game.phase is not Phase.PLAY:
+            raise ValueError("a playout starts once every seat has decided whether to flip")
+        if accelerated and compiled is not None:
+            return compiled.play_round(
+                game.hands,
+                game.active,
+                game.owner,
+                game.to_move,
+                game.chips,
+                game.scout_show,
+                game.captured,
+                game.round_actions,
+                self._by_size[game.players].vector,
+                ROUND_ACTION_CAP,
+            )
+        played = game.copy()
+        actions = 0
+        while not played.results or played.results[-1].round != round_:
+            played.apply(played.to_move, self.action(played))
+            actions += 1
+        return played.results[-1].scores, actions
 
     def action(self, game: Game) -> Action:
         """The best candidate of `candidates(game)` by its weighted features, the first of equals."""

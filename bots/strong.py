@@ -139,28 +139,35 @@ class StrongBot(Bot):
             raise ValueError(f"StrongBot's horizon is a number of actions, 0 or more, not {horizon}")
         self.horizon = horizon
         self._hand_value = hand_values()
+        self._playout: LinearPlayout | None = None
         if playout == "greedy":
             self._act: Callable[[Game], Action] = lambda game: rollout_action(game, self._hand_value)
         elif playout == "learned":
-            self._act = LinearPlayout.shipped().action
+            self._playout = LinearPlayout.shipped()
         elif isinstance(playout, LinearPlayout):
-            self._act = playout.action
+            self._playout = playout
         else:
             raise ValueError(f"StrongBot's playout is 'learned', 'greedy' or a LinearPlayout, not {playout!r}")
+        if self._playout is not None:
+            self._act = self._playout.action
         if evaluation is None:
             # Without a horizon every rollout ends its round, whose real scores need no weights.
             evaluation = RoundValue.shipped() if horizon is not None else RoundValue({})
         self._scores = evaluation.scores
 
-    def rollout(self, game: Game) -> tuple[float, ...]:
+    def rollout(self, game: Game) -> tuple[Sequence[float], int]:
         """Play the sample `game` on with the playout, to the end of its round or for `horizon`
-        actions, and return every seat's round score: as scored, or as `RoundValue` predicts."""
-        round_ = game.round
-        stop = None if self.horizon is None else game.round_actions + self.horizon
+        actions; return every seat's round score (as scored, or as `RoundValue` predicts) and the
+        actions played. A learned playout to the round's end leaves `game` as it was
+        (`LinearPlayout.play_out`, in C where it was built); otherwise `game` is played on."""
+        if self.horizon is None and self._playout is not None:
+            return self._playout.play_out(game)
+        round_, start = game.round, game.round_actions
+        stop = None if self.horizon is None else start + self.horizon
         act = self._act
         while not game.is_over and (stop is None or game.round_actions < stop):
             game.apply(game.to_move, act(game))
-        return self._scores(game, round_)
+        return self._scores(game, round_), game.round_actions - start
 
     def choose(self, obs: Observation) -> Action:
         start = perf_counter()
@@ -173,8 +180,8 @@ class StrongBot(Bot):
         def value(world: Game, action: Action) -> float:
             game = world.copy()
             game.apply(me, action)
-            scores = self.rollout(game)
-            self.steps_done += game.round_actions - world.round_actions
+            scores, played = self.rollout(game)
+            self.steps_done += 1 + played
             return margin(scores)
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
@@ -205,8 +212,8 @@ class StrongBot(Bot):
             game.apply(me, Flip(flip))
             for seat in game.awaiting:
                 game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
-            scores = self.rollout(game)
-            self.steps_done += game.round_actions
+            scores, played = self.rollout(game)
+            self.steps_done += played
             return margin(scores)
 
         preferred = prefer_flip(obs.hand, self._hand_value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Literal
 
 import pytest
 
@@ -244,18 +245,22 @@ def test_a_rollout_stops_at_its_horizon_and_is_valued_by_the_round_evaluation(pl
     bot = StrongBot(seed=1, move_time=None, iterations=10, horizon=players, evaluation=RoundValue({players: unit}))
     world = _mid_round_sample(players)
     game = world.copy()
-    scores = bot.rollout(game)
+    scores, played = bot.rollout(game)
     assert not game.is_over, "this sample's round lasts longer than a turn of the table"
-    assert game.round_actions == world.round_actions + players
+    assert played == players and game.round_actions == world.round_actions + players
     assert scores == tuple(float(len(h)) for h in game.hands)
 
 
-def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round() -> None:
-    bot = StrongBot(seed=1, move_time=None, iterations=10)
-    game = _mid_round_sample(4)
-    scores = bot.rollout(game)
-    assert game.is_over
-    assert scores == tuple(map(float, game.results[-1].scores))
+@pytest.mark.parametrize("playout", ["learned", "greedy"])
+def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round(playout: Literal["learned", "greedy"]) -> None:
+    bot = StrongBot(seed=1, move_time=None, iterations=10, playout=playout)
+    world = _mid_round_sample(4)
+    finished = world.copy()
+    while not finished.is_over:
+        finished.apply(finished.to_move, bot._act(finished))
+    scores, played = bot.rollout(world.copy())
+    assert tuple(scores) == finished.results[-1].scores
+    assert played == finished.round_actions - world.round_actions > 0
 
 
 def test_a_horizon_searches_more_samples_in_the_same_budget(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -186,11 +186,8 @@ def test_the_image_serves_on_the_exposed_port_and_checks_its_health_over_grpc() 
 
 def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    needed = {
-        "pyproject.toml",
-        project["project"]["readme"],
-        *project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"],
-    }
+    wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
+    needed = {"pyproject.toml", project["project"]["readme"], *wheel["packages"], wheel["hooks"]["custom"]["path"]}
     copied = {
         source
         for stage in ("build", "runtime")
@@ -203,7 +200,7 @@ def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> 
     for source in copied:
         assert (ROOT / source).exists(), f"COPY {source}: no such file"
         assert not ignored(source, patterns), f".dockerignore excludes {source}, which the Dockerfile copies"
-    for heavy in (".git", ".venv", "tests", "scout-arena.db", "arena/__pycache__"):
+    for heavy in (".git", ".venv", "tests", "scout-arena.db", "arena/__pycache__", "bots/_playout.cpython-311.so"):
         assert ignored(heavy, patterns), f".dockerignore should exclude {heavy}"
 
 

@@ -1,0 +1,20 @@
+"""The compiled rollout's interface (bots/_playout.c); `bots.playout.LinearPlayout.play_out` calls it."""
+
+from collections.abc import Sequence
+
+SOURCE_SHA256: str
+"""The SHA-256 of the bots/_playout.c this module was compiled from."""
+
+def play_round(
+    hands: Sequence[Sequence[tuple[int, int]]],
+    active: Sequence[tuple[int, int]],
+    owner: int | None,
+    to_move: int,
+    chips: Sequence[int],
+    scout_show: Sequence[bool],
+    captured: Sequence[Sequence[object]],
+    round_actions: int,
+    weights: Sequence[float],
+    cap: int,
+    /,
+) -> tuple[tuple[int, ...], int]: ...
