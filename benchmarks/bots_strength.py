@@ -69,11 +69,11 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
     return frozenset((s + shift) % players for s in base)
 
 
-STRONG_ITERATIONS = {2: 3000, 3: 1500, 4: 1650, 5: 2000}
-"""Strong's budget per table size, with its learned playout: the simulated actions that cost about
-90 ms of CPU per answer on this machine's idle core (docs/benchmarks.md, "A learned playout"),
-under the 100 ms it may take. (Greedy playouts are cheaper per action: 3,200 / 1,900 / 2,200 /
-2,400 cost as much.)"""
+STRONG_ITERATIONS = {2: 50000, 3: 38000, 4: 40000, 5: 44000}
+"""Strong's budget per table size, with its learned playout compiled (bots/_playout.c): the budget
+(simulated actions and `ROLLOUT_COST` a rollout) that costs 65-85 ms of CPU per answer on an idle
+core of this machine (docs/benchmarks.md, "The compiled rollout"), under the 100 ms it may take.
+The greedy playout and the Python fallback run in Python and cost far more per action."""
 
 
 T = TypeVar("T")

@@ -18,10 +18,10 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
    get few rollouts, close ones many, and comparing them on common deals cancels most of the
    luck of the deal.
 
-Budgets: `iterations` counts the actions the rollouts of one decision may simulate (reproducible:
-the same seed and iterations play the same game on any machine, under any load); `move_time`
-caps the thinking time in seconds. The default, 80 ms of thinking, keeps a move under 100 ms on
-one core.
+Budgets: `iterations` counts the actions the rollouts of one decision may simulate, each rollout
+charged `ROLLOUT_COST` more for its setting up (reproducible: the same seed and iterations play
+the same game on any machine, under any load); `move_time` caps the thinking time in seconds.
+The default, 80 ms of thinking, keeps a move under 100 ms on one core.
 
 Run it against an arena: `python -m bots.strong --target HOST:PORT --token TOKEN`.
 """
@@ -44,6 +44,12 @@ from .montecarlo import rollout_action
 from .playout import LinearPlayout
 
 T = TypeVar("T")
+
+ROLLOUT_COST = 12
+"""What one rollout costs beyond its actions, in actions: its share of a sample, the copy and the
+move judged, in Python, around a round played in C (bots/_playout.c). Measured: about 20 µs a
+rollout and 1.5 µs an action (docs/benchmarks.md), so that a budget of actions is one of time
+whether the round has 40 actions left or 2."""
 
 
 class Worlds(Protocol):
@@ -90,9 +96,9 @@ class StrongBot(Bot):
     halving.
 
     `iterations` is the reproducible budget: how many actions its rollouts may simulate per
-    decision. A rollout's cost is mostly its actions, but an action costs more at some table sizes
-    than at others (3 seats dearest, 2 cheapest), so the strength benchmark gives each table size
-    its own budget (docs/benchmarks.md). Eight candidates cost no more halving phases than six
+    decision, each rollout counting `ROLLOUT_COST` more. The cost of an action differs between
+    table sizes, so the strength benchmark gives each table size its own budget
+    (docs/benchmarks.md). Eight candidates cost no more halving phases than six
     (three either way) and let it consider the moves the Monte-Carlo bot does. `objective` is what
     a rollout's end is worth (`_margin`); `evidence`, if given, weighs the samples by the other
     seats' scouts (`bots.evidence`), keeping that share of the samples they speak against.
@@ -134,7 +140,7 @@ class StrongBot(Bot):
         self.iterations = iterations
         self.candidates = candidates
         self.steps_done = 0
-        """Actions simulated for the latest decision."""
+        """The budget the latest decision spent: actions simulated, and `ROLLOUT_COST` a rollout."""
         if horizon is not None and horizon < 0:
             raise ValueError(f"StrongBot's horizon is a number of actions, 0 or more, not {horizon}")
         self.horizon = horizon
@@ -181,7 +187,7 @@ class StrongBot(Bot):
             game = world.copy()
             game.apply(me, action)
             scores, played = self.rollout(game)
-            self.steps_done += 1 + played
+            self.steps_done += ROLLOUT_COST + 1 + played
             return margin(scores)
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
@@ -213,7 +219,7 @@ class StrongBot(Bot):
             for seat in game.awaiting:
                 game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
             scores, played = self.rollout(game)
-            self.steps_done += played
+            self.steps_done += ROLLOUT_COST + played
             return margin(scores)
 
         preferred = prefer_flip(obs.hand, self._hand_value)
@@ -239,10 +245,10 @@ class StrongBot(Bot):
     def best(self, worlds: Worlds, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
-        `value(world, option)` plays one rollout from the sample `world`, adds the actions it
-        simulated to `self.steps_done` and returns what its round scores are worth (`_margin`). Each halving
-        phase spends an equal share of what is left of the budget (actions, or time) and plays
-        at least one sample. Ties keep the earlier option (the
+        `value(world, option)` plays one rollout from the sample `world`, adds what it cost
+        (`ROLLOUT_COST` and its actions) to `self.steps_done` and returns what its round scores
+        are worth (`_margin`). Each halving phase spends an equal share of what is left of the
+        budget (actions, or time) and plays at least one sample. Ties keep the earlier option (the
         greedy order), so a budget too small to tell options apart plays what greedy would.
         """
         if len(options) == 1:

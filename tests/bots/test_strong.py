@@ -264,7 +264,8 @@ def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round(playout: Lite
 
 
 def test_a_horizon_searches_more_samples_in_the_same_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The budget counts simulated actions, so rollouts cut short buy more samples of the deal."""
+    """The budget counts simulated actions (and `ROLLOUT_COST` a rollout), so rollouts cut short buy
+    more samples of the deal: from the round's first turn, a rollout to its end plays about 20."""
     sampled: list[int] = []
     original = Determinizer.sample
 
@@ -280,6 +281,6 @@ def test_a_horizon_searches_more_samples_in_the_same_budget(monkeypatch: pytest.
     counts = []
     for horizon in (None, 4):
         sampled.clear()
-        StrongBot(seed=1, move_time=None, iterations=600, horizon=horizon).choose(obs)
+        StrongBot(seed=1, move_time=None, iterations=3000, horizon=horizon).choose(obs)
         counts.append(len(sampled))
-    assert counts[1] > 2 * counts[0]
+    assert counts[1] > 1.5 * counts[0]
