@@ -10,7 +10,10 @@ gets the same ones), each finished to its round's end by the greedy rollout
 (`bots.montecarlo.finish_round`) and by the learned playout (`LinearPlayout.shipped().finish`), on
 a copy, each policy with a warm memo: µs per simulated action (the copy included, as a search pays
 it; the fastest of `--repeat` passes, since a shared core only ever slows a pass) and actions per
-rollout.
+rollout. The same samples played out by the compiled playout (`LinearPlayout.play_out`, in C
+where bots/_playout.c was built; "—" where it was not, or in a checkout without it): µs per
+action, the call's reading of the position included, and how many times cheaper than the learned
+playout in Python that is.
 
 Answers: `--games` seeded games with `StrongBot` at `STRONG_ITERATIONS` (benchmarks/bots_strength.py)
 in every seat, CPU ms of each answer (flips and forced moves included): mean, median, p90 and max.
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import random
@@ -38,6 +42,7 @@ from collections.abc import Callable
 
 from bots_strength import STRONG_ITERATIONS
 
+import bots.playout as playout_module
 from bots.greedy import GreedyBot, hand_values
 from bots.montecarlo import finish_round
 from bots.playout import LinearPlayout
@@ -84,6 +89,22 @@ def rollout_cost(samples: list[Game], finish: Callable[[Game], None], repeat: in
     return best, actions / len(samples)
 
 
+def compiled_cost(samples: list[Game], repeat: int) -> float:
+    """µs per simulated action of the compiled `LinearPlayout.play_out` over `samples`, the
+    fastest of `repeat` passes; NaN where there is no compiled playout to measure."""
+    playout = LinearPlayout.shipped()
+    if getattr(playout_module, "compiled", None) is None:
+        return math.nan
+    best = math.inf
+    for _ in range(repeat):
+        actions = 0
+        start = time.process_time()
+        for world in samples:
+            actions += playout.play_out(world)[1]
+        best = min(best, (time.process_time() - start) / actions * 1e6)
+    return best
+
+
 def answer_costs(players: int, games: int, iterations: int) -> list[float]:
     """CPU ms of every answer of `StrongBot(iterations=...)` in every seat of `games` games."""
     costs = []
@@ -108,12 +129,15 @@ def measure(players: int, args: argparse.Namespace) -> dict[str, float]:
     value = hand_values()
     greedy_us, greedy_len = rollout_cost(samples, lambda game: finish_round(game, value), args.repeat)
     learned_us, learned_len = rollout_cost(samples, LinearPlayout.shipped().finish, args.repeat)
+    compiled_us = compiled_cost(samples, args.repeat)
     costs = answer_costs(players, args.games, STRONG_ITERATIONS[players])
     return {
         "greedy_us": greedy_us,
         "greedy_len": greedy_len,
         "learned_us": learned_us,
         "learned_len": learned_len,
+        "compiled_us": compiled_us,
+        "compiled_gain": learned_us / compiled_us,
         "mean": statistics.mean(costs),
         "median": statistics.median(costs),
         "p90": statistics.quantiles(costs, n=10)[-1],
@@ -140,17 +164,34 @@ def table_sizes(text: str) -> list[int]:
     return sizes
 
 
-COLUMNS = ("greedy_us", "greedy_len", "learned_us", "learned_len", "mean", "median", "p90", "max")
+COLUMNS = (
+    "greedy_us",
+    "greedy_len",
+    "learned_us",
+    "learned_len",
+    "compiled_us",
+    "compiled_gain",
+    "mean",
+    "median",
+    "p90",
+    "max",
+)
 HEADERS = (
     "greedy µs/action",
     "greedy actions/rollout",
     "learned µs/action",
     "learned actions/rollout",
+    "compiled µs/action",
+    "learned/compiled",
     "strong ms/answer mean",
     "median",
     "p90",
     "max",
 )
+
+
+def cell(figure: float, digits: int) -> str:
+    return "—" if math.isnan(figure) else f"{figure:.{digits}f}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -184,7 +225,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.compare_with:
             rows.append(("this/other", {k: rows[1][1][k] / rows[0][1][k] for k in COLUMNS}))
         for name, figures in rows:
-            cells = " | ".join(f"{figures[k]:.2f}" if name == "this/other" else f"{figures[k]:.1f}" for k in COLUMNS)
+            cells = " | ".join(
+                cell(figures[k], 2 if name == "this/other" or k == "compiled_us" else 1) for k in COLUMNS
+            )
             print(f"| {players} | {name} | {cells} |", flush=True)
 
 
