@@ -180,7 +180,7 @@ static Move choose(const State *s, const double *w) {
     int n = held->n;
     int gain = s->active.n;
     int after[MAX_CARDS + 1], hand[MAX_CARDS + 1];
-    Span shows[4 * MAX_CARDS];
+    Span shows[MAX_CARDS * (MAX_CARDS + 1) / 2]; /* at most one show per pair of ends */
     Move best = {SHOW, 0, 0, 0, 0, 0};
     double best_score = -1e18;
 
@@ -336,6 +336,16 @@ static int read_int(PyObject *item, int *out, const char *what) {
     return 0;
 }
 
+/* A card's number (RULES.md §1), which `key_of` packs into 6 bits. */
+static int read_value(PyObject *item, int *out) {
+    if (read_int(item, out, "a card's value")) return -1;
+    if (*out < 1 || *out > 10) {
+        PyErr_Format(PyExc_ValueError, "a card's value is 1 to 10, not %d", *out);
+        return -1;
+    }
+    return 0;
+}
+
 static int read_cards(PyObject *seq, Cards *out, const char *what) {
     PyObject *fast = PySequence_Fast(seq, what);
     if (!fast) return -1;
@@ -352,8 +362,8 @@ static int read_cards(PyObject *seq, Cards *out, const char *what) {
             Py_DECREF(fast);
             return -1;
         }
-        if (read_int(PyTuple_GET_ITEM(card, 0), &out->top[i], "a card's value") ||
-            read_int(PyTuple_GET_ITEM(card, 1), &out->bottom[i], "a card's value")) {
+        if (read_value(PyTuple_GET_ITEM(card, 0), &out->top[i]) ||
+            read_value(PyTuple_GET_ITEM(card, 1), &out->bottom[i])) {
             Py_DECREF(fast);
             return -1;
         }

@@ -105,6 +105,10 @@ def test_positions_it_cannot_play_are_refused_with_the_reason() -> None:
         compiled.play_round(hands[:1], [], *args)
     with pytest.raises(TypeError, match="a card is a \\(top, bottom\\) pair"):
         compiled.play_round([[1], [2], [3]], [], *args)
+    with pytest.raises(ValueError, match="a card's value is 1 to 10, not 64"):
+        compiled.play_round([[(64, 1)], [(3, 4)], [(5, 6)]], [], *args)
+    with pytest.raises(ValueError, match="a hand holds 48 cards, more than a deck"):
+        compiled.play_round([[(5, 6)] * 48, [(3, 4)], [(5, 6)]], [], *args)
     with pytest.raises(ValueError, match="a playout needs 14 weights"):
         compiled.play_round(hands, [], None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, (1.0,), 1000)
     with pytest.raises(ValueError, match="chips has 2 entries for 3 seats"):
