@@ -63,6 +63,16 @@ static int set_key(const int *tops, int n) {
     return key_of(n, SEQUENCE, tops[0] < tops[n - 1] ? tops[0] : tops[n - 1]);
 }
 
+/* sdk.engine.sets.set_key of any cards: NO_KEY where they are no set. */
+static int checked_set_key(const int *tops, int n) {
+    if (n == 0) return NO_KEY;
+    int step = n > 1 ? tops[1] - tops[0] : 0;
+    if (step < -1 || step > 1) return NO_KEY;
+    for (int i = 2; i < n; i++)
+        if (tops[i] - tops[i - 1] != step) return NO_KEY;
+    return set_key(tops, n);
+}
+
 /* The length of the run of one step (0, +1 or -1) that starts at card i, and that step. */
 static int run_from(const int *tops, int n, int i, int *step) {
     if (i + 1 >= n) return 1;
@@ -258,6 +268,34 @@ static Move choose(const State *s, const double *w) {
     return best;
 }
 
+/* Why `m` is not one of the mover's legal actions (RULES.md §4-§5), or NULL if it is: a caller's
+ * first move is checked as Game.apply would check it. */
+static const char *illegal(const State *s, Move m) {
+    int seat = s->to_move, n = s->hands[seat].n, beat = s->active_key;
+    const Cards *active = &s->active;
+    int tops[MAX_CARDS + 1];
+    memcpy(tops, s->hands[seat].top, sizeof(int) * n);
+    if (m.kind != SHOW && m.kind != SCOUT && m.kind != SCOUT_SHOW) return "a move is a show, a scout or a scout & show";
+    if (m.kind != SHOW) {
+        if (!active->n) return "there is no active set to scout from";
+        if (s->players == 2 && !s->chips[seat]) return "the mover has no scout chip left";
+        if (m.kind == SCOUT_SHOW && !s->scout_show[seat]) return "the mover has used its Scout & Show chip";
+        if ((m.end != 0 && m.end != 1) || (m.flip != 0 && m.flip != 1)) return "a scout's end and flip are 0 or 1";
+        if (m.position < 0 || m.position > n) return "the scout's insert position is outside the hand";
+        int at = m.end && active->n > 1 ? active->n - 1 : 0;
+        memmove(tops + m.position + 1, tops + m.position, sizeof(int) * (n - m.position));
+        tops[m.position] = m.flip ? active->bottom[at] : active->top[at];
+        n++;
+        beat = set_key(active->top + (at ? 0 : 1), active->n - 1);
+    }
+    if (m.kind == SCOUT) return NULL;
+    if (m.start < 0 || m.length < 1 || m.start + m.length > n) return "the shown cards are outside the hand";
+    int key = checked_set_key(tops + m.start, m.length);
+    if (key == NO_KEY) return "the shown cards are neither a group nor a sequence";
+    if (!(key > beat)) return "the set shown is not stronger than the active set";
+    return NULL;
+}
+
 static void put_shown(State *s, int seat, int start, int length) {
     Cards *hand = &s->hands[seat];
     s->active_key = set_key(hand->top + start, length);
@@ -402,17 +440,20 @@ static int read_seats(PyObject *seq, int players, int *out, int lengths, const c
 }
 
 PyDoc_STRVAR(play_round_doc,
-             "play_round(hands, active, owner, to_move, chips, scout_show, captured, round_actions, weights, cap)\n"
+             "play_round(hands, active, owner, to_move, chips, scout_show, captured, round_actions, weights, cap, "
+             "first)\n"
              "--\n\n"
              "Play a position in the PLAY phase to the end of its round with the linear playout of `weights`\n"
-             "(one per bots.playout.FEATURES); return (the round's scores, actions played). Changes nothing.");
+             "(one per bots.playout.FEATURES), after the mover's `first` move if it is not None: (kind, start,\n"
+             "length, end, flip, position), kind 0 a show, 1 a scout, 2 a scout & show. Return (the round's\n"
+             "scores, actions played, `first` included). Changes nothing.");
 
 static PyObject *play_round(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights;
+    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights, *first;
     State s;
     double w[N_FEATURES];
-    if (!PyArg_ParseTuple(args, "OOOiOOOiOi", &hands, &active, &owner, &s.to_move, &chips, &scout_show, &captured,
-                          &s.round_actions, &weights, &s.cap))
+    if (!PyArg_ParseTuple(args, "OOOiOOOiOiO", &hands, &active, &owner, &s.to_move, &chips, &scout_show, &captured,
+                          &s.round_actions, &weights, &s.cap, &first))
         return NULL;
     PyObject *fast = PySequence_Fast(hands, "hands must be a sequence of hands");
     if (!fast) return NULL;
@@ -453,9 +494,21 @@ static PyObject *play_round(PyObject *Py_UNUSED(module), PyObject *args) {
         }
     }
     Py_DECREF(wfast);
-    s.active_key = set_key(s.active.top, s.active.n);
+    s.active_key = checked_set_key(s.active.top, s.active.n);
+    if (s.active.n && s.active_key == NO_KEY)
+        return PyErr_Format(PyExc_ValueError, "the active set is neither a group nor a sequence");
 
     int start = s.round_actions, reason = -1;
+    if (first != Py_None) {
+        Move m;
+        if (!PyTuple_Check(first)) return PyErr_Format(PyExc_TypeError, "a move is a tuple of 6 ints");
+        if (!PyArg_ParseTuple(first, "iiiiii;a move is (kind, start, length, end, flip, position)", &m.kind,
+                              &m.start, &m.length, &m.end, &m.flip, &m.position))
+            return NULL;
+        const char *why = illegal(&s, m);
+        if (why) return PyErr_Format(PyExc_ValueError, "illegal first move: %s", why);
+        reason = apply(&s, m);
+    }
     while (reason < 0) {
         if (s.hands[s.to_move].n + 1 >= MAX_CARDS)
             return PyErr_Format(PyExc_ValueError, "a hand outgrew the deck");

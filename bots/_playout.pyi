@@ -16,5 +16,6 @@ def play_round(
     round_actions: int,
     weights: Sequence[float],
     cap: int,
+    first: tuple[int, int, int, int, int, int] | None,
     /,
 ) -> tuple[tuple[int, ...], int]: ...

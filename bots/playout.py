@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 
-from sdk import Action, ScoutShow, Show
+from sdk import Action, Scout, ScoutShow, Show
 from sdk.engine import End, Game, Phase, legal_shows, set_key
 from sdk.engine.results import ROUND_ACTION_CAP
 from sdk.memo import memoised
@@ -179,10 +179,14 @@ class LinearPlayout:
         while not game.is_over:
             game.apply(game.to_move, self.action(game))
 
-    def play_out(self, game: Game, *, accelerated: bool = True) -> tuple[tuple[int, ...], int]:
-        """The scores of `game`'s round played to its end by this playout, and how many actions
-        that took; `game` is left as it was. The C rollout (`bots/_playout.c`) plays it if it was
-        built, unless `accelerated` is False; the Python one gives the same results."""
+    def play_out(
+        self, game: Game, first: Action | None = None, *, accelerated: bool = True
+    ) -> tuple[tuple[int, ...], int]:
+        """The scores of `game`'s round played to its end by this playout, after the mover's
+        `first` action if given, and how many actions that took (`first` included); `game` is
+        left as it was. The C rollout (`bots/_playout.c`) plays it if it was built, unless
+        `accelerated` is False; the Python one gives the same results. An illegal `first` raises
+        ValueError (`IllegalAction` in Python)."""
         round_ = game.round
         if game.results and game.results[-1].round == round_:
             return game.results[-1].scores, 0
@@ -200,9 +204,13 @@ class LinearPlayout:
                 game.round_actions,
                 self._by_size[game.players].vector,
                 ROUND_ACTION_CAP,
+                None if first is None else _move(first),
             )
         played = game.copy()
         actions = 0
+        if first is not None:
+            played.apply(played.to_move, first)
+            actions += 1
         while not played.results or played.results[-1].round != round_:
             played.apply(played.to_move, self.action(played))
             actions += 1
@@ -281,6 +289,18 @@ class LinearPlayout:
                             best, best_score = ScoutShow(scout, Show(start, length)), score
         assert best is not None
         return best
+
+
+def _move(action: Action) -> tuple[int, int, int, int, int, int]:
+    """`action` as the compiled playout reads a move: (kind, start, length, end, flip, position)."""
+    if isinstance(action, Show):
+        return (0, action.start, action.length, 0, 0, 0)
+    if isinstance(action, ScoutShow):
+        scout, show = action.scout, action.show
+        return (2, show.start, show.length, scout.end, scout.flip, scout.position)
+    if isinstance(action, Scout):
+        return (1, 0, 0, action.end, action.flip, action.position)
+    raise TypeError(f"a playout plays shows, scouts and scout & shows, not {action!r}")
 
 
 WEIGHTS_FILE = "playout_weights.json"

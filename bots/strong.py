@@ -46,8 +46,8 @@ from .playout import LinearPlayout
 T = TypeVar("T")
 
 ROLLOUT_COST = 12
-"""What one rollout costs beyond its actions, in actions: its share of a sample, the copy and the
-move judged, in Python, around a round played in C (bots/_playout.c). Measured: about 20 µs a
+"""What one rollout costs beyond its actions, in actions: its share of a sample and the reading of
+the position, in Python, around a round played in C (bots/_playout.c). Measured: about 20 µs a
 rollout and 1.5 µs an action (docs/benchmarks.md), so that a budget of actions is one of time
 whether the round has 40 actions left or 2."""
 
@@ -161,15 +161,19 @@ class StrongBot(Bot):
             evaluation = RoundValue.shipped() if horizon is not None else RoundValue({})
         self._scores = evaluation.scores
 
-    def rollout(self, game: Game) -> tuple[Sequence[float], int]:
-        """Play the sample `game` on with the playout, to the end of its round or for `horizon`
-        actions; return every seat's round score (as scored, or as `RoundValue` predicts) and the
-        actions played. A learned playout to the round's end leaves `game` as it was
-        (`LinearPlayout.play_out`, in C where it was built); otherwise `game` is played on."""
+    def rollout(self, game: Game, first: Action | None = None) -> tuple[Sequence[float], int]:
+        """Play a copy of the sample `game` on, from the mover's `first` action if given, with the
+        playout to the end of its round or for `horizon` actions after `first`; return every
+        seat's round score (as scored, or as `RoundValue` predicts) and the actions played, `first`
+        included. A learned playout to the round's end is `LinearPlayout.play_out`, in C where it
+        was built."""
         if self.horizon is None and self._playout is not None:
-            return self._playout.play_out(game)
+            return self._playout.play_out(game, first)
+        game = game.copy()
         round_, start = game.round, game.round_actions
-        stop = None if self.horizon is None else start + self.horizon
+        if first is not None:
+            game.apply(game.to_move, first)
+        stop = None if self.horizon is None else game.round_actions + self.horizon
         act = self._act
         while not game.is_over and (stop is None or game.round_actions < stop):
             game.apply(game.to_move, act(game))
@@ -180,14 +184,11 @@ class StrongBot(Bot):
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
         options = self.options(obs)
-        me = obs.seat
         margin = self._margin(obs)
 
         def value(world: Game, action: Action) -> float:
-            game = world.copy()
-            game.apply(me, action)
-            scores, played = self.rollout(game)
-            self.steps_done += ROLLOUT_COST + 1 + played
+            scores, played = self.rollout(world, action)
+            self.steps_done += ROLLOUT_COST + played
             return margin(scores)
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)

@@ -17,7 +17,7 @@ import pytest
 import bots.playout
 from bots import StrongBot
 from bots.playout import FEATURES, LinearPlayout
-from sdk.engine import Card, Determinizer, Game, Position, observe
+from sdk.engine import Action, Card, Determinizer, End, Game, IllegalAction, Position, Scout, ScoutShow, Show, observe
 from sdk.local import play_game
 from tests.bots.test_playout import SIZES, positions
 
@@ -42,11 +42,11 @@ def state(game: Game) -> str:
     return repr((game.hands, game.active, game.owner, game.chips, game.captured, game.round_actions, game.results))
 
 
-def agree(playout: LinearPlayout, game: Game) -> tuple[tuple[int, ...], int]:
+def agree(playout: LinearPlayout, game: Game, first: Action | None = None) -> tuple[tuple[int, ...], int]:
     """Both rollouts' (scores, actions played) from `game`, checked equal; neither changes `game`."""
     before = state(game)
-    compiled = playout.play_out(game)
-    assert compiled == playout.play_out(game, accelerated=False)
+    compiled = playout.play_out(game, first)
+    assert compiled == playout.play_out(game, first, accelerated=False)
     assert state(game) == before
     return compiled
 
@@ -79,6 +79,40 @@ def test_they_agree_where_coarse_weights_make_candidates_tie(players: int) -> No
 
 
 @needs_compiled
+@pytest.mark.parametrize("players", SIZES)
+def test_they_agree_after_any_legal_first_move(players: int) -> None:
+    """A search judges its candidates by playing each first: every kind of action, applied as
+    `Game.apply` applies it (RULES.md §4.1-§5)."""
+    playout = LinearPlayout.shipped()
+    rng = random.Random(players)
+    kinds = set()
+    for game in samples(players, 3):
+        legal = game.legal_actions()
+        for first in (legal[rng.randrange(len(legal))] for _ in range(4)):
+            assert agree(playout, game, first)[1] >= 1
+            kinds.add(type(first))
+    assert kinds == ({Show, Scout} if players == 2 else {Show, Scout, ScoutShow})
+
+
+@needs_compiled
+def test_an_illegal_first_move_is_refused_by_both_rollouts() -> None:
+    game = Game.from_position(
+        Position(hands=[[Card(4, 1), Card(9, 1)], [Card(9, 2)], [Card(8, 2)]], active=[Card(5, 2), Card(6, 3)], owner=1)
+    )
+    playout = LinearPlayout.shipped()
+    for first, why in (
+        (Show(0, 2), "neither a group nor a sequence"),
+        (Show(1, 1), "not stronger than the active set"),
+        (Show(2, 1), "outside"),
+        (Scout(End.LEFT, False, 3), "insert position"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            playout.play_out(game, first)
+        with pytest.raises(IllegalAction):
+            playout.play_out(game, first, accelerated=False)
+
+
+@needs_compiled
 def test_a_hand_emptied_by_a_scout_and_show_ends_the_round() -> None:
     """RULES.md §5, §7.1: the mover scouts the 5 between its 4 and 6 and shows all three."""
     position = Position(
@@ -100,7 +134,7 @@ def test_positions_it_cannot_play_are_refused_with_the_reason() -> None:
     compiled = bots.playout.compiled
     weights = LinearPlayout.shipped().weights(3)
     hands = [[Card(1, 2)], [Card(3, 4)], [Card(5, 6)]]
-    args = (None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, weights, 1000)
+    args = (None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, weights, 1000, None)
     with pytest.raises(ValueError, match="a table seats 2 to 5 players, not 1"):
         compiled.play_round(hands[:1], [], *args)
     with pytest.raises(TypeError, match="a card is a \\(top, bottom\\) pair"):
@@ -110,11 +144,15 @@ def test_positions_it_cannot_play_are_refused_with_the_reason() -> None:
     with pytest.raises(ValueError, match="a hand holds 48 cards, more than a deck"):
         compiled.play_round([[(5, 6)] * 48, [(3, 4)], [(5, 6)]], [], *args)
     with pytest.raises(ValueError, match="a playout needs 14 weights"):
-        compiled.play_round(hands, [], None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, (1.0,), 1000)
+        compiled.play_round(hands, [], None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, (1.0,), 1000, None)
     with pytest.raises(ValueError, match="chips has 2 entries for 3 seats"):
-        compiled.play_round(hands, [], None, 0, [0, 0], [True] * 3, [[], [], []], 0, weights, 1000)
+        compiled.play_round(hands, [], None, 0, [0, 0], [True] * 3, [[], [], []], 0, weights, 1000, None)
     with pytest.raises(ValueError, match="an active set needs its owner"):
         compiled.play_round(hands, [Card(7, 8)], *args)
+    with pytest.raises(ValueError, match="the active set is neither a group nor a sequence"):
+        compiled.play_round(hands, [Card(7, 8), Card(3, 4)], 1, *args[1:])
+    with pytest.raises(TypeError, match="a move is a tuple of 6 ints"):
+        compiled.play_round(hands, [], *args[:-1], [0, 0, 1, 0, 0, 0])
 
 
 def test_a_playout_starts_after_the_flips() -> None:

@@ -244,10 +244,14 @@ def test_a_rollout_stops_at_its_horizon_and_is_valued_by_the_round_evaluation(pl
     unit = [1.0 if f == "cards" else 0.0 for f in SEAT_FEATURES]
     bot = StrongBot(seed=1, move_time=None, iterations=10, horizon=players, evaluation=RoundValue({players: unit}))
     world = _mid_round_sample(players)
+    first = world.legal_actions()[0]
+    scores, played = bot.rollout(world, first)
     game = world.copy()
-    scores, played = bot.rollout(game)
+    game.apply(game.to_move, first)
+    for _ in range(players):
+        game.apply(game.to_move, bot._act(game))
     assert not game.is_over, "this sample's round lasts longer than a turn of the table"
-    assert played == players and game.round_actions == world.round_actions + players
+    assert played == 1 + players
     assert scores == tuple(float(len(h)) for h in game.hands)
 
 
@@ -255,12 +259,16 @@ def test_a_rollout_stops_at_its_horizon_and_is_valued_by_the_round_evaluation(pl
 def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round(playout: Literal["learned", "greedy"]) -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=10, playout=playout)
     world = _mid_round_sample(4)
+    first = world.legal_actions()[-1]
     finished = world.copy()
+    finished.apply(finished.to_move, first)
     while not finished.is_over:
         finished.apply(finished.to_move, bot._act(finished))
-    scores, played = bot.rollout(world.copy())
+    before = repr((world.hands, world.active, world.round_actions))
+    scores, played = bot.rollout(world, first)
     assert tuple(scores) == finished.results[-1].scores
-    assert played == finished.round_actions - world.round_actions > 0
+    assert played == finished.round_actions - world.round_actions > 1
+    assert repr((world.hands, world.active, world.round_actions)) == before, "a rollout plays a copy"
 
 
 def test_a_horizon_searches_more_samples_in_the_same_budget(monkeypatch: pytest.MonkeyPatch) -> None:
