@@ -206,6 +206,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", default="2,3,4,5", help="table sizes, comma-separated")
     parser.add_argument("--deals", type=int, default=100, help="deals per pair and table size (2 games each)")
     parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument(
+        "--first-deal",
+        type=int,
+        default=0,
+        help="play deals FIRST..FIRST+DEALS-1 of the seed: a run continued, its rows to be pooled with the first's",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
         "--strong-iterations",
@@ -270,6 +276,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--strong-evidence is a probability above 0, not {args.strong_evidence}")
     if args.mc_iterations is not None:
         args.mc_move_time = None
+    if args.first_deal < 0:
+        parser.error(f"--first-deal is a deal number, 0 or more, not {args.first_deal}")
 
     print(f"$ python benchmarks/bots_strength.py {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
     print(
@@ -281,7 +289,8 @@ def main(argv: list[str] | None = None) -> None:
         "| a CPU ms/answer | b CPU ms/answer | montecarlo deals/decision |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    tasks = [(n, pair, d, args) for pair in pairs for n in counts for d in range(args.deals)]
+    deals = range(args.first_deal, args.first_deal + args.deals)
+    tasks = [(n, pair, d, args) for pair in pairs for n in counts for d in deals]
     start = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
         done: dict[tuple[int, tuple[str, str]], list[Deal]] = {}
