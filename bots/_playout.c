@@ -13,6 +13,7 @@
 
 #define MAX_SEATS 5
 #define MAX_CARDS 48 /* more than the 45-card deck, so a hand can always take one more card */
+#define MAX_SHOWS (MAX_CARDS * (MAX_CARDS + 1) / 2) /* at most one show per pair of ends */
 #define NO_KEY (-1)
 #define SEQUENCE 0
 #define GROUP 1
@@ -111,17 +112,6 @@ static int legal_shows(const int *tops, int n, int beat, Span *out) {
     return count;
 }
 
-static int any_show_beats(const int *tops, int n, int beat) {
-    for (int i = 0; i < n; i++) {
-        int step = 9;
-        int run = run_from(tops, n, i, &step);
-        /* From one start the longest set is the strongest. */
-        int lowest = step == 1 ? tops[i] : step == -1 ? tops[i + run - 1] : tops[i];
-        if (key_of(run, run == 1 || step == 0 ? GROUP : SEQUENCE, lowest) > beat) return 1;
-    }
-    return 0;
-}
-
 /* bots.greedy.greedy_split: the sets of the split that takes the longest set from the left, and
  * the longest of them. */
 static void greedy_split(const int *tops, int n, int *sets, int *longest) {
@@ -190,7 +180,7 @@ static Move choose(const State *s, const double *w) {
     int n = held->n;
     int gain = s->active.n;
     int after[MAX_CARDS + 1], hand[MAX_CARDS + 1];
-    Span shows[MAX_CARDS * (MAX_CARDS + 1) / 2]; /* at most one show per pair of ends */
+    Span shows[MAX_SHOWS];
     Move best = {SHOW, 0, 0, 0, 0, 0};
     double best_score = -1e18;
 
@@ -337,8 +327,10 @@ static void take_scouted(State *s, int seat, int end, int flip, int pos) {
 
 /* Game._pass_turn_two_players: the round ends if `mover` cannot answer (§6.2) or at the cap. */
 static int pass_turn_two_players(State *s, int mover) {
-    if (s->active.n && !s->chips[mover] && !any_show_beats(s->hands[mover].top, s->hands[mover].n, s->active_key))
-        return CANNOT_ANSWER;
+    if (s->active.n && !s->chips[mover]) {
+        Span shows[MAX_SHOWS];
+        if (!legal_shows(s->hands[mover].top, s->hands[mover].n, s->active_key, shows)) return CANNOT_ANSWER;
+    }
     if (s->round_actions >= s->cap) return ACTION_CAP;
     s->to_move = mover;
     return -1;
