@@ -20,6 +20,11 @@ in every seat, CPU ms of each answer (flips and forced moves included): mean, me
 The budgets were set from this figure: a mean under the 100 ms the issue allows, on the machine
 they were set on (docs/benchmarks.md says which; a slower core needs smaller ones).
 
+`--fit-cost`: instead, `--games` games per table size of strong in every seat, each decision at a
+budget drawn from `FIT_BUDGETS`, and a least-squares fit of each decision's CPU time to its
+rollouts and simulated actions: the µs a rollout costs besides its actions, the µs an action costs,
+and their ratio, from which `bots.strong.ROLLOUT_COST` was set (numpy, from the test extra).
+
 Times are the process's CPU time. `--compare-with DIR` measures the same in the checkout DIR (e.g.
 `git worktree add --detach /tmp/main main`), in a child process right before this checkout's own
 measurement of each table size, and prints this/other ratios: before and after a change, in the
@@ -39,6 +44,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from bots_strength import STRONG_ITERATIONS
 
@@ -46,8 +52,9 @@ import bots.playout as playout_module
 from bots.greedy import GreedyBot, hand_values
 from bots.montecarlo import finish_round
 from bots.playout import LinearPlayout
-from bots.strong import StrongBot
+from bots.strong import ROLLOUT_COST, StrongBot
 from sdk.engine import Determinizer, Flip, Game, Phase, observe
+from sdk.local import play_game
 
 
 def positions(players: int, count: int) -> list[Game]:
@@ -122,6 +129,49 @@ def answer_costs(players: int, games: int, iterations: int) -> list[float]:
             costs.append((time.process_time() - start) * 1000)
             game.apply(seat, answer)  # type: ignore[arg-type]
     return costs
+
+
+FIT_BUDGETS = (2000, 6000, 12000, 20000)
+
+
+class _Counted(StrongBot):
+    """StrongBot that records each decision's CPU time, rollouts and simulated actions."""
+
+    def __init__(self, rows: list[tuple[float, int, int]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._rows = rows
+
+    def best(self, worlds: Any, options: Any, value: Any, start: float) -> Any:
+        rollouts = 0
+
+        def counted(world: Game, option: Any) -> float:
+            nonlocal rollouts
+            rollouts += 1
+            return value(world, option)  # type: ignore[no-any-return]
+
+        self.iterations = self._rng.choice(FIT_BUDGETS)
+        began = time.process_time()
+        chosen = super().best(worlds, options, counted, start)
+        self._rows.append((time.process_time() - began, rollouts, self.steps_done - ROLLOUT_COST * rollouts))
+        return chosen
+
+
+def fit_cost(sizes: list[int], games: int) -> None:
+    """Print the per-rollout and per-action CPU cost fitted over decisions at random budgets."""
+    import numpy as np
+
+    rows: list[tuple[float, int, int]] = []
+    for players in sizes:
+        for g in range(games):
+            bots = [_Counted(rows, seed=100 * g + s, move_time=None, iterations=1) for s in range(players)]
+            play_game(bots, seed=g)
+    data = np.array(rows)
+    design = np.c_[data[:, 1], data[:, 2], np.ones(len(data))]
+    (per_rollout, per_action, _), *_ = np.linalg.lstsq(design, data[:, 0], rcond=None)
+    print(
+        f"{len(rows)} decisions at {sizes} seats: {per_rollout * 1e6:.1f} µs a rollout besides its actions, "
+        f"{per_action * 1e6:.2f} µs an action, ratio {per_rollout / per_action:.1f} (ROLLOUT_COST is {ROLLOUT_COST})"
+    )
 
 
 def measure(players: int, args: argparse.Namespace) -> dict[str, float]:
@@ -201,12 +251,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=2, help="games of strong in every seat per table size")
     parser.add_argument("--players", type=table_sizes, default=[2, 3, 4, 5], help="table sizes, comma-separated")
     parser.add_argument("--compare-with", metavar="DIR", help="a checkout to measure too, in the same run")
+    parser.add_argument("--fit-cost", action="store_true", help="fit strong's CPU per rollout and per action")
     parser.add_argument("--one", type=int, metavar="PLAYERS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if min(args.positions, args.repeat, args.games) < 1:
         parser.error("--positions, --repeat and --games are at least 1")
     if args.one is not None:
         print(json.dumps(measure(args.one, args)))
+        return
+    if args.fit_cost:
+        print(f"command: {' '.join([sys.executable, *sys.argv])}")
+        fit_cost(args.players, args.games)
         return
     if args.compare_with is not None and not os.path.isfile(os.path.join(args.compare_with, "bots", "strong.py")):
         parser.error(f"--compare-with needs a checkout holding bots/strong.py, not {args.compare_with!r}")

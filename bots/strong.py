@@ -46,10 +46,11 @@ from .playout import LinearPlayout
 T = TypeVar("T")
 
 ROLLOUT_COST = 12
-"""What one rollout costs beyond its actions, in actions: its share of a sample and the reading of
-the position, in Python, around a round played in C (bots/_playout.c). Measured: about 20 µs a
-rollout and 1.5 µs an action (docs/benchmarks.md), so that a budget of actions is one of time
-whether the round has 40 actions left or 2."""
+"""What one rollout is charged beyond its actions, in actions: its share of a sample and the reading
+of the position, in Python, around a round played in C (bots/_playout.c), so that a budget of
+actions bounds the time whether the round has 40 actions left or 2. Set when a rollout also copied
+and applied its first move in Python (20 µs a rollout, 1.5 µs an action); `benchmarks/search_speed.py
+--fit-cost` measures it again (docs/benchmarks.md, "The compiled rollout")."""
 
 
 class Worlds(Protocol):
