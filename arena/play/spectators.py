@@ -76,6 +76,8 @@ class GameFeed:
         self.seats = tuple(seats)
         self.delay_s = delay_s
         self._clock = clock
+        self.started_at = clock()
+        """Hub time the attempt began; spectators learn of it `delay_s` later, like its events."""
         self.events: list[Published] = []
         self._release_at: list[float] = []
         self.ended_at: float | None = None
@@ -104,6 +106,11 @@ class GameFeed:
         return self._release_at[seen] if seen < len(self._release_at) else None
 
     @property
+    def start_released_at(self) -> float:
+        """When spectators learn the attempt began: its start, delayed like its events."""
+        return self.started_at + self.delay_s
+
+    @property
     def end_released_at(self) -> float | None:
         """When spectators learn the game ended: its end, delayed like its events."""
         return None if self.ended_at is None else self.ended_at + self.delay_s
@@ -121,33 +128,44 @@ class SpectatorHub:
         self.clock = clock
         self.max_total = max_total
         self.max_per_address = max_per_address
-        self._feeds: dict[int, GameFeed] = {}
+        self._attempts: dict[int, list[GameFeed]] = {}
+        """Each game's attempts, oldest first: the newest, and those spectators may still be shown
+        because the starts of the ones after them are not released yet."""
         self._watching: dict[str, int] = {}
 
     def open(self, watch: Watch, attempt: str, seats: Sequence[str]) -> GameFeed:
         """A new feed for an attempt at `watch.game_id`, replacing an earlier attempt's."""
         self._prune()
         feed = GameFeed(watch.game_id, attempt, seats, watch.delay_s, self.clock)
-        old = self._feeds.get(watch.game_id)
-        self._feeds[watch.game_id] = feed
-        if old is not None and old.ended_at is None:
-            old.end(False)
+        attempts = self._attempts.setdefault(watch.game_id, [])
+        if attempts and attempts[-1].ended_at is None:
+            attempts[-1].end(False)
+        attempts.append(feed)
         return feed
 
     def feed(self, game_id: int) -> GameFeed | None:
-        """The game's latest feed, if it is playing or ended recently."""
+        """The game's latest feed that spectators may know of, if it is playing or ended recently.
+        An attempt is known only `delay_s` after it began, like its events, so that neither a game's
+        start nor a void's replay is told early; until then, the attempt it replaced."""
         self._prune()
-        return self._feeds.get(game_id)
+        now = self.clock()
+        known = [f for f in self._attempts.get(game_id, ()) if f.start_released_at <= now]
+        return known[-1] if known else None
 
     def live(self) -> list[GameFeed]:
         """Feeds of games still playing."""
-        return [f for f in self._feeds.values() if f.ended_at is None]
+        return [attempts[-1] for attempts in self._attempts.values() if attempts[-1].ended_at is None]
 
     def _prune(self) -> None:
         now = self.clock()
-        gone = [k for k, f in self._feeds.items() if f.end_released_at is not None and f.end_released_at + KEEP_S < now]
-        for key in gone:
-            del self._feeds[key]
+        for key, attempts in list(self._attempts.items()):
+            newest = attempts[-1]
+            if newest.end_released_at is not None and newest.end_released_at + KEEP_S < now:
+                del self._attempts[key]
+                continue
+            known = [i for i, f in enumerate(attempts) if f.start_released_at <= now]
+            if known:
+                del attempts[: known[-1]]
 
     @property
     def spectators(self) -> int:

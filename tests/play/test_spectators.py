@@ -61,14 +61,37 @@ def test_a_new_attempt_replaces_the_voided_one_and_ended_feeds_go_after_a_while(
     clock = Clock()
     hub = SpectatorHub(clock)
     first = hub.open(Watch(7, 10), "7-a", ("a", "b"))
+    clock.now += 10
     second = hub.open(Watch(7, 10), "7-b", ("a", "b"))
     assert first.ended_at is not None and not first.finished
+    clock.now += 10
     assert hub.feed(7) is second and hub.live() == [second]
     second.end(finished=True)
     clock.now += 10 + KEEP_S
     assert hub.feed(7) is second, "kept while a late spectator may still watch the end"
     clock.now += 1
     assert hub.feed(7) is None
+
+
+def test_an_attempt_is_told_only_the_delay_after_it_began() -> None:
+    """A game's start, and a voided game's replay, reach spectators no sooner than its events
+    (docs/web.md, "Live games")."""
+    clock = Clock()
+    hub = SpectatorHub(clock)
+    first = hub.open(Watch(7, 10), "7-a", ("a", "b"))
+    assert hub.feed(7) is None, "a game begun less than the delay ago is not shown yet"
+    clock.now += 10
+    assert hub.feed(7) is first
+    clock.now += 5
+    second = hub.open(Watch(7, 10), "7-b", ("a", "b"))
+    clock.now += 4
+    third = hub.open(Watch(7, 10), "7-c", ("a", "b"))
+    clock.now += 5.9
+    assert hub.feed(7) is first, "the voided attempts are told only once their starts are released"
+    clock.now += 0.1
+    assert hub.feed(7) is second
+    clock.now += 4
+    assert hub.feed(7) is third
 
 
 def test_spectators_are_capped_per_address_and_in_total() -> None:
@@ -93,7 +116,8 @@ def test_spectators_are_capped_per_address_and_in_total() -> None:
 def test_the_referee_publishes_every_public_event_of_a_watched_game() -> None:
     async def scenario() -> tuple[list[object], object, bool]:
         hub = SessionHub()
-        spectators = SpectatorHub()
+        clock = Clock()
+        spectators = SpectatorHub(clock)
         names = [f"bot{i}" for i in range(3)]
         pumps = []
         for name in names:
@@ -107,6 +131,7 @@ def test_the_referee_publishes_every_public_event_of_a_watched_game() -> None:
         finally:
             for task in pumps:
                 task.cancel()
+        clock.now += 30
         feed = spectators.feed(42)
         assert feed is not None and feed.attempt == "42-x" and feed.seats == tuple(names)
         return [p.event for p in feed.events], result, feed.finished
