@@ -51,6 +51,7 @@ from arena.api.reflection import enable_reflection
 from arena.api.resources import ResourceLimits, fit_open_file_limit
 from arena.api.tls import ServerTls
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
+from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import SessionHub
 from arena.play.spectators import SpectatorHub
@@ -106,6 +107,8 @@ class ServerConfig:
     http_port: int | None = None
     """Where the web pages (`arena.web`) listen, on `host` (0: a free port; `ArenaServer.web`
     tells which); None: no web pages. They need a database: without one this is ignored."""
+    casual: CasualLimits = field(default_factory=CasualLimits)
+    """How much of the arena the web pages' Play room may take (`arena.web.play_room`)."""
 
 
 @dataclass
@@ -127,6 +130,8 @@ class ArenaServer:
     """Whether it serves TLS."""
     lock: DatabaseLock | None = None
     """The lock on its database (`arena.storage.lock`), held until `stop`."""
+    casual: CasualLimits = field(default_factory=CasualLimits)
+    """The Play room's limits (`ServerConfig.casual`), read by the web pages."""
     web: WebServer | None = None
     """The web pages, served in this event loop, when `ServerConfig.http_port` asked for them."""
 
@@ -255,6 +260,7 @@ async def start_server(
         task,
         tls=credentials is not None,
         lock=lock,
+        casual=config.casual,
     )
     if web_socket is not None:
         from arena.web.app import create_app

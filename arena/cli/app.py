@@ -63,6 +63,7 @@ from arena.cli.views import (
     when,
 )
 from arena.errors import ArenaError
+from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
 from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, MAX_SPECTATOR_DELAY_S
 from arena.ratings.rank_confidence import MAX_RESAMPLES
@@ -90,6 +91,16 @@ _POLICY = FailurePolicy()
 _RESOURCES = ResourceLimits()
 """The failure policy's defaults, shown by `tournament create --help`."""
 _LIMITS = Limits()
+_CASUAL = CasualLimits()
+_PLAY_OPTIONS = {
+    "max_games": "play_games",
+    "places_per_address": "play_places_per_address",
+    "games_per_visitor": "play_games_per_visitor",
+    "starts_per_address": "play_starts_per_address",
+    "per_bot": "play_per_bot",
+    "queue": "play_queue",
+}
+"""`serve`'s options for the Play room's limits (`CasualLimits`), by field."""
 
 
 _CONNECTION_OPTIONS = ("--tls", "--tls-ca", "--tls-server-name")
@@ -339,6 +350,25 @@ def serve(
         ),
     ] = DEFAULT_HTTP_PORT,
     no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web pages.")] = False,
+    play_games: Annotated[
+        int, typer.Option(help="Casual games the web pages' Play room plays at once (its places).")
+    ] = _CASUAL.max_games,
+    play_places_per_address: Annotated[
+        int, typer.Option(help="Play room places one address may hold; more of its games queue.")
+    ] = _CASUAL.places_per_address,
+    play_games_per_visitor: Annotated[
+        int, typer.Option(help="Casual games one browser session (cookie) may play at once.")
+    ] = _CASUAL.games_per_visitor,
+    play_starts_per_address: Annotated[
+        int, typer.Option(help="Casual games one address may start per 10 minutes.")
+    ] = _CASUAL.starts_per_address,
+    play_per_bot: Annotated[
+        int,
+        typer.Option(help="Casual games one connected bot plays at once (within its capacity; 0: none)."),
+    ] = _CASUAL.per_bot,
+    play_queue: Annotated[
+        int, typer.Option(help="People who may wait for a Play room place at once (0: no queue).")
+    ] = _CASUAL.queue,
 ) -> None:
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
@@ -355,6 +385,10 @@ def serve(
         resources = ResourceLimits.from_options({name: values[name] for name in OPTION_HELP})
     except ValueError as exc:
         fail(str(exc))
+    try:
+        casual = CasualLimits(**{name: values[flag] for name, flag in _PLAY_OPTIONS.items()})
+    except ValueError as exc:
+        fail(re.sub(r"^(\w+)", lambda m: option(_PLAY_OPTIONS.get(m[1], m[1])), str(exc)))
     config = ServerConfig(
         host,
         port,
@@ -365,6 +399,7 @@ def serve(
         registrations_per_minute=registrations_per_minute,
         resources=resources,
         http_port=None if no_http or in_memory else http_port,
+        casual=casual,
     )
 
     def announce(server: ArenaServer) -> None:

@@ -8,6 +8,12 @@ The person's and house bots' seats are `BotConnection`s whose stream is a `Feed`
 feed answers its requests off the event loop (`HouseSeat`); the person's feed hands the messages
 to the browser's open event stream. The referee cannot tell them from gRPC streams: same seat
 views (`observe(game, seat)`), deadlines, grace period, forfeits and record.
+
+Casual games give way to every other game (`SessionHub.seat`): a connected bot's casual games
+run only in capacity its tournament games do not use, and a tournament game that needs the seat
+of one ends it at once (`CasualGame.give_way`), with a message to the person and to the bot.
+Waiting for the person to answer would hand anyone with a browser a way to hold a tournament
+(docs/architecture.md, "Play comes first"); a casual game lost is a minute of someone's fun.
 """
 
 from __future__ import annotations
@@ -18,15 +24,16 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from arena.play.casual_limits import CasualLimits
 from arena.play.clock import LOOP_CLOCK
 from arena.play.house_pool import SEARCH_BOTS, HousePool, decide
 from arena.play.referee import Limits, Referee
-from arena.play.results import GameResult
-from arena.play.sessions import Answer, AtCapacity, BotConnection, LiveGame, SessionHub, Stream
+from arena.play.results import GameResult, final_ranks
+from arena.play.sessions import Answer, AtCapacity, BotConnection, GiveWay, LiveGame, SessionHub, Stream
 from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
 from sdk.loading import example_bots, load_bot
-from sdk.protocol import ArenaMessage, Decision, DecisionRequest, Hello
+from sdk.protocol import ArenaMessage, Decision, DecisionRequest, ErrorCode, ErrorNotice, GameOver, Hello
 
 HOUSE_BOTS = ("random", "greedy", *SEARCH_BOTS)
 """The example bots a person may play, which the arena runs itself (`HouseSeat`)."""
@@ -37,6 +44,8 @@ CONNECTED = "bot:"
 BOT_MOVE_MS = (0, 5000)
 """The range of the house bots' move time: the pause before each move of a light bot, the
 thinking time of a search bot."""
+GAVE_WAY = "a tournament game needed {bot}'s seat: tournament games come first"
+"""Why a casual game ended early, said to the person and to the bot (`CasualGame.give_way`)."""
 
 
 class Feed(Stream):
@@ -99,10 +108,12 @@ class CasualGame:
     person: str
     seat_names: tuple[str, ...]
     seat: int
-    hub: SessionHub
+    hub: CasualHub
     move_ms: int
     seat_kinds: tuple[str, ...] = ()
     """Who sits at each seat: "person", "house" (a house bot) or "bot" (a connected bot)."""
+    address: str = ""
+    """The network address the game was started from (the Play room's places are by address)."""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     replay: str | None = None
     """Where the stored game is replayed (`/games/casual-N`), once it is stored."""
@@ -112,6 +123,27 @@ class CasualGame:
     house: list[HouseSeat] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    stopped: str | None = None
+    """Why the game ended before its end: a tournament game took a connected bot's seat."""
+
+    def give_way(self, bot: str) -> None:
+        """A game that comes first took `bot`'s seat (`sessions.GiveWay`): end this game now.
+        The bot hears it as a forfeit of its seat and the game's end (so its program forgets the
+        game), the person from the page (`stopped`); the game is not stored: it did not finish."""
+        if self.stopped is not None or self.task is None or self.task.done():
+            return
+        self.stopped = GAVE_WAY.format(bot=bot)
+        conn = self.hub.arena.get(bot) if self.hub.arena is not None else None
+        if conn is not None and self.game is not None:
+            seat = self.seat_names.index(bot)
+            reason = f"casual game ended: {self.stopped}"
+            totals = tuple(self.game.totals)
+            conn.send(
+                ErrorNotice(ErrorCode.SEAT_FORFEITED, f"seat {seat} of game {self.game_id!r}: {reason}", self.game_id)
+            )
+            forfeited = [i == seat for i in range(len(totals))]
+            conn.send(GameOver(self.game_id, totals, final_ranks(totals, forfeited), ((seat, reason),), ()))
+        self.task.cancel()
 
     def attach(self, deliver: Callable[[ArenaMessage], None]) -> tuple[BotConnection, Stream]:
         """Open the person's stream to `deliver`; the referee re-sends the seat, events and request."""
@@ -140,12 +172,16 @@ class CasualHub(SessionHub):
     which it seats in the arena's hub exactly as a tournament game seats them (their real streams,
     their capacity), so the referee reaches every seat by name as in any game."""
 
-    def __init__(self, arena: SessionHub | None, connected: Iterable[str]) -> None:
+    def __init__(
+        self, arena: SessionHub | None, connected: Iterable[str], give_way: GiveWay = lambda bot: None
+    ) -> None:
         super().__init__(LOOP_CLOCK if arena is None else arena.clock)
         self.connected = frozenset(connected)
         if self.connected and arena is None:
             raise ValueError("connected bots need the arena's hub")
         self.arena = arena
+        self.give_way = give_way
+        """Ends the game when another game takes a connected bot's seat: casual games give way."""
 
     def _split(self, bots: Sequence[str]) -> tuple[list[str], list[str]]:
         """(this game's own seats, the connected bots') of `bots`."""
@@ -156,16 +192,16 @@ class CasualHub(SessionHub):
             return self.arena.get(name)
         return super().get(name)
 
-    def check(self, game_id: str, bots: Sequence[str]) -> None:
+    def check(self, game_id: str, bots: Sequence[str], gives_way: bool = True) -> None:
         own, outside = self._split(bots)
         if self.arena is not None:
-            self.arena.check(game_id, outside)
+            self.arena.check(game_id, outside, gives_way=True)
         super().check(game_id, own)
 
-    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
+    def seat(self, table: LiveGame, bots: Sequence[str], give_way: GiveWay | None = None) -> None:
         own, outside = self._split(bots)
         if self.arena is not None:
-            self.arena.seat(table, outside)
+            self.arena.seat(table, outside, self.give_way)
         try:
             super().seat(table, own)
         except BaseException:
@@ -200,9 +236,15 @@ def seat_names(person: str, rivals: list[str]) -> tuple[str, ...]:
     return (f"{person} (you)" if person in names else person, *names)
 
 
-def check_rivals(rivals: list[str], arena: SessionHub | None) -> None:
+def takes_casual(conn: BotConnection, per_bot: int) -> bool:
+    """Whether a connected bot that accepts casual games can take one now: a free seat within
+    its capacity, and fewer than `per_bot` casual games."""
+    return not conn.busy and len(conn.gives_way) < per_bot
+
+
+def check_rivals(rivals: list[str], arena: SessionHub | None, per_bot: int = CasualLimits.per_bot) -> None:
     """ValueError names a rival that is no house bot, nor a connected bot taking casual games;
-    `sessions.AtCapacity` one that is, but busy at its capacity."""
+    `sessions.AtCapacity` one that is, but busy at its capacity or with `per_bot` casual games."""
     if not 1 <= len(rivals) <= 4:
         raise ValueError(f"choose 1 to 4 rivals, not {len(rivals)}")
     for rival in rivals:
@@ -218,6 +260,18 @@ def check_rivals(rivals: list[str], arena: SessionHub | None) -> None:
             raise ValueError(f"bot {bot!r} can take one seat of a game, not {rivals.count(rival)}")
         if conn.busy:
             raise AtCapacity(f"bot {bot!r} is busy: it plays {len(conn.live_games)} games, its capacity")
+        if len(conn.gives_way) >= per_bot:
+            raise AtCapacity(f"bot {bot!r} is busy: it plays {per_bot} casual games, the most it takes at once")
+
+
+def check_choice(
+    rivals: list[str], move_ms: int, arena: SessionHub | None, per_bot: int = CasualLimits.per_bot
+) -> None:
+    """Raise as `new_game` would for this choice of rivals and move time, setting nothing up."""
+    check_rivals(rivals, arena, per_bot)
+    low, high = BOT_MOVE_MS
+    if not low <= move_ms <= high:
+        raise ValueError(f"the bots' move time must be within {low}..{high} ms, not {move_ms}")
 
 
 def new_game(
@@ -229,19 +283,18 @@ def new_game(
     seed: int,
     pool: HousePool,
     arena: SessionHub | None = None,
+    per_bot: int = CasualLimits.per_bot,
 ) -> CasualGame:
     """Set up (not start) a casual game, its search bots thinking in `pool` and its connected
     bots (`bot:NAME`) found in the `arena`'s hub; ValueError names a bad rival or move time,
-    `sessions.AtCapacity` a busy bot."""
-    check_rivals(rivals, arena)
-    low, high = BOT_MOVE_MS
-    if not low <= move_ms <= high:
-        raise ValueError(f"the bots' move time must be within {low}..{high} ms, not {move_ms}")
+    `sessions.AtCapacity` a busy bot (`check_choice`)."""
+    check_choice(rivals, move_ms, arena, per_bot)
     names = seat_names(person, rivals)
     connected = [connected_rival(r) is not None for r in rivals]
     hub = CasualHub(arena, [name for name, bot in zip(names[1:], connected, strict=True) if bot])
     kinds = ("person", *("bot" if bot else "house" for bot in connected))
     game = CasualGame(game_id, owner, names[0], names, 0, hub, move_ms, kinds)
+    hub.give_way = game.give_way
     for i, (name, rival) in enumerate(zip(names[1:], rivals, strict=True), 1):
         if connected_rival(rival) is None:
             game.house.append(HouseSeat(hub, name, rival, move_ms / 1000, seed + i, pool))
@@ -260,6 +313,12 @@ async def play(
 
     try:
         casual.result = await Referee(casual.hub).play(casual.game_id, casual.seat_names, seed, limits, created=created)
+    except asyncio.CancelledError:
+        if casual.stopped is None:
+            raise
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()  # it gave way (`give_way`): it ends as a game does, not as a task cancelled
     except Exception as exc:  # the game is lost either way; the page says why
         casual.error = str(exc)
     finally:

@@ -67,6 +67,9 @@ Answer: TypeAlias = Decision | MalformedDecision
 """A bot's answer to a request, as the arena read it."""
 Received: TypeAlias = Hello | Answer
 """A message from a bot, as the arena read it."""
+GiveWay: TypeAlias = Callable[[str], None]
+"""Ends a game that gives way, called with the bot whose seat another game takes (its seat is
+already freed): the game stops at once, and says why to whoever plays it."""
 
 
 class LiveGame(Protocol):
@@ -218,7 +221,17 @@ class Stream:
 class BotConnection:
     """A registered bot at the arena: its current stream (None while disconnected) and games."""
 
-    __slots__ = ("accept_casual", "capacity", "disconnected_at", "live_games", "moving", "name", "stream", "waiting")
+    __slots__ = (
+        "accept_casual",
+        "capacity",
+        "disconnected_at",
+        "gives_way",
+        "live_games",
+        "moving",
+        "name",
+        "stream",
+        "waiting",
+    )
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -227,6 +240,9 @@ class BotConnection:
         self.accept_casual = False
         """Whether its current stream's Hello offered it for casual games (`arena.play.casual`)."""
         self.live_games: dict[str, LiveGame] = {}
+        self.gives_way: dict[str, GiveWay] = {}
+        """The games of `live_games` that give way to any other game (casual games), each with
+        how to end it: a game that needs the seat takes it (`SessionHub.seat`)."""
         self.waiting: set[str] = set()
         """The games of `live_games` that cannot go on until one of this bot's seats decides."""
         self.moving: set[str] = set()
@@ -241,8 +257,14 @@ class BotConnection:
 
     @property
     def busy(self) -> bool:
-        """Whether it plays as many games as its capacity: it can take no seat now."""
+        """Whether it plays as many games as its capacity: a game that gives way can take no seat now."""
         return len(self.live_games) >= self.capacity
+
+    @property
+    def held(self) -> int:
+        """Its games that give way to none: what a tournament game counts against its capacity,
+        since the games that give way end when it needs their seats."""
+        return len(self.live_games) - len(self.gives_way)
 
     def game_waits(self, game_id: str, waits: bool) -> None:
         """The referee's word that game `game_id` now waits (or no longer waits) for this bot."""
@@ -342,23 +364,48 @@ class SessionHub:
             return
         conn.send(table.submit(conn.name, msg))
 
-    def check(self, game_id: str, bots: Sequence[str]) -> None:
+    def check(self, game_id: str, bots: Sequence[str], gives_way: bool = False) -> None:
         """Raise NotConnected or AtCapacity unless `seat` could seat game `game_id`'s `bots` now:
-        the referee asks before it deals, so a seat that cannot be taken costs no game."""
+        the referee asks before it deals, so a seat that cannot be taken costs no game. A game
+        that `gives_way` needs a free seat; any other counts only the bots' games that do not
+        give way (`BotConnection.held`), since it takes the seat of one that does."""
         for name in dict.fromkeys(bots):
             conn = self._bots.get(name)
             if conn is None or not conn.connected:
                 raise NotConnected(f"bot {name!r} is not connected")
-            if conn.busy:
+            if conn.busy if gives_way else conn.held >= conn.capacity:
                 raise AtCapacity(f"bot {name!r} is already playing {len(conn.live_games)} games, its capacity")
             if game_id in conn.live_games:
                 raise ValueError(f"game {game_id!r} is already running")
 
-    def seat(self, table: LiveGame, bots: Sequence[str]) -> None:
-        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all."""
-        self.check(table.game_id, bots)
-        for name in dict.fromkeys(bots):
-            self._bots[name].live_games[table.game_id] = table
+    def seat(self, table: LiveGame, bots: Sequence[str], give_way: GiveWay | None = None) -> None:
+        """Give `table` a seat for each of `bots` (a bot may appear more than once), or none at all.
+
+        With `give_way`, the game gives way to any other: it is ended by `give_way` when another
+        game needs one of its bots at that bot's capacity. Without, it ends such a game of each
+        bot at its capacity, the latest seated first (the one that has been played least): a
+        casual game is never a reason for a tournament game to wait."""
+        self.check(table.game_id, bots, give_way is not None)
+        names = list(dict.fromkeys(bots))
+        if give_way is None:
+            for name in names:
+                conn = self._bots[name]
+                while conn.busy and conn.gives_way:
+                    self._take_seat(conn, next(reversed(conn.gives_way)))
+        for name in names:
+            conn = self._bots[name]
+            conn.live_games[table.game_id] = table
+            if give_way is not None:
+                conn.gives_way[table.game_id] = give_way
+
+    @staticmethod
+    def _take_seat(conn: BotConnection, game_id: str) -> None:
+        """Free `conn`'s seat of the game `game_id`, which gives way, and have it end."""
+        give_way = conn.gives_way.pop(game_id)
+        conn.live_games.pop(game_id, None)
+        conn.waiting.discard(game_id)
+        conn.moving.discard(game_id)
+        give_way(conn.name)
 
     def casual_bots(self) -> list[BotConnection]:
         """The connected bots that accept casual games, by name (busy ones too: a page shows them so)."""
@@ -414,6 +461,7 @@ class SessionHub:
             if conn is None:
                 continue
             conn.live_games.pop(table.game_id, None)
+            conn.gives_way.pop(table.game_id, None)
             conn.waiting.discard(table.game_id)
             conn.moving.discard(table.game_id)
             if not conn.live_games and not conn.connected:

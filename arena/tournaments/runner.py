@@ -277,12 +277,13 @@ class TournamentRunner:
         return done
 
     def _has_room(self, bots: Sequence[str]) -> bool:
-        """False if a connected bot has no capacity left; absent bots are waited for in the game."""
+        """False if a connected bot has no capacity left (its casual games give way: they do not
+        count, `SessionHub.seat`); absent bots are waited for in the game."""
         for bot in bots:
             conn = self._hub.get(bot)
             if conn is not None and conn.connected:
                 self._absent_since.pop(bot, None)
-                if len(conn.live_games) + self._reserved[bot] >= conn.capacity:
+                if conn.held + self._reserved[bot] >= conn.capacity:
                     return False
         return True
 

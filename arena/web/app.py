@@ -55,7 +55,7 @@ def create_app(
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     keep = arena is not None if store_casual is None else store_casual
-    app.state.play = PlayRoom(db if keep else None, getattr(arena, "hub", None))
+    app.state.play = PlayRoom(db if keep else None, getattr(arena, "hub", None), getattr(arena, "casual", None))
     for module in (pages, api, replay, live, play):
         app.include_router(module.router)
     app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)

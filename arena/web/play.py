@@ -6,6 +6,11 @@ Server-Sent Events, one JSON object each) and `POST /api/play/games/{id}/decisio
 the seat's open request, judged by the referee); once it is over, it is stored and replayed at `/games/casual-N`
 (the `replay` of its last message), and `GET /api/play/games/{id}/record` is its game record. A
 game answers only its own session's cookie.
+
+A start may find the room full: it is answered 202 with the person's place in the queue, and the
+page asks again (the same POST) every `retry_ms` until the game starts (`play_room`). A game whose
+connected bot was needed by a tournament game ends early (`casual.CasualGame.give_way`): its feed's
+last message is `{"type": "stopped", "message": ...}`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pydantic import BaseModel, Field
 from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
 from arena.play.sessions import Answer, AtCapacity, MalformedDecision
 from arena.web.context import Web
-from arena.web.play_room import PlayLimit, PlayRoom
+from arena.web.play_room import QUEUE_POLL_S, PlayLimit, PlayRoom, Queued
 from arena.web.seat_json import message_json, reply_json
 from arena.web.templating import render
 from sdk.engine.actions import action_from_dict
@@ -76,7 +81,7 @@ async def play_page(request: Request, web: Web) -> Response:
         "play.html",
         nav="play",
         bots=HOUSE_BOTS,
-        connected=_room(request).casual_bots(),
+        connected=[(c.name, not _room(request).takes(c)) for c in _room(request).casual_bots()],
         move_range=BOT_MOVE_MS,
         person_move_s=PERSON_LIMITS.move_ms // 1000,
         person_bank_s=PERSON_LIMITS.time_bank_ms // 1000,
@@ -97,8 +102,26 @@ async def start_game(request: Request, body: StartGame) -> JSONResponse:
     except AtCapacity as exc:
         raise HTTPException(409, str(exc)) from None
     except PlayLimit as exc:
-        raise HTTPException(429, str(exc)) from None
+        return JSONResponse(
+            {"error": {"status": 429, "message": str(exc)}},
+            status_code=429,
+            headers={"Retry-After": str(max(1, round(exc.retry_s)))},
+        )
+    except Queued as exc:
+        retry_ms = round(QUEUE_POLL_S * 1000)
+        return JSONResponse(
+            {"queued": True, "place": exc.place, "message": str(exc), "retry_ms": retry_ms},
+            status_code=202,
+            headers={"Retry-After": str(round(QUEUE_POLL_S))},
+        )
     return JSONResponse({"game_id": casual.game_id, "players": list(casual.seat_names)}, status_code=201)
+
+
+@router.delete("/api/play/queue", status_code=204)
+async def leave_queue(request: Request) -> Response:
+    """The person no longer waits: their queue place goes to the next at once."""
+    _room(request).leave(_session(request))
+    return Response(status_code=204)
 
 
 @router.get("/api/play/games/{game_id}/feed")
@@ -120,6 +143,13 @@ async def _events(casual: CasualGame) -> AsyncIterator[str]:
         yield _sse(_ended(casual))
         return
     conn, stream = casual.attach(deliver)
+
+    def stopped(_: object) -> None:
+        if casual.stopped is not None:  # it ended without its seat hearing of it: it gave way
+            queue.put_nowait(_ended(casual))
+
+    ending = asyncio.ensure_future(casual.done.wait())
+    ending.add_done_callback(stopped)
     try:
         while True:
             try:
@@ -133,13 +163,16 @@ async def _events(casual: CasualGame) -> AsyncIterator[str]:
                 await casual.done.wait()  # stored by now: the page links to its replay
                 out["replay"] = casual.replay
             yield _sse(out)
-            if out["type"] == "over" or (out["type"] == "error" and stream.closed):
+            if out["type"] in ("over", "stopped") or (out["type"] == "error" and stream.closed):
                 break
     finally:
+        ending.cancel()
         casual.detach(conn, stream)
 
 
 def _ended(casual: CasualGame) -> dict[str, Any]:
+    if casual.stopped is not None:
+        return {"type": "stopped", "message": f"This game was ended early: {casual.stopped}. It is not kept."}
     if casual.result is None:
         return {"type": "error", "message": casual.error or "the game did not finish"}
     seats = casual.result.seats

@@ -13,13 +13,14 @@ import pytest
 
 from arena.api.server import ArenaServer, ServerConfig, start_server
 from arena.play.casual import CasualGame
+from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause
 from arena.play.sessions import AtCapacity, BotConnection, Stream
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
 from arena.storage.store.casual import show_casual_game
-from arena.web.play_room import PlayLimit, PlayRoom
+from arena.web.play_room import PlayLimit, PlayRoom, Queued
 from bots.greedy import GreedyBot
 from bots.random_bot import RandomBot
 from sdk.bot import Bot
@@ -79,24 +80,29 @@ def test_another_session_cannot_reach_a_game() -> None:
     assert mine is not None and theirs is None
 
 
-def test_the_room_caps_games_at_once_and_per_address() -> None:
+def test_the_room_caps_games_at_once_per_session_and_per_address() -> None:
     clock = [0.0]
 
     async def run() -> None:
-        room = PlayRoom(max_games=2, per_address=2, window_s=60, now=lambda: clock[0])
+        limits = CasualLimits(max_games=2, games_per_visitor=1, starts_per_address=2, window_s=60)
+        room = PlayRoom(casual=limits, now=lambda: clock[0])
         await room.start("a", "10.0.0.1", "ann", ["random"], 0)
         with pytest.raises(ValueError, match="no house bot named 'nobody'"):
-            await room.start("a", "10.0.0.1", "ann", ["nobody"], 0)
+            await room.start("b", "10.0.0.1", "ann", ["nobody"], 0)
+        with pytest.raises(PlayLimit, match="you play 1 games already, the most at once"):
+            await room.start("a", "10.0.0.1", "ann", ["random"], 0)
         await room.start("b", "10.0.0.2", "bob", ["random"], 0)
-        with pytest.raises(PlayLimit, match="2 games are being played"):
+        with pytest.raises(Queued, match="all 2 places of the Play room are taken: you are number 1"):
             await room.start("c", "10.0.0.3", "cy", ["random"], 0)
         await room.close()
-        room.max_games = 10
+        room = PlayRoom(casual=limits, now=lambda: clock[0])
         await room.start("a", "10.0.0.1", "ann", ["random"], 0)
-        with pytest.raises(PlayLimit, match="2 games started from your address"):
-            await room.start("a", "10.0.0.1", "ann", ["random"], 0)
+        await room.start("b", "10.0.0.1", "ann", ["random"], 0)
+        await room.close()
+        with pytest.raises(PlayLimit, match="2 games started from your address lately; try again in 60 s"):
+            await room.start("c", "10.0.0.1", "ann", ["random"], 0)
         clock[0] = 61.0
-        await room.start("a", "10.0.0.1", "ann", ["random"], 0)
+        await room.start("c", "10.0.0.1", "ann", ["random"], 0)
         await room.close()
 
     asyncio.run(run())

@@ -47,7 +47,7 @@
 
   function render() {
     const v = st.view;
-    if (!v) return;
+    if (!v || st.stopped) return;
     const rivals = $("rivals");
     rivals.replaceChildren(...v.seats.map((s, i) => {
       const d = document.createElement("div");
@@ -223,6 +223,9 @@
       st.deadline = Date.now() + m.time_left_ms;
     } else if (m.type === "over") {
       st.request = null; st.legal = new Set(); finish(m);
+    } else if (m.type === "stopped") {
+      st.request = null; st.legal = new Set(); stopped(m);
+      return;
     } else if (m.type === "error") {
       $("reason").textContent = m.message;
     }
@@ -255,6 +258,25 @@
     else { replay.href = `/api/play/games/${st.game}/record`; replay.textContent = "The game's record (JSON)"; }
   }
 
+  // The game ended early (a tournament needed a connected bot): say so where the ranking would be.
+  function stopped(m) {
+    st.stopped = true;
+    if (st.source) st.source.close();
+    $("table").hidden = false;
+    $("setup").hidden = true;
+    const box = $("result");
+    box.hidden = false;
+    box.classList.add("stopped");
+    box.innerHTML = "<h2>Game ended early</h2><p id='stopped-reason'></p><p><a href='/play'>Play again</a></p>";
+    box.querySelector("#stopped-reason").textContent = m.message;
+    $("status").textContent = "The game was ended early.";
+    document.querySelector(".play-buttons").hidden = true;
+    $("clock").hidden = true;
+    document.body.dataset.phase = "stopped";
+    document.body.dataset.request = "";
+    box.scrollIntoView({ block: "nearest" });
+  }
+
   function open(game) {
     st.game = game;
     $("setup").hidden = true;
@@ -277,18 +299,45 @@
   $("scoutshow").addEventListener("click", () => { reset(); st.ssArmed = true; render(); });
   $("flipcard").addEventListener("click", () => { st.scout.flip = !st.scout.flip; render(); });
   $("cancel").addEventListener("click", () => { reset(); render(); });
-  $("setup-form").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const f = ev.target;
-    const rivals = [...f.querySelectorAll("select[name=rival]")].map((s) => s.value).filter(Boolean);
+  // Starting: 201 is the game; 202 a place in the queue, asked for again (the same choice) until
+  // the game starts, so a full room gives a place in line rather than a refusal.
+  let queued = null;
+  function waiting(body) {
+    $("queue").hidden = !body;
+    $("start").disabled = !!body;
+    document.body.dataset.queue = body ? body.place : "";
+    if (!body) return;
+    $("queue-place").textContent = body.place === 1 ? "You are next in the queue." : `You are number ${body.place} in the queue.`;
+    $("queue-message").textContent = `${body.message}.`;
+  }
+  async function start(choice) {
+    queued = null;
     const res = await fetch("/api/play/games", {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ rivals, move_ms: Number(f.move_ms.value), name: f.name.value }),
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(choice),
     });
     const body = await res.json();
+    if (res.status === 202) {
+      waiting(body);
+      queued = setTimeout(() => start(choice), body.retry_ms);
+      return;
+    }
+    waiting(null);
     if (!res.ok) { $("setup-error").textContent = body.error ? body.error.message : "could not start"; return; }
     history.replaceState(null, "", `#game=${body.game_id}`);
     open(body.game_id);
+  }
+  $("setup-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    $("setup-error").textContent = "";
+    const rivals = [...f.querySelectorAll("select[name=rival]")].map((s) => s.value).filter(Boolean);
+    start({ rivals, move_ms: Number(f.move_ms.value), name: f.name.value });
+  });
+  $("queue-leave").addEventListener("click", () => {
+    if (queued !== null) clearTimeout(queued);
+    queued = null;
+    waiting(null);
+    fetch("/api/play/queue", { method: "DELETE" });
   });
   const m = location.hash.match(/^#game=([\w-]+)$/);
   if (m) open(m[1]);
