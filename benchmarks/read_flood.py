@@ -1,6 +1,7 @@
 """Benchmark: an honest tournament's games per second, without and with a flood of read calls.
 
     .venv/bin/python benchmarks/read_flood.py [--bots 6] [--table-size 4] [--seconds 20] [--callers 24]
+                                              [--hosts 1] [--web-rate 0 [--unique-queries]]
                                               [--server-option=--read-rate=100000 ...]
 
 An arena server process on a fresh SQLite file (`scout-arena serve --db URL`) plays one
@@ -11,45 +12,91 @@ flooded window another process runs `--callers` unauthenticated callers, each on
 its own, looping ListGames, ExportGames (a page of 1000 each) and ShowGame without pause. The
 quiet rate is the mean of the two quiet windows (the machine's drift shows as their spread).
 
+`--hosts N` spreads the callers over N loopback addresses, 127.0.0.1 to 127.0.0.N, standing for
+N hosts: the flood process forwards each caller's connection from its address (a TCP relay per
+address, whose connections to the arena are bound to it), so the arena sees N peers. `--web-rate
+R` adds R page loads a second to the flood (open loop, plain HTTP/1.1 on kept-alive connections
+spread over the same addresses: the ladder, the tournament's page, the games list and their JSON
+in turn); with `--unique-queries` each load has a query string of its own (a parameter no page
+reads), the way a flood would try to get past the page cache. `--callers 0` floods the pages alone.
+
 Printed: games/s of each window, the flooded/quiet ratio (target: at least 0.80), and the flood's
-calls answered and refused. `--server-option` passes an option to the arena, for example
-`--server-option=--read-rate=100000 --server-option=--read-burst=100000` to see the flood
-without the read limits.
+calls answered and refused (its page loads: answered 200, refused 429, other). `--server-option`
+passes an option to the arena, for example `--server-option=--read-rate=100000
+--server-option=--read-burst=100000` to see the flood without the per-host read limits.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 CONNECT_TIMEOUT_S = 60.0
 WARMUP_S = 5.0
 FLOOD_START_S = 2.0
 """Time the flood process is given to open its connections before the flooded window starts."""
+TOURNAMENT = "flood"
 
 
-async def flood(target: str, callers: int, seconds: float) -> None:
-    """`callers` tasks, each on a connection of its own, looping read calls without a token; prints
-    'answered refused other' when `seconds` have passed."""
+async def relay(address: str, target: str) -> int:
+    """A TCP relay on a free port of 127.0.0.1 whose every connection goes on to `target`
+    from `address` (its source bound there): returns the relay's port."""
+    host, port = target.rsplit(":", 1)
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(1 << 16):
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream = await asyncio.open_connection(host, int(port), local_addr=(address, 0))
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer))
+
+    server = await asyncio.start_server(accepted, "127.0.0.1", 0)
+    bound: int = server.sockets[0].getsockname()[1]
+    return bound
+
+
+def host_address(index: int) -> str:
+    """The loopback address of flooding host `index` (from 0): 127.0.0.1, 127.0.0.2, ..."""
+    return f"127.0.0.{index + 1}"
+
+
+async def grpc_flood(target: str, callers: int, hosts: int, stop: float, counts: dict[str, int]) -> None:
+    """`callers` tasks spread over `hosts` addresses, each on a connection of its own, looping
+    read calls without a token until `stop`."""
     import grpc
 
     from sdk.wire import arena_pb2_grpc
     from sdk.wire.arena_client import request
 
-    counts = {"answered": 0, "refused": 0, "other": 0}
-    stop = time.monotonic() + seconds
+    relays = [target] if hosts == 1 else [f"127.0.0.1:{await relay(host_address(h), target)}" for h in range(hosts)]
 
     async def caller(index: int) -> None:
         rng = random.Random(index)
-        async with grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        async with grpc.aio.insecure_channel(relays[index % len(relays)], options=options) as channel:
             stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]
             while time.monotonic() < stop:
                 kind = rng.randrange(3)
@@ -70,7 +117,82 @@ async def flood(target: str, callers: int, seconds: float) -> None:
                     counts["refused" if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED else "other"] += 1
 
     await asyncio.gather(*(caller(i) for i in range(callers)))
-    print(counts["answered"], counts["refused"], counts["other"], flush=True)
+
+
+WEB_PATHS = ["", f"tournaments/{TOURNAMENT}", "games", "api/ladder", f"api/tournaments/{TOURNAMENT}"]
+"""What the page flood loads in turn."""
+
+
+async def web_flood(
+    url: str, rate: float, unique: bool, hosts: int, stop: float, counts: dict[str, int], spent: list[float]
+) -> None:
+    """`rate` page loads a second until `stop` (open loop: a slow answer does not slow the next),
+    from `hosts` addresses in turn, on kept-alive connections (at most 64 at once). Each request's
+    bytes are made by hand: an HTTP library's own CPU (about a millisecond a request) would be
+    taken from the arena's cores."""
+    split = urlsplit(url)
+    host, port = split.hostname or "127.0.0.1", split.port or 80
+    idle: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {}
+    connections = asyncio.Semaphore(64)
+
+    async def ask(
+        address: str, request: bytes, reused: bool
+    ) -> tuple[bytes, asyncio.StreamReader, asyncio.StreamWriter]:
+        reader, writer = (
+            idle[address].pop() if reused else await asyncio.open_connection(host, port, local_addr=(address, 0))
+        )
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        if length is None:
+            raise OSError("an answer without a length")
+        await reader.readexactly(int(length[1]))
+        return head, reader, writer
+
+    async def one(address: str, request: bytes) -> None:
+        async with connections:
+            start = time.perf_counter()
+            try:
+                try:
+                    head, reader, writer = await ask(address, request, bool(idle.setdefault(address, [])))
+                except (OSError, asyncio.IncompleteReadError):
+                    head, reader, writer = await ask(address, request, False)
+            except (OSError, asyncio.IncompleteReadError):
+                counts["pages other"] += 1
+                return
+            status = head.split(b" ", 2)[1]
+            if status == b"200":
+                counts["pages answered"] += 1
+                spent.append(time.perf_counter() - start)
+            else:
+                counts["pages refused" if status == b"429" else "pages other"] += 1
+            idle[address].append((reader, writer))
+
+    tasks = []
+    begin, i = time.perf_counter(), 0
+    while time.monotonic() < stop:
+        await asyncio.sleep(max(0.0, begin + i / rate - time.perf_counter()))
+        path = WEB_PATHS[i % len(WEB_PATHS)] + (f"?q={i}-{random.getrandbits(32):08x}" if unique else "")
+        request = f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+        tasks.append(asyncio.create_task(one(host_address(i % hosts), request)))
+        i += 1
+    await asyncio.gather(*tasks)
+
+
+async def flood(args: argparse.Namespace) -> None:
+    """The flood process: the read calls and the page loads `args` ask for, for `args.flood_seconds`;
+    prints what was answered as JSON."""
+    counts = dict.fromkeys(("answered", "refused", "other", "pages answered", "pages refused", "pages other"), 0)
+    spent: list[float] = []
+    stop = time.monotonic() + args.flood_seconds
+    jobs = []
+    if args.callers:
+        jobs.append(grpc_flood(args.flood_target, args.callers, args.hosts, stop, counts))
+    if args.web_rate:
+        jobs.append(web_flood(args.flood_web, args.web_rate, args.unique_queries, args.hosts, stop, counts, spent))
+    await asyncio.gather(*jobs)
+    p50 = statistics.median(spent) * 1000 if spent else float("nan")
+    print(json.dumps({**counts, "pages p50 ms": p50}), flush=True)
 
 
 def main() -> None:
@@ -78,13 +200,24 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=6, help="random bots entered (default 6)")
     parser.add_argument("--table-size", type=int, default=4, help="seats per table (default 4)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each window (default 20)")
-    parser.add_argument("--callers", type=int, default=24, help="flooding callers (default 24)")
+    parser.add_argument("--callers", type=int, default=24, help="flooding gRPC callers (default 24; 0: none)")
+    parser.add_argument(
+        "--hosts",
+        type=int,
+        default=1,
+        help="loopback addresses the flood comes from, 127.0.0.1 to 127.0.0.N (default 1)",
+    )
+    parser.add_argument("--web-rate", type=float, default=0.0, help="page loads a second in the flood (default 0)")
+    parser.add_argument("--unique-queries", action="store_true", help="give each page load a query string of its own")
     parser.add_argument("--server-option", action="append", default=[], help="an option for scout-arena serve")
-    parser.add_argument("--flood-client", nargs=3, metavar=("TARGET", "CALLERS", "SECONDS"), help=argparse.SUPPRESS)
+    parser.add_argument("--flood-target", help=argparse.SUPPRESS)
+    parser.add_argument("--flood-web", help=argparse.SUPPRESS)
+    parser.add_argument("--flood-seconds", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.flood_client:
-        target, callers, seconds = args.flood_client
-        asyncio.run(flood(target, int(callers), float(seconds)))
+    if not 1 <= args.hosts <= 254:
+        parser.error(f"--hosts must be 1 to 254, not {args.hosts}")
+    if args.flood_seconds is not None:
+        asyncio.run(flood(args))
         return
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,14 +230,15 @@ def run(args: argparse.Namespace, logs: Path) -> None:
     from arena.tournaments.settings import TournamentSettings
 
     names = [f"random-{i}" for i in range(args.bots)]
-    with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, args.server_option) as (target, admin_token, _web):
+    options = ["--http-port", "0", *args.server_option]
+    with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, options) as (target, admin_token, web):
         client = RemoteArena(target, admin_token)
         bots: list[subprocess.Popen[bytes]] = []
         try:
             tokens = {name: client.register_bot(name) for name in names}
             client.create_tournament(
                 TournamentSettings(
-                    "flood",
+                    TOURNAMENT,
                     args.table_size,
                     1000,
                     datetime.now(UTC) + timedelta(days=1),
@@ -129,7 +263,7 @@ def run(args: argparse.Namespace, logs: Path) -> None:
                             "--token",
                             tokens[name],
                             "--tournament",
-                            "flood",
+                            TOURNAMENT,
                             "--target",
                             target,
                             "--capacity",
@@ -140,13 +274,13 @@ def run(args: argparse.Namespace, logs: Path) -> None:
                     )
                 )
             deadline = time.monotonic() + CONNECT_TIMEOUT_S
-            while len(client.tournament("flood").entrants) < len(names):
+            while len(client.tournament(TOURNAMENT).entrants) < len(names):
                 if time.monotonic() > deadline:
                     raise SystemExit(f"the bots did not all enter within {CONNECT_TIMEOUT_S:g} s")
                 time.sleep(0.2)
-            client.start_tournament("flood")
+            client.start_tournament(TOURNAMENT)
             time.sleep(WARMUP_S)
-            measure(args, client, target)
+            measure(args, client, target, web)
         finally:
             client.close()
             for proc in bots:
@@ -155,15 +289,15 @@ def run(args: argparse.Namespace, logs: Path) -> None:
                 proc.wait(timeout=30)
 
 
-def measure(args: argparse.Namespace, client: object, target: str) -> None:
+def measure(args: argparse.Namespace, client: object, target: str, web: str | None) -> None:
     """Three windows, quiet / flooded / quiet, each `args.seconds` long: games finished per second."""
 
     def finished() -> int:
-        return client.tournament("flood").games.finished  # type: ignore[attr-defined]
+        return client.tournament(TOURNAMENT).games.finished  # type: ignore[attr-defined]
 
     load = os.getloadavg()[0]
     rates = []
-    flood_counts = ""
+    report: dict[str, float] = {}
     for window in ("quiet", "flooded", "quiet"):
         flooder = None
         if window == "flooded":
@@ -171,9 +305,12 @@ def measure(args: argparse.Namespace, client: object, target: str) -> None:
                 [
                     sys.executable,
                     __file__,
-                    "--flood-client",
+                    *sys.argv[1:],
+                    "--flood-target",
                     target,
-                    str(args.callers),
+                    "--flood-web",
+                    web or "",
+                    "--flood-seconds",
                     str(args.seconds + FLOOD_START_S),
                 ],
                 stdout=subprocess.PIPE,
@@ -184,9 +321,8 @@ def measure(args: argparse.Namespace, client: object, target: str) -> None:
         time.sleep(args.seconds)
         rates.append((finished() - before) / (time.monotonic() - start))
         if flooder is not None:
-            flood_counts = flooder.communicate(timeout=60)[0].strip()
+            report = json.loads(flooder.communicate(timeout=120)[0])
     quiet = (rates[0] + rates[2]) / 2
-    answered, refused, other = flood_counts.split()
     print(
         f"{os.cpu_count()} CPUs, load average {load:.1f} at the start; {args.bots} random bots at "
         f"{args.table_size}-seat tables, 8 games at once; windows of {args.seconds:g} s"
@@ -195,10 +331,18 @@ def measure(args: argparse.Namespace, client: object, target: str) -> None:
     for window, rate in zip(("quiet", "flooded", "quiet"), rates, strict=True):
         print(f"| {window} | {rate:.2f} |")
     print(f"\nflooded / quiet: {rates[1] / quiet:.2f} (target ≥ 0.80)")
-    print(
-        f"flood: {args.callers} callers without a token; {answered} calls answered, {refused} refused "
-        f"RESOURCE_EXHAUSTED, {other} other errors; load average {os.getloadavg()[0]:.1f} at the end"
-    )
+    if args.callers:
+        print(
+            f"flood: {args.callers} callers without a token from {args.hosts} address(es); {report['answered']} calls "
+            f"answered, {report['refused']} refused RESOURCE_EXHAUSTED, {report['other']} other errors"
+        )
+    if args.web_rate:
+        print(
+            f"pages: {args.web_rate:g} loads/s{' with unique query strings' if args.unique_queries else ''} from "
+            f"{args.hosts} address(es); {report['pages answered']} answered (p50 {report['pages p50 ms']:.1f} ms), "
+            f"{report['pages refused']} refused 429, {report['pages other']} other"
+        )
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

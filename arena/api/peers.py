@@ -9,6 +9,7 @@ so a flood from many addresses cannot grow it without bound either.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -32,6 +33,23 @@ def peer_host(peer: str) -> str:
     if address.startswith("["):
         return address[1 : address.find("]")]
     return address.rpartition(":")[0] or address
+
+
+def address_key(host: str) -> str:
+    """What a per-address limit counts a host by: an IPv4 address as it is, an IPv6 one by its
+    /64 (one machine's usual allocation, so a host cannot dodge its bucket by hopping addresses
+    within it); anything else as it is.
+
+    >>> address_key("127.0.0.1"), address_key("2001:db8::1:2"), address_key("unix:/tmp/s")
+    ('127.0.0.1', '2001:db8::/64', 'unix:/tmp/s')
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None and not address.is_loopback:
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
 
 
 @dataclass(slots=True)

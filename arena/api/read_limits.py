@@ -9,6 +9,15 @@ each caller to a token bucket (`arena.api.peers.RateLimiter`):
   so a tournament's bots polling from one host never share the host's bucket with a flood;
 - a call with the admin token is not counted (the organiser is trusted).
 
+Beside each caller's own bucket, every caller of a kind shares one more: all calls without a
+token together spend from `global_read_rate`/`global_read_burst`, all calls with bots' tokens from
+`global_token_read_rate`/`global_token_read_burst`. A caller's own bucket is asked first, so a
+flooder refused by its own bucket spends nothing of the shared one; a flood from any number of
+addresses (or of bots) is held to the shared budget, so it costs the arena a bounded share of its
+CPU and degrades only the reads of its own kind: bots' token reads keep their budget while
+anonymous reads are flooded, and play (bot streams, the referee, the runner's commits) never
+waits on reads at all.
+
 A call costs one unit per `ITEMS_PER_UNIT` items it asks for (its page size, rounded up), and an
 export one per game it sends; the first unit must be in the bucket, the rest are waited for (an
 export slows to the refill rate rather than failing halfway). A refused call is held for `HOLD_S` before it is answered
@@ -33,7 +42,7 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.api.peers import RateLimiter, Request, Response, peer_host
+from arena.api.peers import RateLimiter, Request, Response, address_key, peer_host
 from arena.api.resources import ResourceLimits
 from arena.directory import BotDirectory, token_hash
 from arena.storage.async_store import AsyncStore
@@ -55,14 +64,23 @@ KNOWN_TOKENS = 10_000
 TOKEN_TTL_S = 60.0
 """Verified tokens are remembered this long (so a call does not cost a lookup), at most KNOWN_TOKENS."""
 RETRY_AFTER_KEY = "retry-after-ms"
+SHARED = ""
+"""The key of the bucket every caller of a kind shares."""
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Whose bucket a read call spends from: `limiter` is None for the admin (not counted)."""
+    """Whose bucket a read call spends from: `limiter` is None for the admin (not counted);
+    `shared` is the bucket every caller of its kind spends from too."""
 
     key: str
     limiter: RateLimiter | None
+    shared: RateLimiter | None = None
+
+    def buckets(self) -> list[tuple[RateLimiter, str]]:
+        """The buckets a call spends from, in order: the caller's own, then the shared one."""
+        own = [] if self.limiter is None else [(self.limiter, self.key)]
+        return own + ([] if self.shared is None else [(self.shared, SHARED)])
 
 
 class ReadGate:
@@ -77,6 +95,8 @@ class ReadGate:
     ) -> None:
         self._hosts = RateLimiter(limits.read_rate, limits.read_burst, clock=clock)
         self._bots = RateLimiter(limits.token_read_rate, limits.token_read_burst, clock=clock)
+        self._anyone = RateLimiter(limits.global_read_rate, limits.global_read_burst, clock=clock)
+        self._any_bot = RateLimiter(limits.global_token_read_rate, limits.global_token_read_burst, clock=clock)
         self._directory = directory
         self._admin = admin
         self._clock = clock
@@ -91,21 +111,21 @@ class ReadGate:
         its units; returns whose bucket it spends from. `items` is how many it asks for."""
         caller = self._remembered(token) if token else None
         if caller is None:
-            caller = Caller(f"host {peer_host(context.peer())}", self._hosts)
+            caller = Caller(f"host {address_key(peer_host(context.peer()))}", self._hosts, self._anyone)
             if token:
                 caller = await self._verified(token) or caller
-        if caller.limiter is not None and not caller.limiter.allow(caller.key):
-            await self._refuse(call, caller, context)
+        for limiter, key in caller.buckets():
+            if not limiter.allow(key):
+                await self._refuse(call, caller, context, limiter, key)
         await self.pace(caller, math.ceil(items / ITEMS_PER_UNIT) - 1)
         return caller
 
     async def pace(self, caller: Caller, units: int = 1) -> None:
-        """Wait until `caller`'s bucket has paid `units` more units."""
-        if caller.limiter is None:
-            return
+        """Wait until `caller`'s bucket, and then the one its kind shares, have paid `units` more units."""
         for _ in range(units):
-            while not caller.limiter.allow(caller.key):
-                await asyncio.sleep(caller.limiter.retry_after(caller.key))
+            for limiter, key in caller.buckets():
+                while not limiter.allow(key):
+                    await asyncio.sleep(limiter.retry_after(key))
 
     async def run(self, db: AsyncStore, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`await db(fn, **kwargs)` once fewer than `read_concurrency` reads are at the database."""
@@ -125,7 +145,7 @@ class ReadGate:
         async with self._slots:
             bot = await self._directory.authenticate(token)
             caller = (
-                Caller(f"bot {bot}", self._bots)
+                Caller(f"bot {bot}", self._bots, self._any_bot)
                 if bot is not None
                 else (Caller("admin", None) if await self._admin.allows(token) else None)
             )
@@ -136,22 +156,34 @@ class ReadGate:
         return caller
 
     async def _refuse(
-        self, call: str, caller: Caller, context: grpc.aio.ServicerContext[Request, Response]
+        self,
+        call: str,
+        caller: Caller,
+        context: grpc.aio.ServicerContext[Request, Response],
+        limiter: RateLimiter,
+        key: str,
     ) -> NoReturn:
-        limiter = caller.limiter
-        assert limiter is not None
+        """Hold the call, then end it RESOURCE_EXHAUSTED: `limiter`'s bucket `key` is empty
+        (the caller's own, or the one shared by every caller of its kind)."""
         if self._held < MAX_HELD:
             self._held += 1
             try:
                 await asyncio.sleep(HOLD_S)
             finally:
                 self._held -= 1
-        wait = max(0.1, limiter.retry_after(caller.key))
+        wait = max(0.1, limiter.retry_after(key))
         apart = "" if caller.limiter is self._bots else "; calls with a bot's own token are counted apart"
+        whose = (
+            caller.key
+            if key != SHARED
+            else (
+                "every bot calling with its token" if caller.limiter is self._bots else "every caller without a token"
+            )
+        )
         context.set_trailing_metadata(((RETRY_AFTER_KEY, str(math.ceil(wait * 1000))),))
         await context.abort(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
-            f"{call}: too many read calls from {caller.key} (at most {limiter.rate:g} a second, {limiter.burst} "
+            f"{call}: too many read calls from {whose} (at most {limiter.rate:g} a second, {limiter.burst} "
             f"at once{apart}); try again in {wait:.1f} s",
         )
         raise AssertionError("context.abort raises")

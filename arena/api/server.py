@@ -267,7 +267,7 @@ async def start_server(
         from arena.web.serving import start_web
 
         assert engine is not None
-        arena.web = await start_web(create_app(engine, arena=arena), web_socket)
+        arena.web = await start_web(create_app(engine, arena=arena, limits=config.resources), web_socket)
     return arena
 
 

@@ -339,6 +339,24 @@ def serve(
     token_read_rate: Annotated[float, typer.Option(help=OPTION_HELP["token_read_rate"])] = _RESOURCES.token_read_rate,
     token_read_burst: Annotated[int, typer.Option(help=OPTION_HELP["token_read_burst"])] = _RESOURCES.token_read_burst,
     read_concurrency: Annotated[int, typer.Option(help=OPTION_HELP["read_concurrency"])] = _RESOURCES.read_concurrency,
+    global_read_rate: Annotated[
+        float, typer.Option(help=OPTION_HELP["global_read_rate"])
+    ] = _RESOURCES.global_read_rate,
+    global_read_burst: Annotated[
+        int, typer.Option(help=OPTION_HELP["global_read_burst"])
+    ] = _RESOURCES.global_read_burst,
+    global_token_read_rate: Annotated[
+        float, typer.Option(help=OPTION_HELP["global_token_read_rate"])
+    ] = _RESOURCES.global_token_read_rate,
+    global_token_read_burst: Annotated[
+        int, typer.Option(help=OPTION_HELP["global_token_read_burst"])
+    ] = _RESOURCES.global_token_read_burst,
+    web_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_rate"])] = _RESOURCES.web_rate,
+    web_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_burst"])] = _RESOURCES.web_burst,
+    web_global_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_global_rate"])] = _RESOURCES.web_global_rate,
+    web_global_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_global_burst"])] = _RESOURCES.web_global_burst,
+    web_render_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_render_rate"])] = _RESOURCES.web_render_rate,
+    web_render_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_render_burst"])] = _RESOURCES.web_render_burst,
     http_port: Annotated[
         int,
         typer.Option(

@@ -10,7 +10,9 @@ events only (sdk/engine/events.py: no hand, no seed); a game's feed stays a whil
 so a late spectator sees how it ended.
 
 Connections are capped in total and per address (`admit`), so a crowd of spectators costs the arena
-a bounded amount of memory and sockets.
+a bounded amount of memory and sockets; the last places are kept for addresses not watching yet
+(`newcomer_places`), so however many addresses fill the hub, a new one still finds a place until
+each address holds one.
 """
 
 from __future__ import annotations
@@ -33,10 +35,19 @@ KEEP_S = 300.0
 """How long a finished game's feed stays after its last event is released."""
 MAX_SPECTATORS = 200
 MAX_SPECTATORS_PER_ADDRESS = 8
+NEWCOMER_SHARE = 4
+"""One place in this many is kept for addresses that watch nothing yet: a second stream from an
+address is admitted only while more places than that are free."""
+CROWDED_RETRY_S = 15.0
+"""What a refused spectator is told to wait: places come free as spectators leave, not on a clock."""
 
 
 class Crowded(Exception):
-    """Too many spectators already: in total, or from this address."""
+    """Too many spectators already: in total, or from this address. `retry_after_s`: when to ask again."""
+
+    def __init__(self, message: str, retry_after_s: float = CROWDED_RETRY_S) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +139,8 @@ class SpectatorHub:
         self.clock = clock
         self.max_total = max_total
         self.max_per_address = max_per_address
+        self.newcomer_places = max_total // NEWCOMER_SHARE
+        """Places only an address watching nothing yet may take."""
         self._attempts: dict[int, list[GameFeed]] = {}
         """Each game's attempts, oldest first: the newest, and those spectators may still be shown
         because the starts of the ones after them are not released yet."""
@@ -172,11 +185,20 @@ class SpectatorHub:
         return sum(self._watching.values())
 
     def admit(self, address: str) -> Ticket:
-        """A spectator's place, held until `Ticket.release`; Crowded if the caps are reached."""
-        if self.spectators >= self.max_total:
-            raise Crowded(f"the arena has {self.max_total} spectators already: try again later")
-        if self._watching.get(address, 0) >= self.max_per_address:
+        """A spectator's place, held until `Ticket.release`; Crowded if the caps are reached, or
+        if `address` watches already and only the places kept for newcomers are left."""
+        total, mine = self.spectators, self._watching.get(address, 0)
+        if total >= self.max_total:
+            raise Crowded(
+                f"the arena has {self.max_total} spectators already, one or more per address: try again later"
+            )
+        if mine >= self.max_per_address:
             raise Crowded(f"at most {self.max_per_address} live streams per address: close one first")
+        if mine and self.max_total - total <= self.newcomer_places:
+            raise Crowded(
+                f"the arena's last {self.newcomer_places} spectator places are kept for addresses watching nothing "
+                f"yet, and this address has {mine} live stream{'s' if mine > 1 else ''}: close one or try again later"
+            )
         self._watching[address] = self._watching.get(address, 0) + 1
         return Ticket(self, address)
 

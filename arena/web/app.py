@@ -18,12 +18,14 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
 from arena.api.pages import PageTokens
+from arena.api.resources import ResourceLimits
 from arena.storage.async_store import AsyncStore
 from arena.web import api, live, pages, play, replay
 from arena.web.context import WebContext
 from arena.web.errors import install_error_handlers
-from arena.web.page_cache import PageCache, route_patterns
+from arena.web.page_cache import PageCache, kept_route, route_patterns
 from arena.web.play_room import PlayRoom
+from arena.web.rate_limits import RateLimits, WebGate
 from arena.web.reads import WebReads
 from arena.web.templating import make_templates
 
@@ -34,14 +36,20 @@ so while a tournament commits games a page is rendered at most once a second."""
 
 
 def create_app(
-    engine: Engine, *, arena: Any = None, page_ttl_s: float = PAGE_TTL_S, store_casual: bool | None = None
+    engine: Engine,
+    *,
+    arena: Any = None,
+    page_ttl_s: float = PAGE_TTL_S,
+    store_casual: bool | None = None,
+    limits: ResourceLimits | None = None,
 ) -> FastAPI:
     """The web app over the arena database `engine` (read through worker threads, never on the
     event loop). `arena` is the running arena it is served in, for live games; None serves the
     database alone. Answers of the pages and the API are kept until the arena changes, which is
     looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request). Finished casual
     games are stored when `store_casual` says so (None: when served in an arena, since `scout-arena
-    web` serves its database read-only)."""
+    web` serves its database read-only). Requests are rate-limited as `limits` says (its `web_*`
+    fields; None: the defaults), per address and for everyone (`rate_limits`)."""
     app = FastAPI(
         title="Scout Arena",
         summary="Ladders, tournaments, bots and games of a Scout Arena, read-only.",
@@ -58,5 +66,8 @@ def create_app(
     app.state.play = PlayRoom(db if keep else None, getattr(arena, "hub", None), getattr(arena, "casual", None))
     for module in (pages, api, replay, live, play):
         app.include_router(module.router)
-    app.add_middleware(PageCache, db=db, routes=route_patterns([pages.router, api.router]), ttl_s=page_ttl_s)
+    kept = route_patterns([pages.router, api.router])
+    gate = WebGate(limits or ResourceLimits())
+    app.add_middleware(PageCache, db=db, routes=kept, ttl_s=page_ttl_s, gate=gate)
+    app.add_middleware(RateLimits, gate=gate, kept=lambda scope: kept_route(kept, scope) is not None)
     return app

@@ -9,11 +9,13 @@ database alone there is nothing live, and the stream says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from arena.api.peers import address_key
 from arena.play.spectators import Crowded, SpectatorHub
 from arena.records import GameStatus
 from arena.storage import store
@@ -65,15 +67,18 @@ async def live_events(request: Request, web: Web, game_id: GameId) -> Response:
     """The game's public events as Server-Sent Events, each released the tournament's spectator
     delay after it was played: `game` (an attempt starts: seats, delay), `event` (one public
     event and the public table after it), `waiting` (not playing now), `end`. No hand, no seed.
-    429 when the arena has as many spectators as it takes, from this address or in all."""
+    429 with Retry-After when the arena has as many spectators as it takes, from this address or
+    in all (its last places are kept for addresses watching nothing yet)."""
     detail = await web.db(store.show_game, game_id=game_id)
     hub = spectators(web)
     if hub is None:
         return error_response(request, 503, "this server shows a database alone: no game is live here")
     try:
-        ticket = hub.admit(request.client.host if request.client else "")
+        ticket = hub.admit(address_key(request.client.host) if request.client else "")
     except Crowded as exc:
-        return error_response(request, 429, str(exc))
+        refused = error_response(request, 429, str(exc))
+        refused.headers["retry-after"] = str(math.ceil(exc.retry_after_s))
+        return refused
     if detail.info.status is GameStatus.FINISHED and hub.feed(game_id) is None:
         return EventStream(_ended(game_id), ticket)
     return EventStream(LiveCursor(hub, game_id).chunks(), ticket)

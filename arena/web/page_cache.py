@@ -6,7 +6,11 @@ The version is asked of the database at most once every `ttl_s` seconds, so a pa
 arena by that much, and a page is rendered at most once per version and `ttl_s`, however many
 ask for it meanwhile (one renders, the others wait for its answer). Only routes of this app's own
 `pages` and `api` routers are kept (no streams, no other module's routes), only 200 answers,
-keyed by path and query; every caller gets the same answer for the same URL (the pages have no
+keyed by path and the query parameters the route declares (`KeptRoute`): any other parameter is
+dropped from the query before the route sees it, so it changes neither the answer nor the key, and
+a flood of made-up query strings is answered from one kept answer. (Ignored rather than refused
+422: links shared with a tracking parameter added keep working, and a page cannot show what it
+does not read.) Every caller gets the same answer for the same key (the pages have no
 per-caller content), so keeping one can never show anyone more than the public read models do,
 and an answer is never kept past a change of the version: what a game, a tournament's seed or a
 record reveals only becomes public with such a change, never the other way round.
@@ -14,6 +18,10 @@ record reveals only becomes public with such a change, never the other way round
 Each kept answer has an ETag (a digest of its body); a browser that sends it back in
 If-None-Match gets a 304 without the body. The kept answers are bounded in number and in bytes,
 the least recently used dropped first.
+
+A render spends from the web port's shared render budget (`rate_limits.WebGate.render`); when it
+is spent, a URL whose older answer is still kept gets that one (it shows less than the new one
+would, never more), any other a 429 with Retry-After.
 """
 
 from __future__ import annotations
@@ -26,10 +34,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from re import Pattern
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
+from fastapi import params
+from fastapi.dependencies.utils import get_flat_params
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.storage.async_store import AsyncStore
+from arena.web.rate_limits import WebGate, refuse
 from arena.web.reads import play_version
 
 KEPT_ANSWERS = 512
@@ -38,6 +50,20 @@ KEPT_BYTES = 32 * 1024 * 1024
 """Bytes of kept bodies at most; a body above a quarter of it is answered but not kept."""
 REVALIDATE = (b"cache-control", b"no-cache")
 """Kept answers tell browsers to ask again each time (with their ETag): a page changes with the arena."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptRoute:
+    """A route whose answers may be kept: its path pattern and the query parameters it reads."""
+
+    path: Pattern[str]
+    params: tuple[str, ...]
+
+    def query(self, query_string: bytes) -> bytes:
+        """`query_string` with only this route's parameters, each with its last value (the one
+        the route reads), in the route's order: the same for every query the route reads alike."""
+        given = dict(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
+        return urlencode([(name, given[name]) for name in self.params if name in given]).encode("latin-1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,19 +83,22 @@ class _Flight:
 
 
 class PageCache:
-    """The middleware: `routes` are the path patterns whose GET answers may be kept."""
+    """The middleware: `routes` are the routes whose GET answers may be kept; `gate`, if any,
+    holds the render budget."""
 
     def __init__(
         self,
         app: ASGIApp,
         db: AsyncStore,
-        routes: Iterable[Pattern[str]],
+        routes: Iterable[KeptRoute],
         ttl_s: float = 1.0,
         max_bytes: int = KEPT_BYTES,
+        gate: WebGate | None = None,
     ) -> None:
         self._app = app
         self._db = db
         self._routes = tuple(routes)
+        self._gate = gate
         self._ttl_s = ttl_s
         self._max_bytes = max_bytes
         self._answers: OrderedDict[tuple[str, bytes], _Answer] = OrderedDict()
@@ -84,10 +113,17 @@ class PageCache:
         """Bytes of the bodies kept now."""
         return self._bytes
 
+    @property
+    def kept(self) -> int:
+        """Answers kept now."""
+        return len(self._answers)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or not self._keeps(scope["path"]):
+        route = kept_route(self._routes, scope)
+        if route is None:
             await self._app(scope, receive, send)
             return
+        scope = {**scope, "query_string": route.query(scope["query_string"])}
         key = (scope["path"], scope["query_string"])
         version = await self._current()
         held = self._fresh(key, version)
@@ -98,7 +134,11 @@ class PageCache:
                 async with flight.lock:
                     held = self._fresh(key, version)
                     if held is None:
-                        held = await self._render(scope, receive, send, key, version)
+                        refusal = None if self._gate is None else self._gate.render()
+                        if refusal is None:
+                            held = await self._render(scope, receive, send, key, version)
+                        elif (held := self._answers.get(key)) is None:
+                            await refuse(scope, send, refusal)
             finally:
                 flight.callers -= 1
                 if not flight.callers:
@@ -106,9 +146,6 @@ class PageCache:
             if held is None:
                 return
         await self._send(scope, send, held)
-
-    def _keeps(self, path: str) -> bool:
-        return any(route.match(path) for route in self._routes)
 
     def _fresh(self, key: tuple[str, bytes], version: tuple[Any, ...]) -> _Answer | None:
         held = self._answers.get(key)
@@ -185,6 +222,22 @@ class PageCache:
             self._bytes -= len(dropped.body)
 
 
-def route_patterns(routers: Iterable[Any]) -> list[Pattern[str]]:
-    """The path patterns of every route of `routers` (FastAPI APIRouters)."""
-    return [route.path_regex for router in routers for route in router.routes if hasattr(route, "path_regex")]
+def kept_route(routes: Iterable[KeptRoute], scope: Scope) -> KeptRoute | None:
+    """The route of `routes` whose answer to the request of `scope` may be kept: a GET of its path."""
+    if scope["type"] != "http" or scope["method"] != "GET":
+        return None
+    return next((route for route in routes if route.path.match(scope["path"])), None)
+
+
+def route_patterns(routers: Iterable[Any]) -> list[KeptRoute]:
+    """Every route of `routers` (FastAPI APIRouters): its path pattern and the query parameters it
+    declares (its own and its dependencies')."""
+    return [
+        KeptRoute(
+            route.path_regex,
+            tuple(f.alias for f in get_flat_params(route.dependant) if isinstance(f.field_info, params.Query)),
+        )
+        for router in routers
+        for route in router.routes
+        if hasattr(route, "path_regex") and hasattr(route, "dependant")
+    ]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.api.peers import RateLimiter, peer_host
+from arena.api.peers import RateLimiter, address_key, peer_host
 
 
 class Clock:
@@ -54,3 +54,18 @@ def test_the_limiter_forgets_the_least_recently_seen_peers() -> None:
 def test_nonsense_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="positive rate"):
         RateLimiter(rate=0, burst=1)
+
+
+@pytest.mark.parametrize(
+    ("host", "key"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("::1", "::1"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"),
+        ("::ffff:10.0.0.1", "::ffff:10.0.0.1"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_an_ipv6_host_is_counted_by_its_64(host: str, key: str) -> None:
+    assert address_key(host) == key

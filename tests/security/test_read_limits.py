@@ -19,6 +19,7 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
+from arena.api import read_limits
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
 from arena.cli import arena_wire as client_wire
@@ -175,3 +176,57 @@ def test_reads_work_on_the_database_a_few_at_a_time() -> None:
         return db.most
 
     assert asyncio.run(main()) == 2
+
+
+class Refused(Exception):
+    """What `Context.abort` raises, as grpc's does."""
+
+
+class Context:
+    """Stands for a read call's grpc context, from `host`."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.trailing: tuple[tuple[str, str], ...] = ()
+
+    def peer(self) -> str:
+        return f"ipv4:{self.host}:5000"
+
+    def set_trailing_metadata(self, metadata: tuple[tuple[str, str], ...]) -> None:
+        self.trailing = metadata
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise Refused(code, details)
+
+
+def test_a_flood_from_many_hosts_is_held_to_the_shared_budget_and_bots_keep_theirs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(read_limits, "HOLD_S", 0.0)
+    limits = ResourceLimits(
+        read_rate=0.001, read_burst=5, global_read_rate=0.001, global_read_burst=30, token_read_burst=5
+    )
+
+    async def main() -> tuple[int, list[Refused], int]:
+        directory = InMemoryBotDirectory()
+        token = await directory.register("ann")
+        gate = ReadGate(limits, directory, FixedAdminToken("admin"), clock=lambda: 0.0)
+        answered, refused = 0, []
+        for _ in range(4):
+            for n in range(24):
+                try:
+                    await gate.admit("ShowGame", Context(f"127.0.0.{n + 1}"), None)  # type: ignore[arg-type]
+                    answered += 1
+                except Refused as exc:
+                    refused.append(exc)
+        bot_reads = 0
+        for _ in range(5):
+            await gate.admit("ShowGame", Context("127.0.0.99"), token)  # type: ignore[arg-type]
+            bot_reads += 1
+        return answered, refused, bot_reads
+
+    answered, refused, bot_reads = asyncio.run(main())
+    assert answered == 30, "24 hosts, each within its own bucket, got more than the shared budget"
+    assert all(exc.args[0] is grpc.StatusCode.RESOURCE_EXHAUSTED for exc in refused)
+    assert "too many read calls from every caller without a token" in refused[-1].args[1]
+    assert bot_reads == 5, "a bot's token reads spend from their own shared budget"

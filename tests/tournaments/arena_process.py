@@ -11,7 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 START_TIMEOUT_S = 30.0
-UNTHROTTLED_READS = ("--read-rate", "100000", "--read-burst", "100000")
+UNTHROTTLED_READS = (
+    "--read-rate",
+    "100000",
+    "--read-burst",
+    "100000",
+    "--global-read-rate",
+    "100000",
+    "--global-read-burst",
+    "100000",
+)
 """The read limits of an arena most tests start: they read far more often from one host than a
 stranger may, and each refusal would cost them the seconds it asks them to wait. The limits
 themselves are tested on arenas given theirs (tests/security/test_read_limits.py)."""
@@ -40,6 +49,8 @@ class ArenaProcess:
         first = json.loads(line)
         self.port: int = first["port"]
         self.admin_token: str | None = first["admin_token"]
+        self.web: str | None = first["web"]
+        """The web pages' address (http://host:port/), or None if it serves none."""
 
     @property
     def target(self) -> str:

@@ -10,6 +10,7 @@ for time to pass.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from arena.play.spectators import SpectatorHub, Watch
+from arena.play.spectators import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS, Crowded, SpectatorHub, Watch
 from arena.web import live_stream
 from arena.web.app import create_app
 from arena.web.live_stream import EventStream, LiveCursor, Message, sse
@@ -246,12 +247,35 @@ def test_the_event_stream_refuses_a_crowd_unknown_games_and_a_database_alone(eng
         unknown = client.get("/api/games/9999/events")
     held.release()
     assert crowded.status_code == 429 and "per address" in crowded.json()["error"]["message"]
+    assert int(crowded.headers["retry-after"]) >= 1
     assert unknown.status_code == 404
     with TestClient(create_app(engine), raise_server_exceptions=False) as client:
         alone = client.get("/api/games/1/events")
         page = client.get("/games/1/live")
     assert alone.status_code == 503 and "no game is live here" in alone.json()["error"]["message"]
     assert page.status_code == 200 and "watch the replay" in page.text
+
+
+def test_a_few_addresses_cannot_take_every_place_and_a_newcomer_gets_one(engine: Engine) -> None:
+    hub = SpectatorHub()
+    flooders = [f"10.0.0.{i}" for i in range(1, 26)]
+    held = []
+    for address in flooders * MAX_SPECTATORS_PER_ADDRESS:
+        with contextlib.suppress(Crowded):
+            held.append(hub.admit(address))
+    assert hub.spectators < MAX_SPECTATORS, f"{len(flooders)} addresses took every place"
+    feed = hub.open(Watch(1, delay_s=0), "1-a", ["bot04", "bot03", "bot01"])
+    feed.end(finished=True)
+    app = create_app(engine, arena=arena_with(hub))
+    with TestClient(app, client=("10.0.1.1", 5000)) as newcomer:
+        assert newcomer.get("/api/games/1/events").status_code == 200
+    with TestClient(app, client=(flooders[0], 5000), raise_server_exceptions=False) as flooder:
+        refused = flooder.get("/api/games/1/events")
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    assert "kept for addresses watching nothing yet" in refused.json()["error"]["message"]
+    for ticket in held:
+        ticket.release()
+    assert hub.spectators == 0
 
 
 def test_a_spectator_that_does_not_read_is_dropped_and_its_place_given_back(monkeypatch: pytest.MonkeyPatch) -> None:

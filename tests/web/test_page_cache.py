@@ -1,6 +1,8 @@
 """The kept answers (`arena.web.page_cache`): one render per URL and version however many ask at
-once, a 304 for a browser that holds the answer, a bound on the bytes kept, and every change of
-the arena that a page shows (a tournament created or finished too) making it answer afresh."""
+once, keyed on the query parameters a route reads (made-up ones neither render nor keep anything),
+a 304 for a browser that holds the answer, a bound on the bytes kept, the render budget (a stale
+answer or a 429 once it is spent), and every change of the arena that a page shows (a tournament
+created or finished too) making it answer afresh."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 from starlette.types import Message, Receive, Scope, Send
 
+from arena.api.resources import ResourceLimits
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from arena.web.app import create_app
-from arena.web.page_cache import PageCache
+from arena.web.page_cache import KeptRoute, PageCache
+from arena.web.rate_limits import WebGate
 from tests.storage.helpers import random_result, running_tournament
 
 
@@ -36,7 +40,9 @@ class Pages:
         if self.gate is not None:
             await self.gate.wait()
         status = 404 if scope["path"].startswith("/missing") else 200
-        body = scope["path"].encode().ljust(self.size, b".")
+        body = (scope["path"].encode() + b"?" * bool(scope["query_string"]) + scope["query_string"]).ljust(
+            self.size, b"."
+        )
         headers = [(b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
@@ -55,8 +61,9 @@ class Version:
 Headers = list[tuple[bytes, bytes]]
 
 
-async def get(app: Any, path: str, headers: Headers | None = None) -> tuple[int, dict[bytes, bytes], bytes]:
-    """One GET of `path` through the ASGI `app`: status, headers and body."""
+async def get(app: Any, url: str, headers: Headers | None = None) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One GET of `url` (a path and maybe a query) through the ASGI `app`: status, headers and body."""
+    path, _, query = url.partition("?")
     sent: list[Message] = []
 
     async def receive() -> Message:
@@ -65,13 +72,53 @@ async def get(app: Any, path: str, headers: Headers | None = None) -> tuple[int,
     async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": "GET", "path": path, "query_string": b"", "headers": headers or []}
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": headers or []}
     await app(scope, receive, send)
     return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
 
 
-def cache_over(pages: Pages, version: Version, max_bytes: int = 1 << 20) -> PageCache:
-    return PageCache(pages, version, [re.compile(".*")], ttl_s=0, max_bytes=max_bytes)  # type: ignore[arg-type]
+def cache_over(
+    pages: Pages, version: Version, max_bytes: int = 1 << 20, reads: tuple[str, ...] = (), gate: WebGate | None = None
+) -> PageCache:
+    """The page cache over `pages`, every path a kept route that reads the query parameters `reads`."""
+    routes = [KeptRoute(re.compile(".*"), reads)]
+    return PageCache(pages, version, routes, ttl_s=0, max_bytes=max_bytes, gate=gate)  # type: ignore[arg-type]
+
+
+def test_made_up_query_parameters_neither_render_nor_keep_anything() -> None:
+    async def run() -> None:
+        pages, version = Pages(), Version()
+        cache = cache_over(pages, version, reads=("sort", "order"))
+        first = await get(cache, "/ladder?sort=games")
+        for i in range(200):
+            assert await get(cache, f"/ladder?utm_source={i}&sort=games&x{i}=1") == first
+        assert (pages.renders, cache.kept) == (1, 1)
+        assert first[2].startswith(b"/ladder?sort=games."), "the route sees only the parameters it reads"
+        assert (await get(cache, "/ladder?order=asc&sort=games"))[2].startswith(b"/ladder?sort=games&order=asc.")
+        assert await get(cache, "/ladder?sort=rank&sort=games") == first, "the value read is the last one"
+        assert (pages.renders, cache.kept) == (2, 2)
+
+    asyncio.run(run())
+
+
+def test_once_the_render_budget_is_spent_a_kept_answer_is_served_stale_and_others_refused() -> None:
+    async def run() -> None:
+        pages, version = Pages(), Version()
+        clock = [0.0]
+        limits = ResourceLimits(web_render_rate=0.5, web_render_burst=2)
+        cache = cache_over(pages, version, reads=("page_token",), gate=WebGate(limits, clock=lambda: clock[0]))
+        fresh = await get(cache, "/bots")
+        assert (await get(cache, "/bots?page_token=a"))[0] == 200
+        version.value = (2,)
+        assert await get(cache, "/bots") == fresh, "the older answer, while no render is left"
+        status, headers, body = await get(cache, "/bots?page_token=b")
+        assert status == 429 and int(headers[b"retry-after"]) == 2
+        assert b"rendering as many pages as it takes" in body
+        assert pages.renders == 2
+        clock[0] += 2
+        assert (await get(cache, "/bots"))[0] == 200 and pages.renders == 3, "rendered again once the budget refills"
+
+    asyncio.run(run())
 
 
 def test_a_url_asked_many_times_at_once_is_rendered_once() -> None:
