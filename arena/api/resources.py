@@ -18,22 +18,25 @@ honest use: a bot is one connection with one long `Play` stream, a command-line 
   work on the database at once.
 
 Every connection is a file descriptor, so `fit_open_file_limit` checks at start-up that the
-process may open `max_connections` of them plus `FD_RESERVE` for everything else, raising the soft
-limit toward the hard one where that is enough.
+process may open as many as every listener's cap together (this `max_connections`, and the web
+port's `arena.web.limits.WebLimits.max_connections` where the pages are served) plus `FD_RESERVE`
+for everything else, raising the soft limit toward the hard one where that is enough.
 """
 
 from __future__ import annotations
 
 import resource
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from arena.errors import ArenaError
 
-FD_RESERVE = 128
-"""Descriptors beside the connections: the listening socket, grpc's and asyncio's event fds, the
+FD_RESERVE = 256
+"""Descriptors beside the connections: the listening sockets, grpc's and asyncio's event fds, the
 database's pooled connections (a SQLite file and its WAL each, or a PostgreSQL socket), logs and
-stdio; an idle arena needs far fewer."""
+stdio, and the connections the web port accepts in one go before it closes those past its cap (its
+backlog, `arena.web.limits.BACKLOG`: 128); an idle arena needs far fewer."""
 
 
 class OpenFileLimitTooLow(ArenaError):
@@ -139,11 +142,12 @@ def option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def fit_open_file_limit(max_connections: int) -> int:
-    """Make sure this process may hold `max_connections` connections plus FD_RESERVE descriptors,
-    raising the soft RLIMIT_NOFILE (up to the hard one) if needed; returns the soft limit then.
-    OpenFileLimitTooLow, with the cap to lower or the limit to raise, if even the hard one is short."""
-    needed = max_connections + FD_RESERVE
+def fit_open_file_limit(caps: Mapping[str, int]) -> int:
+    """Make sure this process may hold every listener's connections, `caps` (the cap by its
+    option: {"--max-connections": 1000, ...}), plus FD_RESERVE descriptors, raising the soft
+    RLIMIT_NOFILE (up to the hard one) if needed; returns the soft limit then.
+    OpenFileLimitTooLow, with the caps to lower or the limit to raise, if even the hard one is short."""
+    needed = sum(caps.values()) + FD_RESERVE
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return soft
@@ -151,8 +155,12 @@ def fit_open_file_limit(max_connections: int) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
         return needed
     fits = hard - FD_RESERVE
-    lower = f"lower --max-connections to {fits} or " if fits >= 1 else ""
+    named = " and ".join(f"{name} {cap}" for name, cap in caps.items())
+    if len(caps) == 1:
+        lower = f"lower {next(iter(caps))} to {fits} or " if fits >= 1 else ""
+    else:
+        lower = f"lower them to {fits} together or " if fits >= len(caps) else ""
     raise OpenFileLimitTooLow(
-        f"--max-connections {max_connections} needs {needed} open files but this process may open only {hard}: "
+        f"{named} {'needs' if len(caps) == 1 else 'need'} {needed} open files but this process may open only {hard}: "
         f"{lower}raise the open-file limit (ulimit -n; nofile in docker or systemd)"
     )

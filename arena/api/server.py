@@ -48,7 +48,7 @@ from arena.api.bot_session_wire import BOT_SESSION
 from arena.api.boundary import add_arena
 from arena.api.listen import listen_problem
 from arena.api.reflection import enable_reflection
-from arena.api.resources import ResourceLimits, fit_open_file_limit
+from arena.api.resources import ResourceLimits, fit_open_file_limit, option
 from arena.api.tls import ServerTls
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
 from arena.play.casual_limits import CasualLimits
@@ -67,6 +67,7 @@ from arena.storage.credentials import (
 from arena.storage.database import open_database, shown_database
 from arena.storage.lock import DatabaseLock, lock_database
 from arena.tournaments.runner import TournamentRunner
+from arena.web.limits import WebLimits, web_option
 
 if TYPE_CHECKING:
     from arena.web.serving import WebServer
@@ -107,6 +108,8 @@ class ServerConfig:
     http_port: int | None = None
     """Where the web pages (`arena.web`) listen, on `host` (0: a free port; `ArenaServer.web`
     tells which); None: no web pages. They need a database: without one this is ignored."""
+    web_limits: WebLimits = field(default_factory=WebLimits)
+    """Caps on the web port's connections, time-outs and request bodies (`arena.web.limits`)."""
     casual: CasualLimits = field(default_factory=CasualLimits)
     """How much of the arena the web pages' Play room may take (`arena.web.play_room`)."""
 
@@ -164,7 +167,10 @@ async def start_server(
     `arena.errors.ArenaError` with a one-line reason."""
     credentials = None if config.tls is None else config.tls.credentials()
     resources = config.resources
-    fit_open_file_limit(resources.max_connections)
+    caps = {option("max_connections"): resources.max_connections}
+    if config.database_url is not None and config.http_port is not None:
+        caps[web_option("max_connections")] = config.web_limits.max_connections
+    fit_open_file_limit(caps)
     hub = SessionHub()
     referee = Referee(hub, on_answer, SpectatorHub())
     engine = runner = lock = None
@@ -267,7 +273,8 @@ async def start_server(
         from arena.web.serving import start_web
 
         assert engine is not None
-        arena.web = await start_web(create_app(engine, arena=arena, limits=config.resources), web_socket)
+        app = create_app(engine, arena=arena, limits=config.resources)
+        arena.web = await start_web(app, web_socket, config.web_limits)
     return arena
 
 

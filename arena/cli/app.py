@@ -43,7 +43,7 @@ from rich.console import Console, RenderableType
 
 from arena import documents
 from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE
-from arena.api.resources import OPTION_HELP, ResourceLimits, option
+from arena.api.resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
 from arena.api.server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, announce_json
 from arena.api.server import serve as serve_arena
 from arena.api.tls import server_tls
@@ -78,6 +78,7 @@ from arena.tournaments.fairness import verify
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
 from arena.web import DEFAULT_HTTP_PORT
+from arena.web.limits import WEB_OPTION_HELP, WebLimits, web_option
 from sdk import env
 from sdk.cli import OneLineGroup
 from sdk.tls import ClientTls
@@ -91,6 +92,7 @@ _POLICY = FailurePolicy()
 _RESOURCES = ResourceLimits()
 """The failure policy's defaults, shown by `tournament create --help`."""
 _LIMITS = Limits()
+_WEB = WebLimits()
 _CASUAL = CasualLimits()
 _PLAY_OPTIONS = {
     "max_games": "play_games",
@@ -368,6 +370,16 @@ def serve(
         ),
     ] = DEFAULT_HTTP_PORT,
     no_http: Annotated[bool, typer.Option("--no-http", help="Serve no web pages.")] = False,
+    web_max_connections: Annotated[int, typer.Option(help=WEB_OPTION_HELP["max_connections"])] = _WEB.max_connections,
+    web_max_connections_per_address: Annotated[
+        int, typer.Option(help=WEB_OPTION_HELP["max_connections_per_address"])
+    ] = _WEB.max_connections_per_address,
+    web_idle_timeout_ms: Annotated[int, typer.Option(help=WEB_OPTION_HELP["idle_timeout_ms"])] = _WEB.idle_timeout_ms,
+    web_header_timeout_ms: Annotated[
+        int, typer.Option(help=WEB_OPTION_HELP["header_timeout_ms"])
+    ] = _WEB.header_timeout_ms,
+    web_body_timeout_ms: Annotated[int, typer.Option(help=WEB_OPTION_HELP["body_timeout_ms"])] = _WEB.body_timeout_ms,
+    web_max_body_bytes: Annotated[int, typer.Option(help=WEB_OPTION_HELP["max_body_bytes"])] = _WEB.max_body_bytes,
     play_games: Annotated[
         int, typer.Option(help="Casual games the web pages' Play room plays at once (its places).")
     ] = _CASUAL.max_games,
@@ -401,6 +413,7 @@ def serve(
     values = locals()
     try:
         resources = ResourceLimits.from_options({name: values[name] for name in OPTION_HELP})
+        web_limits = _web_limits(values)
     except ValueError as exc:
         fail(str(exc))
     try:
@@ -417,6 +430,7 @@ def serve(
         registrations_per_minute=registrations_per_minute,
         resources=resources,
         http_port=None if no_http or in_memory else http_port,
+        web_limits=web_limits,
         casual=casual,
     )
 
@@ -454,6 +468,16 @@ def web(
     port: Annotated[
         int, typer.Option(min=0, max=65535, envvar=env.HTTP_PORT, help="Port to listen on; 0 picks a free one.")
     ] = DEFAULT_HTTP_PORT,
+    web_max_connections: Annotated[int, typer.Option(help=WEB_OPTION_HELP["max_connections"])] = _WEB.max_connections,
+    web_max_connections_per_address: Annotated[
+        int, typer.Option(help=WEB_OPTION_HELP["max_connections_per_address"])
+    ] = _WEB.max_connections_per_address,
+    web_idle_timeout_ms: Annotated[int, typer.Option(help=WEB_OPTION_HELP["idle_timeout_ms"])] = _WEB.idle_timeout_ms,
+    web_header_timeout_ms: Annotated[
+        int, typer.Option(help=WEB_OPTION_HELP["header_timeout_ms"])
+    ] = _WEB.header_timeout_ms,
+    web_body_timeout_ms: Annotated[int, typer.Option(help=WEB_OPTION_HELP["body_timeout_ms"])] = _WEB.body_timeout_ms,
+    web_max_body_bytes: Annotated[int, typer.Option(help=WEB_OPTION_HELP["max_body_bytes"])] = _WEB.max_body_bytes,
 ) -> None:
     """Only reads: the database must hold an arena already (nothing is created or migrated), and
     it may be one a running arena serves."""
@@ -462,9 +486,11 @@ def web(
     from arena.web.serving import WebServer, bind, serve_database
 
     try:
+        limits = _web_limits(locals())
+        fit_open_file_limit({web_option("max_connections"): limits.max_connections})
         engine = LocalArena.open(db).engine
         sock = bind(host, port)
-    except (ArenaError, OSError) as exc:
+    except (ValueError, ArenaError, OSError) as exc:
         fail(str(exc))
 
     def announce(server: WebServer) -> None:
@@ -472,9 +498,14 @@ def web(
         sys.stdout.flush()
 
     try:
-        asyncio.run(serve_database(create_app(engine), sock, announce))
+        asyncio.run(serve_database(create_app(engine), sock, announce, limits))
     finally:
         engine.dispose()
+
+
+def _web_limits(values: dict[str, Any]) -> WebLimits:
+    """The web port's limits from `serve`'s or `web`'s --web-* options; ValueError naming the option."""
+    return WebLimits.from_options({name: values[f"web_{name}"] for name in WEB_OPTION_HELP})
 
 
 # ---- tournaments ----------------------------------------------------------------------------------

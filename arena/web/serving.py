@@ -2,7 +2,9 @@
 own (`scout-arena serve`, next to the gRPC server) or one of its own (`scout-arena web`).
 
 The socket is bound before uvicorn starts, so a taken port fails with a one-line OSError and
-port 0 tells which port it got. uvicorn's own SIGINT/SIGTERM handlers are left out: the arena
+port 0 tells which port it got. Every connection is held to the server's `WebLimits` (caps,
+time-outs and body size: `arena.web.bounded_http`), the web port's counterpart of the gRPC
+port's `ResourceLimits`. uvicorn's own SIGINT/SIGTERM handlers are left out: the arena
 owns the signals and stops the web server (`WebServer.stop`) as part of its own shutdown.
 """
 
@@ -18,6 +20,9 @@ from dataclasses import dataclass
 
 import uvicorn
 from fastapi import FastAPI
+
+from arena.web.bounded_http import protocol_for
+from arena.web.limits import BACKLOG, WebLimits
 
 log = logging.getLogger(__name__)
 
@@ -67,19 +72,27 @@ def bind(host: str, port: int) -> socket.socket:
     separately: Nagle holds the body back until the browser's delayed ACK of the headers)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        sock = socket.create_server((host, port), family=family, backlog=128)
+        sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
     except OSError as exc:
         raise OSError(f"the web pages cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
 
 
-async def start_web(app: FastAPI, sock: socket.socket) -> WebServer:
-    """Serve `app` on the listening socket `sock` (`bind`) in the running loop; returns once it
-    accepts connections."""
+async def start_web(app: FastAPI, sock: socket.socket, limits: WebLimits | None = None) -> WebServer:
+    """Serve `app` on the listening socket `sock` (`bind`) in the running loop, held to `limits`
+    (None: the defaults); returns once it accepts connections. WebSocket upgrades are off: the
+    pages use none, and an upgraded connection would leave the limits' protocol."""
     host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S)
+        app,
+        http=protocol_for(limits or WebLimits()),
+        ws="none",
+        backlog=BACKLOG,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S),
     )
     server = _EmbeddedServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="web server")
@@ -93,14 +106,16 @@ async def start_web(app: FastAPI, sock: socket.socket) -> WebServer:
     return WebServer(host, port, server, task)
 
 
-async def serve_database(app: FastAPI, sock: socket.socket, announce: Callable[[WebServer], None]) -> None:
-    """Serve `app` on `sock` until SIGINT or SIGTERM (`scout-arena web`); `announce` says where
-    once it listens."""
+async def serve_database(
+    app: FastAPI, sock: socket.socket, announce: Callable[[WebServer], None], limits: WebLimits | None = None
+) -> None:
+    """Serve `app` on `sock`, held to `limits`, until SIGINT or SIGTERM (`scout-arena web`);
+    `announce` says where once it listens."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    web = await start_web(app, sock)
+    web = await start_web(app, sock, limits)
     announce(web)
     await stop.wait()
     await web.stop()
