@@ -44,7 +44,7 @@ CONNECTED = "bot:"
 BOT_MOVE_MS = (0, 5000)
 """The range of the house bots' move time: the pause before each move of a light bot, the
 thinking time of a search bot."""
-GAVE_WAY = "a tournament game needed {bot}'s seat: tournament games come first"
+GAVE_WAY = "a tournament game needed {bot}'s seat, and tournament games come first"
 """Why a casual game ended early, said to the person and to the bot (`CasualGame.give_way`)."""
 
 

@@ -110,7 +110,7 @@ async def start_game(request: Request, body: StartGame) -> JSONResponse:
     except Queued as exc:
         retry_ms = round(QUEUE_POLL_S * 1000)
         return JSONResponse(
-            {"queued": True, "place": exc.place, "message": str(exc), "retry_ms": retry_ms},
+            {"queued": True, "place": exc.place, "reason": exc.reason, "message": str(exc), "retry_ms": retry_ms},
             status_code=202,
             headers={"Retry-After": str(round(QUEUE_POLL_S))},
         )
@@ -172,7 +172,10 @@ async def _events(casual: CasualGame) -> AsyncIterator[str]:
 
 def _ended(casual: CasualGame) -> dict[str, Any]:
     if casual.stopped is not None:
-        return {"type": "stopped", "message": f"This game was ended early: {casual.stopped}. It is not kept."}
+        return {
+            "type": "stopped",
+            "message": f"This game ended early: {casual.stopped}. It is not kept, since it did not finish.",
+        }
     if casual.result is None:
         return {"type": "error", "message": casual.error or "the game did not finish"}
     seats = casual.result.seats

@@ -50,10 +50,12 @@ class PlayLimit(Exception):
 
 
 class Queued(Exception):
-    """The room is full: the person waits, `place` in the queue (1: the next place is theirs)."""
+    """No place is the person's yet: they wait, `place` in the queue (1: the next place is
+    theirs), for the `reason` given."""
 
-    def __init__(self, message: str, place: int) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, place: int) -> None:
+        super().__init__(f"{reason}: you are number {place} in the queue")
+        self.reason = reason
         self.place = place
 
 
@@ -172,15 +174,8 @@ class PlayRoom:
             return
         place = max(1, index + 1 - max(free, 0))
         if held >= limits.places_per_address:
-            raise Queued(
-                f"your address plays {held} games, the most at once: you are number {place} in the "
-                "queue for the next place it has",
-                place,
-            )
-        raise Queued(
-            f"all {limits.max_games} places of the Play room are taken: you are number {place} in the queue",
-            place,
-        )
+            raise Queued(f"Your address plays {held} games, the most one address may at once", place)
+        raise Queued(f"Every place of the Play room ({limits.max_games}) is taken", place)
 
     async def start(self, owner: str, address: str, person: str, rivals: list[str], move_ms: int) -> CasualGame:
         """Start a game for session `owner`; ValueError for a bad choice, `sessions.AtCapacity`

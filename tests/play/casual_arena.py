@@ -11,10 +11,11 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from sqlmodel import Session
@@ -25,6 +26,7 @@ from arena.tournaments.settings import TournamentSettings
 from sdk.runner import register
 from tests.tournaments.arena_process import UNTHROTTLED_READS
 
+T = TypeVar("T")
 START_TIMEOUT_S = 60.0
 LATER = datetime.now(UTC) + timedelta(hours=1)
 
@@ -168,6 +170,13 @@ class Visitor:
                     assert status == 200 and reply["accepted"], reply
         finally:
             conn.close()
+
+
+def in_thread(call: Callable[[], T]) -> T:
+    """`call()` in a thread of its own: what a test with an event loop running (Playwright's
+    sync API keeps one) does to reach the arena through clients that run their own."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(call).result()
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float) -> None:

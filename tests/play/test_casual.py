@@ -92,7 +92,7 @@ def test_the_room_caps_games_at_once_per_session_and_per_address() -> None:
         with pytest.raises(PlayLimit, match="you play 1 games already, the most at once"):
             await room.start("a", "10.0.0.1", "ann", ["random"], 0)
         await room.start("b", "10.0.0.2", "bob", ["random"], 0)
-        with pytest.raises(Queued, match="all 2 places of the Play room are taken: you are number 1"):
+        with pytest.raises(Queued, match=r"Every place of the Play room \(2\) is taken: you are number 1 in the queue"):
             await room.start("c", "10.0.0.3", "cy", ["random"], 0)
         await room.close()
         room = PlayRoom(casual=limits, now=lambda: clock[0])

@@ -54,7 +54,7 @@ def test_visitors_holding_every_seat_of_a_casual_bot_never_hold_its_tournament(t
         for visitor, game_id in zip(visitors, games, strict=True):
             message = visitor.first_message(game_id)
             assert message["type"] == "stopped", message
-            assert "a tournament game needed cas's seat: tournament games come first" in message["message"]
+            assert "a tournament game needed cas's seat, and tournament games come first" in message["message"]
         print(f"{len(played)} games in {took:.1f} s with every casual seat of cas held by a visitor")
     finally:
         arena.stop()

@@ -72,7 +72,7 @@ def test_a_casual_game_that_gives_way_ends_for_the_person_and_tells_the_bot() ->
         return casual, heard, task_cancelled
 
     casual, heard, task_cancelled = asyncio.run(run())
-    assert casual.stopped == "a tournament game needed cas's seat: tournament games come first"
+    assert casual.stopped == "a tournament game needed cas's seat, and tournament games come first"
     assert casual.result is None and casual.replay is None and not task_cancelled
     notice = next(m for m in heard if isinstance(m, ErrorNotice) and m.game_id == casual.game_id)
     assert notice.code is ErrorCode.SEAT_FORFEITED and "tournament games come first" in notice.message

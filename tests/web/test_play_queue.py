@@ -102,7 +102,9 @@ def test_a_session_plays_its_share_and_an_address_waits_for_its_own_places() -> 
         with pytest.raises(PlayLimit, match="you play 1 games already"):
             await _start(room, "a0", "10.0.0.1")
         await _start(room, "a1", "10.0.0.1")
-        with pytest.raises(Queued, match="your address plays 2 games, the most at once"):
+        with pytest.raises(
+            Queued, match="Your address plays 2 games, the most one address may at once: you are number 1 in the queue"
+        ):
             await _start(room, "a2", "10.0.0.1")
         assert (await _start(room, "b0", "10.0.0.2")).owner == "b0"
         await room.close()

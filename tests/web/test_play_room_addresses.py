@@ -41,7 +41,7 @@ def test_a_visitor_from_a_new_address_gets_a_queue_place_and_the_next_seat(tmp_p
         status, body = newcomer.start(["random"])
         assert status == 202, body
         assert body["place"] == 1 and body["retry_ms"] > 0, body
-        assert f"all {PLACES} places of the Play room are taken: you are number 1 in the queue" == body["message"]
+        assert body["message"] == f"Every place of the Play room ({PLACES}) is taken: you are number 1 in the queue"
 
         # One of the 20 plays its game to the end; the place it frees is the newcomer's.
         player, game_id = running[0]

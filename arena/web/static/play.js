@@ -270,8 +270,8 @@
     box.innerHTML = "<h2>Game ended early</h2><p id='stopped-reason'></p><p><a href='/play'>Play again</a></p>";
     box.querySelector("#stopped-reason").textContent = m.message;
     $("status").textContent = "The game was ended early.";
-    document.querySelector(".play-buttons").hidden = true;
-    $("clock").hidden = true;
+    for (const id of ["flip-choice", "prompt"]) $(id).hidden = true;
+    document.querySelector(".play-hand").hidden = true;
     document.body.dataset.phase = "stopped";
     document.body.dataset.request = "";
     box.scrollIntoView({ block: "nearest" });
@@ -308,7 +308,7 @@
     document.body.dataset.queue = body ? body.place : "";
     if (!body) return;
     $("queue-place").textContent = body.place === 1 ? "You are next in the queue." : `You are number ${body.place} in the queue.`;
-    $("queue-message").textContent = `${body.message}.`;
+    $("queue-message").textContent = `${body.reason}.`;
   }
   async function start(choice) {
     queued = null;
