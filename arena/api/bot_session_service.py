@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 
 import grpc
@@ -35,6 +36,12 @@ MAX_WATCHED = 16
 HELLO_TIMEOUT_S = 3.0
 """A new stream must send its Hello within this time (the default of `ResourceLimits.hello_timeout_ms`):
 a bot sends it at once, and a stream that never does holds a call slot until then."""
+CUT_OFF_QUIET_S = 1.0
+CUT_OFF_DRAIN_S = 10.0
+"""A bot cut off for not reading (`Stream.overflowed`) is disconnected at once, but its call ends only
+once it has sent nothing for CUT_OFF_QUIET_S (at most CUT_OFF_DRAIN_S after the cut), what it sends
+meanwhile read and dropped: a status that arrives while one of its writes is in flight reaches it
+as its own library's INTERNAL error ("Failed execute_batch"), not as the reason it was cut off."""
 SUPERSEDED_MESSAGE = "superseded by a newer session of this bot: do not reconnect, the newer one plays its seats"
 """The status detail that ends a stream another stream of the same bot took over."""
 
@@ -96,14 +103,19 @@ class BotSessionService:
             hello.capacity,
         )
         self._receive(conn, stream, first[1:])
-        reader = asyncio.create_task(self._read(conn, stream, context))
+        heard = _Heard()
+        reader = asyncio.create_task(self._read(conn, stream, context, heard))
         stream.writer = writer = asyncio.create_task(self._write(stream, context))
         try:
             await asyncio.wait((writer,))
+        except BaseException:
+            reader.cancel()
+            raise
         finally:
             writer.cancel()
-            reader.cancel()
             superseded = conn.stream is not stream
+            if superseded or not stream.overflowed:  # a cut-off bot's reader drains it (`_drain`)
+                reader.cancel()
             self._hub.close(conn, stream)
             log.info("session %s: bot %r disconnected", session_id, name)
         if superseded:
@@ -114,6 +126,7 @@ class BotSessionService:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, garbled)
         if stream.overflowed:
             log.warning("session %s: bot %r cut off: it left %d messages unread", session_id, name, MAX_QUEUED)
+            await _drain(reader, heard)
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"{MAX_QUEUED} messages for this bot were left unread: read your stream",
@@ -160,15 +173,21 @@ class BotSessionService:
             else:
                 self._hub.receive(conn, msg)
 
-    async def _read(self, conn: BotConnection, stream: Stream, context: BotSessionContext) -> str | None:
-        """Feed the bot's messages to the hub until the bot half-closes or the call ends.
+    async def _read(self, conn: BotConnection, stream: Stream, context: BotSessionContext, heard: _Heard) -> str | None:
+        """Feed the bot's messages to the hub until the bot half-closes or the call ends; once the
+        bot is cut off (`stream.overflowed`), only count them (`_drain`).
 
         Returns why the call must end INVALID_ARGUMENT, if the bot sent bytes that are not a BotBatch:
         nothing after them can be trusted to be framed right, so the session ends (seats get the
         reconnection grace period like any other disconnect)."""
         garbled = None
         try:
-            while (batch := await _read_batch(context)) is not None and conn.stream is stream:
+            while (batch := await _read_batch(context)) is not None:
+                heard.batches += 1
+                if stream.overflowed:
+                    continue
+                if conn.stream is not stream:
+                    break
                 self._receive(conn, stream, bot_session_wire.bot_batch_from_pb(batch))
         except bot_session_wire.UNDECODABLE:
             garbled = UNDECODABLE_MESSAGE
@@ -176,6 +195,29 @@ class BotSessionService:
             pass
         stream.close()
         return garbled
+
+
+class _Heard:
+    """How many batches a stream's reader has taken: `_drain` watches it to see the bot pause."""
+
+    __slots__ = ("batches",)
+
+    def __init__(self) -> None:
+        self.batches = 0
+
+
+async def _drain(reader: asyncio.Task[str | None], heard: _Heard) -> None:
+    """Let `reader` read and drop a cut-off bot's messages until it pauses for CUT_OFF_QUIET_S, half-closes,
+    or CUT_OFF_DRAIN_S have passed; then stop it. Only then may the call end (CUT_OFF_QUIET_S says why)."""
+    deadline = time.monotonic() + CUT_OFF_DRAIN_S
+    try:
+        while not reader.done() and time.monotonic() < deadline:
+            before = heard.batches
+            await asyncio.wait((reader,), timeout=CUT_OFF_QUIET_S)
+            if heard.batches == before:
+                return
+    finally:
+        reader.cancel()
 
 
 async def _read_batch(context: BotSessionContext) -> BotBatch | None:
