@@ -68,8 +68,13 @@ def test_the_play_page_says_the_name_is_public_a_game_gave_way_and_the_queue_pla
         assert page.is_disabled("#start")
         screenshot(page, "play-queue")
         page.wait_for_function("document.body.dataset.queue === '1'")
-        page.click("#queue-leave")
+        with page.expect_response("**/api/play/queue"):
+            page.click("#queue-leave")
         assert page.locator("#queue").is_hidden() and not page.is_disabled("#start")
+        after = Visitor(arena.web)  # the place the page gave up is the next comer's
+        after.open_play()
+        status, body = after.start(["random"])
+        assert status == 202 and body["place"] == 1, body
         assert not errors, errors
     finally:
         arena.stop()
