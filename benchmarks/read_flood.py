@@ -50,9 +50,10 @@ FLOOD_START_S = 2.0
 TOURNAMENT = "flood"
 
 
-async def relay(address: str, target: str) -> int:
+async def relay(address: str, target: str, opened: set[asyncio.StreamWriter]) -> int:
     """A TCP relay on a free port of 127.0.0.1 whose every connection goes on to `target`
-    from `address` (its source bound there): returns the relay's port."""
+    from `address` (its source bound there): returns the relay's port. The writers of both sides
+    of each connection are added to `opened`, for closing them at the end."""
     host, port = target.rsplit(":", 1)
 
     async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -71,11 +72,30 @@ async def relay(address: str, target: str) -> int:
         except OSError:
             writer.close()
             return
-        await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer))
+        opened.update((writer, upstream[1]))
+        await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer), return_exceptions=True)
 
     server = await asyncio.start_server(accepted, "127.0.0.1", 0)
     bound: int = server.sockets[0].getsockname()[1]
     return bound
+
+
+def server_pid(db_url: str) -> int:
+    """The pid of the `scout-arena serve` process on `db_url` (a file of this run's own)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in argv and db_url.encode() in argv:
+            return int(entry.name)
+    raise SystemExit(f"no arena process serves {db_url}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid`, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def host_address(index: int) -> str:
@@ -91,7 +111,10 @@ async def grpc_flood(target: str, callers: int, hosts: int, stop: float, counts:
     from sdk.wire import arena_pb2_grpc
     from sdk.wire.arena_client import request
 
-    relays = [target] if hosts == 1 else [f"127.0.0.1:{await relay(host_address(h), target)}" for h in range(hosts)]
+    opened: set[asyncio.StreamWriter] = set()
+    relays = (
+        [target] if hosts == 1 else [f"127.0.0.1:{await relay(host_address(h), target, opened)}" for h in range(hosts)]
+    )
 
     async def caller(index: int) -> None:
         rng = random.Random(index)
@@ -117,6 +140,9 @@ async def grpc_flood(target: str, callers: int, hosts: int, stop: float, counts:
                     counts["refused" if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED else "other"] += 1
 
     await asyncio.gather(*(caller(i) for i in range(callers)))
+    for writer in opened:
+        writer.close()
+    await asyncio.gather(*(writer.wait_closed() for writer in opened), return_exceptions=True)
 
 
 WEB_PATHS = ["", f"tournaments/{TOURNAMENT}", "games", "api/ladder", f"api/tournaments/{TOURNAMENT}"]
@@ -231,7 +257,8 @@ def run(args: argparse.Namespace, logs: Path) -> None:
 
     names = [f"random-{i}" for i in range(args.bots)]
     options = ["--http-port", "0", *args.server_option]
-    with arena_process(f"sqlite:///{logs / 'arena.db'}", 0, logs, options) as (target, admin_token, web):
+    url = f"sqlite:///{logs / 'arena.db'}"
+    with arena_process(url, 0, logs, options) as (target, admin_token, web):
         client = RemoteArena(target, admin_token)
         bots: list[subprocess.Popen[bytes]] = []
         try:
@@ -280,7 +307,7 @@ def run(args: argparse.Namespace, logs: Path) -> None:
                 time.sleep(0.2)
             client.start_tournament(TOURNAMENT)
             time.sleep(WARMUP_S)
-            measure(args, client, target, web)
+            measure(args, client, target, web, server_pid(url))
         finally:
             client.close()
             for proc in bots:
@@ -289,14 +316,15 @@ def run(args: argparse.Namespace, logs: Path) -> None:
                 proc.wait(timeout=30)
 
 
-def measure(args: argparse.Namespace, client: object, target: str, web: str | None) -> None:
-    """Three windows, quiet / flooded / quiet, each `args.seconds` long: games finished per second."""
+def measure(args: argparse.Namespace, client: object, target: str, web: str | None, server: int) -> None:
+    """Three windows, quiet / flooded / quiet, each `args.seconds` long: games finished per second,
+    and the arena process's CPU seconds per finished game (which the machine's load inflates less)."""
 
     def finished() -> int:
         return client.tournament(TOURNAMENT).games.finished  # type: ignore[attr-defined]
 
     load = os.getloadavg()[0]
-    rates = []
+    rates, cpu = [], []
     report: dict[str, float] = {}
     for window in ("quiet", "flooded", "quiet"):
         flooder = None
@@ -317,9 +345,11 @@ def measure(args: argparse.Namespace, client: object, target: str, web: str | No
                 text=True,
             )
             time.sleep(FLOOD_START_S)
-        before, start = finished(), time.monotonic()
+        before, start, used = finished(), time.monotonic(), cpu_seconds(server)
         time.sleep(args.seconds)
-        rates.append((finished() - before) / (time.monotonic() - start))
+        games = finished() - before
+        rates.append(games / (time.monotonic() - start))
+        cpu.append((cpu_seconds(server) - used) / max(1, games))
         if flooder is not None:
             report = json.loads(flooder.communicate(timeout=120)[0])
     quiet = (rates[0] + rates[2]) / 2
@@ -327,9 +357,9 @@ def measure(args: argparse.Namespace, client: object, target: str, web: str | No
         f"{os.cpu_count()} CPUs, load average {load:.1f} at the start; {args.bots} random bots at "
         f"{args.table_size}-seat tables, 8 games at once; windows of {args.seconds:g} s"
     )
-    print("\n| window | games/s |\n|---|---|")
-    for window, rate in zip(("quiet", "flooded", "quiet"), rates, strict=True):
-        print(f"| {window} | {rate:.2f} |")
+    print("\n| window | games/s | arena CPU per game |\n|---|---|---|")
+    for window, rate, spent in zip(("quiet", "flooded", "quiet"), rates, cpu, strict=True):
+        print(f"| {window} | {rate:.2f} | {spent * 1000:.0f} ms |")
     print(f"\nflooded / quiet: {rates[1] / quiet:.2f} (target ≥ 0.80)")
     if args.callers:
         print(
