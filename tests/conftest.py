@@ -1,8 +1,12 @@
 """Fixtures every test package may use: a real in-memory arena server process on a free loopback port
-(one per test session), and a check of reported results against the engine's replay.
+(one per test session, so one per pytest-xdist worker), and a check of reported results against the
+engine's replay.
 
 Every arena a test starts serves its web pages on a free port: `scout-arena serve` and `demo`
-default to port 8080 (SCOUT_ARENA_HTTP_PORT), which a test must neither hold nor find taken."""
+default to port 8080 (SCOUT_ARENA_HTTP_PORT), which a test must neither hold nor find taken, so the
+suite runs beside a user's own arena. Every process a test starts is killed when it ends, pass or
+fail (tests/processes.py). Waits are bounded by tests/timeouts.py, and Hypothesis has no deadline:
+a busy machine makes an example slow, not wrong."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -21,11 +26,14 @@ from pathlib import Path
 
 import grpc
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sdk import env
 from sdk.engine import GameRecord, competition_ranks, replay
 from sdk.runner import register
 from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
+from tests import processes
+from tests.timeouts import PLAY_S, START_S, STOP_S
 
 BOT_PROCESS = Path(__file__).resolve().parent / "api" / "bot_process.py"
 MOVE_MS = 400
@@ -35,17 +43,47 @@ HEALTHY_MOVE_MS = 1000
 """The move limit of a game whose healthy bots must never time out while another seat does: wide
 enough for a loaded machine. The referee's clocks themselves are tested on a clock the test moves
 (tests/play/test_referee_clock.py), not against real time."""
-CONNECT_TIMEOUT_S = 20.0
+CONNECT_TIMEOUT_S = START_S
 _names = itertools.count()
-os.environ.setdefault(env.HTTP_PORT, "0")
+os.environ[env.HTTP_PORT] = "0"
+settings.register_profile("scout", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("scout")
 
 
-def pytest_configure() -> None:
+class LeftProcess(pytest.PytestWarning):
+    """A test ended with a process it started still running; tests/processes.py killed it."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
     """A shell without job control starts a background job with Ctrl-C ignored, and every process
     the tests start would inherit that: the tests of Ctrl-C need the interpreter's usual handler,
-    whatever started the run."""
+    whatever started the run. Then every process started from here on is recorded (tests/processes.py)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    processes.record_spawns()
+    config.stash[_RUN_SPAWNS] = processes.begin()
+
+
+_RUN_SPAWNS = pytest.StashKey[list[processes.Spawn]]()
+
+
+@pytest.fixture(autouse=True)
+def _no_process_outlives_its_test() -> Iterator[None]:
+    """Kill what the test (or its function-scoped fixtures) started and left running, pass or fail.
+    Autouse and function-scoped: set up after broader fixtures (their processes are the run's) and
+    torn down after the test's other fixtures, which stop their own processes first."""
+    spawns = processes.begin()
+    yield
+    for line in processes.end(spawns):
+        warnings.warn(LeftProcess(f"killed a process the test left running: {line}"), stacklevel=1)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After every fixture has torn down (even on Ctrl-C): kill what broader fixtures left."""
+    spawns = session.config.stash.get(_RUN_SPAWNS, None)
+    if spawns is not None:
+        processes.end(spawns)
 
 
 @dataclass
@@ -75,7 +113,7 @@ class Arena:
         self.bots.append(proc)
         return proc, log
 
-    def play(self, bots: list[str], seed: int, timeout: float = 60.0, **limits: int) -> arena_pb2.PlayGameResponse:
+    def play(self, bots: list[str], seed: int, timeout: float = PLAY_S, **limits: int) -> arena_pb2.PlayGameResponse:
         """PlayGame, retrying while a bot has not connected yet (bounded by CONNECT_TIMEOUT_S)."""
         request = arena_pb2.PlayGameRequest(bots=bots, seed=seed, **limits)
         deadline = time.monotonic() + CONNECT_TIMEOUT_S
@@ -119,19 +157,32 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         stdout=subprocess.PIPE,
         stderr=(logs / "server.log").open("w"),
         text=True,
+        start_new_session=True,
     )
+    try:
+        first = json.loads(readiness_line(proc, START_S, logs / "server.log"))
+        arena = Arena(proc, f"127.0.0.1:{first['port']}", first["admin_token"], logs)
+        yield arena
+        for bot in arena.bots:
+            if bot.poll() is None:
+                bot.kill()
+            bot.wait(timeout=STOP_S)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=STOP_S) == 0, "the server did not shut down cleanly"
+    finally:
+        processes.kill_group(proc)
+
+
+def readiness_line(proc: subprocess.Popen[str], timeout: float, log: Path) -> str:
+    """The first line `proc` prints on stdout (its readiness signal), waiting up to `timeout`; fails
+    quoting `log` if the process ends first or prints nothing in time."""
     assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], CONNECT_TIMEOUT_S)
-    assert ready, f"the server printed nothing in {CONNECT_TIMEOUT_S} s; see {logs / 'server.log'}"
-    first = json.loads(proc.stdout.readline())
-    arena = Arena(proc, f"127.0.0.1:{first['port']}", first["admin_token"], logs)
-    yield arena
-    for bot in arena.bots:
-        if bot.poll() is None:
-            bot.kill()
-        bot.wait(timeout=10)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=15) == 0, "the server did not shut down cleanly"
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    line = proc.stdout.readline() if ready else ""
+    if not line:
+        what = "ended" if proc.poll() is not None else f"printed nothing in {timeout:g} s"
+        raise AssertionError(f"the server {what}; its log {log}:\n{log.read_text()[-3000:]}")
+    return line
 
 
 def check_against_replay(response: arena_pb2.PlayGameResponse, forfeited: AbstractSet[int] = frozenset()) -> GameRecord:
