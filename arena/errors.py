@@ -19,6 +19,10 @@ class DatabaseUnreachable(ArenaError):
     """The database URL is well formed, but connecting to it failed."""
 
 
+class StorageBusy(DatabaseUnreachable):
+    """The writer's queue stayed full for its whole wait (`arena.storage.writer`): try again shortly."""
+
+
 class SchemaCreationFailed(ArenaError):
     """The database was reached but refused to create the arena's tables (rights, schema)."""
 

@@ -81,8 +81,7 @@ def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
     shown = parsed.render_as_string(hide_password=True)
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "postgresql":
-        if "connect_timeout" not in parsed.query:
-            kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
+        kwargs["connect_args"] = _postgres_connect_args(parsed)
         kwargs["pool_pre_ping"] = True
     try:
         engine = sa.create_engine(parsed, **kwargs)
@@ -98,6 +97,36 @@ def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
         engine.dispose()
         raise DatabaseUnreachable(f"cannot reach the database at {shown}: {_first_line(exc.orig)}") from None
     return engine
+
+
+def writer_engine(engine: Engine, connections: int) -> Engine:
+    """An engine on `engine`'s database for the writer (`arena.storage.writer`), with at most
+    `connections` connections. On SQLite each transaction begins with BEGIN IMMEDIATE: it takes
+    the file's write lock before its first read, waiting up to the busy timeout for a writer of
+    another process, so it never fails half way for want of the lock (a deferred transaction that
+    has read gets "database is locked" at once when it tries to write while another writer holds
+    the lock)."""
+    url = engine.url
+    if url.drivername not in _SQLITE_DRIVERS:
+        return sa.create_engine(
+            url, pool_size=connections, max_overflow=0, pool_pre_ping=True, connect_args=_postgres_connect_args(url)
+        )
+    writer = sa.create_engine(url, pool_size=connections, max_overflow=0)
+
+    @sa.event.listens_for(writer, "connect")
+    def _connect(dbapi_connection: Any, record: Any) -> None:
+        _sqlite_pragmas(dbapi_connection, record)
+        dbapi_connection.isolation_level = None
+
+    @sa.event.listens_for(writer, "begin")
+    def _begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return writer
+
+
+def _postgres_connect_args(url: URL) -> dict[str, Any]:
+    return {} if "connect_timeout" in url.query else {"connect_timeout": CONNECT_TIMEOUT_S}
 
 
 class SchemaKind(StrEnum):
@@ -416,9 +445,9 @@ def _create_private(url: URL) -> None:
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()

@@ -10,8 +10,12 @@ and the runner keeps trying at its next tick as before.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar, overload
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlmodel import Session
@@ -25,8 +29,11 @@ from arena.errors import (
     UnknownTournament,
 )
 from arena.storage import store
+from arena.storage.async_store import Transactions, in_steps, on_session
+from arena.storage.writer import writes
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -37,12 +44,59 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, DBAPIError) and exc.connection_invalidated
 
 
+RETRY_FIRST_S = 0.05
+"""The first wait before a storage call that failed for want of the database is tried again."""
+RETRY_MAX_S = 5.0
+"""The longest wait between tries: each failure doubles the wait up to this."""
+
+
+@overload
+async def retrying(call: Callable[[], Awaitable[T]], what: str) -> T: ...
+
+
+@overload
+async def retrying(call: Callable[[], Awaitable[T]], what: str, *, done_if: type[Exception] | None) -> T | None: ...
+
+
+async def retrying(call: Callable[[], Awaitable[T]], what: str, *, done_if: type[Exception] | None = None) -> T | None:
+    """`await call()`, tried again while it fails because the database is unavailable
+    (`is_transient`: locked, busy, connection lost), after RETRY_FIRST_S doubling up to
+    RETRY_MAX_S (each wait drawn between half and all of that, so many callers do not retry in
+    step), for as long as it takes: the caller (a tournament's play) waits, and is never stopped
+    or failed by it. One warning says when the database first failed `what`, one line when it
+    answers again; the tries between are not logged. A retry that raises `done_if` means the
+    try that failed took effect after all (its answer was lost): None."""
+    delay = RETRY_FIRST_S
+    failures = 0
+    while True:
+        try:
+            result = await call()
+        except Exception as exc:
+            if failures and done_if is not None and isinstance(exc, done_if):
+                log.info(
+                    "%s: the database answered again after %d retries (the failed try had taken effect)", what, failures
+                )
+                return None
+            if not is_transient(exc):
+                raise
+            if not failures:
+                log.warning("%s waits for the database, retrying with back-off: %s", what, reason(exc))
+            failures += 1
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(2 * delay, RETRY_MAX_S)
+            continue
+        if failures:
+            log.info("%s: the database answered again after %d retries", what, failures)
+        return result
+
+
 def reason(exc: BaseException) -> str:
     """A one-line reason for the operator: the error's kind and the first line of its message."""
     lines = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
+@writes
 def fail(*, session: Session, tournament: str, exc: BaseException, when: str, now: datetime | None = None) -> str:
     """Mark `tournament` failed because `exc` was raised `when` ('starting', 'playing'); returns
     the stored reason."""
@@ -52,17 +106,23 @@ def fail(*, session: Session, tournament: str, exc: BaseException, when: str, no
     return why
 
 
-def start_or_fail(*, session: Session, tournament: str, now: datetime | None = None) -> records.Tournament:
-    """`store.start_tournament`; a start that fails for another reason than the tournament not
-    being ready (NotEnoughEntrants), startable (TournamentAlreadyStarted) or known, or the database
-    being unavailable, is rolled back, the tournament marked failed in a transaction of its own, and
-    TournamentFailed raised with the reason."""
+def _start_or_fail(db: Transactions, *, tournament: str, now: datetime | None = None) -> records.Tournament:
     try:
-        return store.start_tournament(session=session, tournament=tournament, now=now)
+        return db(store.start_tournament, tournament=tournament, now=now)
     except (NotEnoughEntrants, TournamentAlreadyStarted, UnknownTournament):
         raise
     except Exception as exc:
         if is_transient(exc):
             raise
-        why = fail(session=session, tournament=tournament, exc=exc, when="starting", now=now)
+        why = db(fail, tournament=tournament, exc=exc, when="starting", now=now)
         raise TournamentFailed(f"tournament {tournament!r} failed: {why}") from None
+
+
+@in_steps(_start_or_fail)
+def start_or_fail(*, session: Session, tournament: str, now: datetime | None = None) -> records.Tournament:
+    """`store.start_tournament`; a start that fails for another reason than the tournament not
+    being ready (NotEnoughEntrants), startable (TournamentAlreadyStarted) or known, or the database
+    being unavailable, is marked failed in a transaction of its own, and TournamentFailed raised
+    with the reason. The start stores its schedule in chunks (`store.start_tournament`): a failure
+    while it draws the schedule has stored none of it."""
+    return _start_or_fail(on_session(session), tournament=tournament, now=now)

@@ -23,11 +23,12 @@
 * **Failure policy.** A finished game with a forfeited seat is judged by the tournament's
   `FailurePolicy`: each forfeit's cause either forfeits the seat, or voids the attempt. A voided
   attempt is stored (`store.void_attempt`: record, seats, causes, seed; not rated) and the same
-  game is played again from a fresh deal (`arena.tournaments.fairness.attempt_seed`), in its place in the
+  game is played again (`arena.tournaments.fairness`: the failing seats keep their hands, the others
+  are dealt afresh from `attempt_seed`), in its place in the
   schedule, so the commit order and with it the ratings stay a function of the seeds and the
   play. After `max_replays` voids of one game its failures forfeit (`void-cap-reached`), so a
   tournament always ends; after `max_voids_per_bot` voids caused by one bot, that bot's do
-  (`bot-void-cap-reached`), so failing on purpose cannot re-deal a bot's bad hands for free. The
+  (`bot-void-cap-reached`), so a bot that keeps failing costs its opponents few replays. The
   count per bot is read from the stored voided attempts when the tournament's play (re)starts and
   kept up to date as attempts are judged.
 * **Stop rule.** A stop-rule tournament (`arena.tournaments.stop_rule`) has one round scheduled at a time.
@@ -57,12 +58,13 @@ import functools
 import logging
 import secrets
 from collections import Counter, deque
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from arena import records
-from arena.errors import NotEnoughEntrants, TournamentAlreadyStarted
+from arena.errors import GameAlreadyFinished, NotEnoughEntrants, TournamentAlreadyStarted
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, PolicyDecision
 from arena.play.sessions import AtCapacity, NotConnected, SessionHub
@@ -70,11 +72,12 @@ from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.tournaments.failure_policy import FailurePolicy
-from arena.tournaments.isolation import fail, is_transient, start_or_fail
+from arena.tournaments.isolation import fail, is_transient, retrying, start_or_fail
 from arena.tournaments.stop_rule import Outcome, Verdict
 from sdk.protocol import TournamentEnd
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _ENDS = {
     records.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
@@ -134,13 +137,20 @@ class TournamentRunner:
     async def run(self) -> None:
         """Start and play tournaments until cancelled; cancelling abandons the games in play
         (still marked running: the next start voids and replays them)."""
+        failing = False
         try:
             while True:
                 self._wake.clear()
                 try:
                     await self._tick()
                 except Exception as exc:  # the database may be down for a while: try again next tick
-                    log.error("cannot look for tournaments to start (trying again in %g s): %s", TICK_S, exc)
+                    if not (failing and is_transient(exc)):
+                        log.error("cannot look for tournaments to start (trying again every %g s): %s", TICK_S, exc)
+                    failing = is_transient(exc)
+                else:
+                    if failing:
+                        log.info("looking for tournaments to start again")
+                    failing = False
                 await wait_at_most(self._wake, TICK_S)
         finally:
             tasks = list(self._tasks.values())
@@ -186,8 +196,8 @@ class TournamentRunner:
             )
 
     async def _isolated(self, t: records.Tournament) -> None:
-        """Play `t`; if that fails other than for want of the database, mark it failed (the
-        unavailable database ends the task, and the next tick resumes it)."""
+        """Play `t`; if that fails other than for want of the database, mark it failed. Its
+        storage calls wait out an unavailable database (`_store`), so that never ends the task."""
         try:
             await self._play_tournament(t)
         except Exception as exc:
@@ -201,9 +211,12 @@ class TournamentRunner:
         policy = t.failure_policy
         limits = policy.limits(t.move_limit_ms)
         self._delays[t.name] = t.spectator_delay_s
+        # A start that stopped part way (or is still going on) left part of the schedule to store.
+        if await self._store(t.name, store.store_schedule, tournament=t.name):
+            t = await self._store(t.name, store.show_tournament, tournament=t.name)
         # Any game of this tournament still marked running was left by a task that is gone.
-        await self._db(store.void_interrupted_games, tournament=t.name)
-        bot_voids = Counter(await self._db(store.voids_by_bot, tournament=t.name))
+        await self._store(t.name, store.void_interrupted_games, tournament=t.name)
+        bot_voids = Counter(await self._store(t.name, store.voids_by_bot, tournament=t.name))
         done = t.games.finished
         log.info(
             "tournament %r %s: %d of %d games played, %d at once, %d-seat tables, entrants %s",
@@ -216,11 +229,11 @@ class TournamentRunner:
             ", ".join(t.entrants),
         )
         while True:
-            queue = deque(await self._db(store.next_games, tournament=t.name))
+            queue = deque(await self._store(t.name, store.next_games, tournament=t.name))
             done = await self._play_games(t, queue, policy, limits, bot_voids, done)
             if t.stop_rule is None:
                 break
-            verdict = await self._db(store.advance_stop_rule, tournament=t.name)
+            verdict = await self._store(t.name, store.advance_stop_rule, tournament=t.name)
             if verdict.outcome is not Outcome.PLAYING:
                 _log_stop(t.name, verdict)
                 break
@@ -256,7 +269,8 @@ class TournamentRunner:
                     slot = window.pop(0)
                     assert slot.task is not None
                     result = slot.task.result()
-                    await self._db(store.commit_game, game_id=slot.game.id, result=result)
+                    commit = functools.partial(self._db, store.commit_game, game_id=slot.game.id, result=result)
+                    await retrying(commit, f"tournament {t.name!r}", done_if=GameAlreadyFinished)
                     done += 1
                     _log_game(t.name, slot.game, result, done, total)
                 playing = sum(1 for s in window if s.task is not None and not s.task.done())
@@ -275,6 +289,12 @@ class TournamentRunner:
                 task.cancel()
             await asyncio.gather(*started, return_exceptions=True)
         return done
+
+    async def _store(self, tournament: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        """`self._db(fn, **kwargs)` for `tournament`'s play, retried while the database is
+        unavailable (`arena.tournaments.isolation.retrying`): a transient storage error holds the
+        tournament up, never stops or fails it."""
+        return await retrying(functools.partial(self._db, fn, **kwargs), f"tournament {tournament!r}")
 
     def _has_room(self, bots: Sequence[str]) -> bool:
         """False if a connected bot has no capacity left (its casual games give way: they do not
@@ -306,10 +326,10 @@ class TournamentRunner:
             attempt = await self._attempt(game, limits, policy.absent_wait_ms / 1000)
             result = policy.judge(attempt, voided, bot_voids)
             if not result.voided:
-                await self._db(store.mark_game_played, game_id=game.id)
+                await self._store(game.tournament, store.mark_game_played, game_id=game.id)
                 return result
             bot_voids.update(s.bot for s in result.seats if s.policy is PolicyDecision.VOID)
-            voided = await self._db(store.void_attempt, game_id=game.id, result=result)
+            voided = await self._store(game.tournament, store.void_attempt, game_id=game.id, result=result)
             _log_void(game, result, voided, policy.max_replays)
             self._reserved.update(game.seats)
 
@@ -318,7 +338,7 @@ class TournamentRunner:
         reservation ends when the referee seats them, or with the attempt."""
         reserved = True
         try:
-            playing = await self._db(store.mark_game_running, game_id=game.id)
+            playing = await self._store(game.tournament, store.mark_game_running, game_id=game.id)
             # A fresh id for every attempt: a bot still holding the state of an interrupted
             # attempt is not confused by the replay.
             game_id = f"{game.id}-{secrets.token_hex(3)}"
@@ -333,7 +353,9 @@ class TournamentRunner:
                 reserved = False
                 try:
                     watch = Watch(game.id, self._delays.get(game.tournament, DEFAULT_SPECTATOR_DELAY_S))
-                    return await self._referee.play(game_id, game.seats, playing.seed, limits, absent, watch)
+                    return await self._referee.play(
+                        game_id, game.seats, playing.seed, limits, absent, watch, kept=playing.kept
+                    )
                 except NotConnected:
                     pass  # gone since `_absent` looked: the next look waits for it
                 except AtCapacity:

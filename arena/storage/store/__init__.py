@@ -40,6 +40,7 @@ from arena.storage.store.tournaments import (
     show_schedule,
     show_tournament,
     start_tournament,
+    store_schedule,
 )
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "show_schedule",
     "show_tournament",
     "start_tournament",
+    "store_schedule",
     "void_attempt",
     "void_interrupted_games",
     "voids_by_bot",

@@ -19,8 +19,10 @@ from arena.storage.tables import (
     BotRatingRow,
     BotRow,
 )
+from arena.storage.writer import writes
 
 
+@writes
 def register_bot(*, session: Session, name: str, now: datetime | None = None) -> Registration:
     """Register a bot and return its token, once: only the token's SHA-256 is stored."""
     check_name(name, "bot")

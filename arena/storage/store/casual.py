@@ -12,12 +12,14 @@ from arena.play.results import GameResult, SeatResult
 from arena.records import GameDetail, GameInfo, GameStatus
 from arena.storage.store.common import utc_now
 from arena.storage.tables import CasualGameRow
+from arena.storage.writer import writes
 from sdk.engine import GameRecord
 
 CASUAL = "casual"
 """What a casual game shows where a tournament game shows its tournament."""
 
 
+@writes
 def save_casual_game(
     *,
     session: Session,

@@ -42,6 +42,7 @@ from arena.storage.tables import (
     VoidedAttemptRow,
     table_of,
 )
+from arena.storage.writer import writes
 from arena.tournaments.fairness import attempt_seed
 from sdk.engine import GameRecord
 
@@ -77,6 +78,7 @@ def next_games(*, session: Session, tournament: str | None = None, limit: int | 
     return [_to_play(game, seats, name, limit_ms, voided, names) for game, seats, name, limit_ms, voided in rows]
 
 
+@writes
 def mark_game_running(*, session: Session, game_id: int, now: datetime | None = None) -> GameToPlay:
     """Claim a scheduled game for play: it becomes running, its attempt count goes up, and its
     seed becomes the deal after its voided attempts (`arena.tournaments.fairness.attempt_seed` of deal
@@ -109,6 +111,7 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
     return to_play
 
 
+@writes
 def commit_game(
     *, session: Session, game_id: int, result: GameResult, now: datetime | None = None
 ) -> list[RatingUpdate]:
@@ -214,6 +217,7 @@ def commit_game(
     return updates
 
 
+@writes
 def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
     """Store an attempt the failure policy voided (some seat's decision is VOID), with its seed,
     and put the game back to scheduled, to be played again from a fresh deal, in ONE transaction.
@@ -258,6 +262,7 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
     return int(voided)
 
 
+@writes
 def mark_game_played(*, session: Session, game_id: int, now: datetime | None = None) -> None:
     """Note that a running game finished playing and waits for its commit (`GameCounts.played`):
     its `finished_at` is set, its status stays running until `commit_game`."""
@@ -269,6 +274,7 @@ def mark_game_played(*, session: Session, game_id: int, now: datetime | None = N
     session.commit()
 
 
+@writes
 def void_interrupted_games(*, session: Session, tournament: str | None = None) -> int:
     """Put every running game (of one tournament, if named) back to scheduled. Call it when nothing
     can be playing them: at start-up, or before a tournament's games are picked up again.

@@ -4,8 +4,9 @@ game's seed), the stop rule's rounds, failure, and the reads."""
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,7 @@ from arena.play.spectators import MAX_SPECTATOR_DELAY_S
 from arena.ratings.table import Standing, arena_env
 from arena.ratings.table import rating_table as _table
 from arena.records import GameCounts, GameStatus, Tournament, TournamentStatus
+from arena.storage.async_store import Transactions, in_steps, on_session
 from arena.storage.store.common import (
     SPECTATOR_DELAY,
     STOP_RULE,
@@ -51,6 +53,7 @@ from arena.storage.tables import (
     TournamentRow,
     table_of,
 )
+from arena.storage.writer import writes
 from arena.tournaments import entries as entry_rules
 from arena.tournaments.fairness import commitment, new_nonce
 from arena.tournaments.schedule import (
@@ -75,6 +78,7 @@ _SEED_LIMIT = 1 << 63
 """Seeds are stored in signed 64-bit columns."""
 
 
+@writes
 def create_tournament(*, session: Session, settings: TournamentSettings, now: datetime | None = None) -> Tournament:
     """Create a scheduled tournament from its settings, open for entries until it starts.
 
@@ -153,6 +157,7 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     return show_tournament(session=session, tournament=name)
 
 
+@writes
 def enter_tournament(
     *, session: Session, tournament: str, bot: str, entry_code: str | None = None, now: datetime | None = None
 ) -> None:
@@ -211,13 +216,54 @@ def due_tournaments(*, session: Session, now: datetime | None = None) -> list[st
     return list(rows)
 
 
+SCHEDULE_CHUNK_GAMES = 2_000
+"""Games a start stores per transaction (with their tables): a few tens of milliseconds of the
+writer's time, so the writes of other tournaments, commands and registrations take their turns
+between the chunks of a 50,000-game schedule instead of waiting for all of it."""
+
+
+@dataclass(frozen=True)
+class PendingSchedule:
+    """A running tournament's first round (its whole schedule, but for a stop-rule tournament's
+    later rounds) not yet stored in full: what storing the rest takes."""
+
+    tournament_id: int
+    seed: int
+    table_size: int
+    games_per_table: int
+    rounds: int | None
+    entrants: dict[str, int]
+    """Name to bot id."""
+    stored: int
+    """Tables stored so far."""
+
+
+def _start_steps(db: Transactions, *, tournament: str, now: datetime | None = None) -> Tournament:
+    db(close_entries, tournament=tournament, now=now)
+    db(store_schedule, tournament=tournament)
+    return db(show_tournament, tournament=tournament)
+
+
+@in_steps(_start_steps)
 def start_tournament(*, session: Session, tournament: str, now: datetime | None = None) -> Tournament:
     """Close entries, generate and store the schedule and every game with its seed.
 
     Needs at least `table_size` entrants. The schedule is drawn from a hash of the tournament
     seed (`arena.tournaments.schedule.schedule_seed`), each game's seed from the tournament seed and its place
     in the schedule (`arena.tournaments.schedule.game_seed`).
+
+    In short transactions: the entries close in one (`close_entries`), the schedule is drawn
+    outside any, and stored `SCHEDULE_CHUNK_GAMES` games at a time (`store_schedule`). Until the
+    last chunk is stored the tournament is running with part of its schedule; whoever plays it
+    stores the rest first (`store_schedule` again: it goes on from where the stored tables end).
     """
+    return _start_steps(on_session(session), tournament=tournament, now=now)
+
+
+@writes
+def close_entries(*, session: Session, tournament: str, now: datetime | None = None) -> None:
+    """The start's first transaction: the tournament becomes running (its entries close) if its
+    field can play, and every entrant gets its tournament rating. The schedule is not stored yet."""
     moment = utc_now(now)
     try:
         claimed = session.exec(
@@ -239,7 +285,6 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
                 f"a {row.table_size}-seat table needs at least {row.table_size}"
             )
         entry_rules.check_room(tournament, len(entrants), **field_format(row))
-        _schedule_round(session, row, entrants, 0)
         env = arena_env()
         session.exec(
             sa.insert(BotRatingRow),
@@ -252,7 +297,112 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
     except BaseException:
         session.rollback()
         raise
-    return show_tournament(session=session, tournament=tournament)
+
+
+def pending_schedule(*, session: Session, tournament: str) -> PendingSchedule | None:
+    """What a running tournament's first round still needs stored (all of it before the first
+    chunk), None if it is stored whole. A stop-rule tournament's later rounds are stored whole by
+    `advance_stop_rule`, in its transaction (each within the rule's game cap). Reads only."""
+    row = tournament_row(session, tournament)
+    if row.status is not TournamentStatus.RUNNING:
+        return None
+    assert row.id is not None
+    entrants = _entrants(session, row)
+    stored = _stored_tables(session, row.id)
+    if stored >= table_count(len(entrants), row.table_size, row.rounds):
+        return None
+    return PendingSchedule(row.id, row.seed, row.table_size, row.games_per_table, row.rounds, entrants, stored)
+
+
+_storing: dict[str, threading.Lock] = {}
+"""A lock per tournament whose schedule this process stores now: a start and the runner's play
+of the same tournament draw its schedule once, not each their own."""
+_storing_lock = threading.Lock()
+
+
+def _store_schedule_steps(db: Transactions, *, tournament: str) -> int:
+    with _storing_lock:
+        lock = _storing.setdefault(tournament, threading.Lock())
+    with lock:
+        try:
+            return _store_pending(db, tournament)
+        finally:
+            with _storing_lock:
+                _storing.pop(tournament, None)
+
+
+def _store_pending(db: Transactions, tournament: str) -> int:
+    pending = db(pending_schedule, tournament=tournament)
+    if pending is None:
+        return 0
+    seats = round_seats(pending.entrants, pending.table_size, pending.seed, 0, pending.rounds)
+    chunk = max(1, SCHEDULE_CHUNK_GAMES // pending.games_per_table)
+    for first in range(pending.stored, len(seats), chunk):
+        db(
+            store_tables,
+            tournament_id=pending.tournament_id,
+            first=first,
+            seats=seats[first : first + chunk],
+            games_per_table=pending.games_per_table,
+            seed=pending.seed,
+        )
+    return len(seats) - pending.stored
+
+
+@in_steps(_store_schedule_steps)
+def store_schedule(*, session: Session, tournament: str) -> int:
+    """Store what is missing of the running tournament's schedule (`pending_schedule`),
+    `SCHEDULE_CHUNK_GAMES` games a transaction; returns how many tables that took (0: nothing
+    was missing). The tables are drawn again from the seed, the same ones: storing the rest after
+    a crash, or twice at once, stores each table once."""
+    return _store_schedule_steps(on_session(session), tournament=tournament)
+
+
+def round_seats(
+    entrants: Mapping[str, int], table_size: int, seed: int, round_index: int, rounds: int | None
+) -> list[list[int]]:
+    """The tables of round `round_index` of the schedule (the whole schedule, but for a stop-rule
+    tournament's later rounds), each as its seats' bot ids."""
+    schedule = round_robin(list(entrants), table_size, round_seed(schedule_seed(seed), round_index), rounds)
+    return [[entrants[name] for name in table.seats] for table in schedule.tables]
+
+
+@writes
+def store_tables(
+    *, session: Session, tournament_id: int, first: int, seats: Sequence[Sequence[int]], games_per_table: int, seed: int
+) -> int:
+    """Store tables `first`, `first + 1`, ... of a running tournament's schedule (their seats'
+    bot ids) and their games with their seeds, in one transaction; tables already stored are
+    skipped, so a chunk stored twice is stored once. Returns how many tables were stored (none if
+    the tournament is no longer running)."""
+    try:
+        claimed = session.exec(  # a write first: the transaction holds the tournament row (and SQLite its lock)
+            sa.update(TournamentRow)
+            .where(col(TournamentRow.id) == tournament_id, col(TournamentRow.status) == TournamentStatus.RUNNING)
+            .values(status=TournamentStatus.RUNNING)
+        )
+        stored = _stored_tables(session, tournament_id)
+        if claimed.rowcount != 1 or stored >= first + len(seats):
+            session.rollback()
+            return 0
+        if stored < first:
+            raise ValueError(f"tables {stored} to {first - 1} of tournament {tournament_id} are not stored yet")
+        _insert_tables(session, tournament_id, stored, seats[stored - first :], games_per_table, seed)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return first + len(seats) - stored
+
+
+def _stored_tables(session: Session, tournament_id: int) -> int:
+    """How many tables a tournament has stored: one past the highest index (they are stored in order)."""
+    highest = sa.func.max(col(ScheduledTableRow.table_index))
+    return int(
+        session.exec(
+            select(sa.func.coalesce(highest + 1, 0)).where(col(ScheduledTableRow.tournament_id) == tournament_id)
+        ).one()
+    )
 
 
 def _entrants(session: Session, row: TournamentRow) -> dict[str, int]:
@@ -262,22 +412,29 @@ def _entrants(session: Session, row: TournamentRow) -> dict[str, int]:
 
 
 def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str, int], round_index: int) -> None:
-    """Store round `round_index` of the schedule (the whole schedule, but for a stop-rule
-    tournament's later rounds) and its games with their seeds; table indices go on from the
-    rounds before, so every game's seed (`game_seed`) is fresh."""
-    schedule = round_robin(list(entrants), row.table_size, round_seed(schedule_seed(row.seed), round_index), row.rounds)
-    first = round_index * len(schedule.tables)
+    """Store round `round_index` of the schedule and its games with their seeds, in the caller's
+    transaction; table indices go on from the rounds before, so every game's seed (`game_seed`)
+    is fresh."""
+    assert row.id is not None
+    seats = round_seats(entrants, row.table_size, row.seed, round_index, row.rounds)
+    _insert_tables(session, row.id, round_index * len(seats), seats, row.games_per_table, row.seed)
+
+
+def _insert_tables(
+    session: Session, tournament_id: int, first: int, seats: Sequence[Sequence[int]], games_per_table: int, seed: int
+) -> None:
+    """Insert tables `first`, ... with `seats` and their games (Core bulk inserts)."""
     table_ids = (
         session.exec(
             sa.insert(ScheduledTableRow).returning(col(ScheduledTableRow.id), sort_by_parameter_order=True),
             params=[
                 {
-                    "tournament_id": row.id,
+                    "tournament_id": tournament_id,
                     "table_index": first + index,
-                    "seats": [entrants[name] for name in table.seats],
-                    "games_per_table": row.games_per_table,
+                    "seats": list(table),
+                    "games_per_table": games_per_table,
                 }
-                for index, table in enumerate(schedule.tables)
+                for index, table in enumerate(seats)
             ],
         )
         .scalars()
@@ -287,20 +444,21 @@ def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str,
         sa.insert(GameRow),
         params=[
             {
-                "tournament_id": row.id,
+                "tournament_id": tournament_id,
                 "table_id": table_id,
                 "table_index": first + index,
                 "game_index": game,
-                "seed": game_seed(row.seed, first + index, game),
+                "seed": game_seed(seed, first + index, game),
                 "status": GameStatus.SCHEDULED,
                 "attempts": 0,
             }
-            for game in range(row.games_per_table)
+            for game in range(games_per_table)
             for index, table_id in enumerate(table_ids)
         ],
     )
 
 
+@writes
 def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None = None) -> Verdict:
     """After the last game of a stop-rule tournament's round is committed: finish it if the rule
     says settled or cap reached, else store its next round (`arena.tournaments.stop_rule`). Returns the verdict.
@@ -387,6 +545,7 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     return evidence.verdict(order, round_games), entrants, int(open_games)
 
 
+@writes
 def fail_tournament(*, session: Session, tournament: str, reason: str, now: datetime | None = None) -> bool:
     """Mark a scheduled or running tournament failed, with `reason` (one line, kept short): it is
     neither started nor played again. False if it had already finished or failed."""

@@ -1,0 +1,205 @@
+"""The writer: every write of the process takes one path, a bounded queue in front of writer threads.
+
+Why: SQLite lets one transaction write to the file at a time. Writers in many threads (the
+runner's commits, organiser commands, registrations, each in a thread of its own) contend for
+that lock, and a transaction that has read before it writes cannot wait for it: SQLite answers
+"database is locked" at once rather than risk a deadlock. Here one thread, on connections of its
+own, runs every write as one short transaction begun with BEGIN IMMEDIATE
+(`arena.storage.database.writer_engine`): writes of the process never contend with each other,
+run in the order they came, and wait in the queue rather than in SQLite's busy loop; the busy
+timeout is left for writers of other processes (an organiser command working on the file). Reads
+do not take this path: in WAL mode they never wait for a writer.
+
+On PostgreSQL row locks let writes of different tournaments go on at once, so the writer has
+`POSTGRES_WRITERS` threads behind the same queue. A job is a whole transaction on one connection,
+so a write that may commit only under a condition (in a cluster, a game's result only while its
+node still holds the game's lease) checks it in its first statement and commits everything or
+nothing; the writer neither knows nor needs to know about the condition. Several processes on one
+PostgreSQL database each have a writer of their own: what keeps their writes apart is in the
+statements (conditional updates, row locks), not here.
+
+The queue is bounded: at most `QUEUE_LIMIT` writes wait or run. A caller past that waits for room
+in arrival order, up to `QUEUE_WAIT_S`, then gets `StorageBusy` (a transient error: the runner
+retries it, a call answers UNAVAILABLE): a flood of registrations holds up its own callers, never
+the memory of the arena.
+
+Which functions write is declared where they are defined (`writes`); `arena.storage.async_store`
+sends those here and the rest to reader threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena.errors import StorageBusy
+from arena.storage.database import writer_engine
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+QUEUE_LIMIT = 256
+"""Writes waiting or running at once; a write is a millisecond or two, so this is well under a second of work."""
+QUEUE_WAIT_S = 30.0
+"""How long a write waits for room in a full queue before it is refused with `StorageBusy`."""
+POSTGRES_WRITERS = 4
+"""Writer threads (and connections) on PostgreSQL; SQLite has one."""
+
+WRITES: set[Callable[..., Any]] = set()
+"""The functions that write: `arena.storage.async_store` runs them on the writer."""
+
+
+def writes(fn: F) -> F:
+    """Declare that `fn` (a store function taking `session=`) writes: it runs on the writer."""
+    WRITES.add(fn)
+    return fn
+
+
+class Writer:
+    """The writer of one database (`for_engine`): `await writer.run(fn, **kwargs)` from an event
+    loop, `writer.run_blocking(fn, **kwargs)` from any other thread; each call is `fn(session=...)`
+    in a session of its own on a writer connection."""
+
+    def __init__(self, engine: Engine, *, limit: int = QUEUE_LIMIT, wait_s: float = QUEUE_WAIT_S) -> None:
+        self.threads = 1 if engine.url.get_backend_name() == "sqlite" else POSTGRES_WRITERS
+        self._engine = writer_engine(engine, self.threads)
+        self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-writer")
+        self._limit = limit
+        self._wait_s = wait_s
+        self._lock = threading.Lock()
+        self.taken = 0
+        """Places of the queue taken: writes waiting for a writer thread or running."""
+        self._waiters: deque[Callable[[], None]] = deque()
+        """Callers waiting for a place, first come first; each is handed the place of a write that ends."""
+
+    async def run(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        await self._enter_async()
+        return await asyncio.wrap_future(self._submit(fn, kwargs))
+
+    def run_blocking(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
+        self._enter_blocking()
+        return self._submit(fn, kwargs).result()
+
+    def close(self) -> None:
+        """Let the writes in the queue finish, then close the writer's connections."""
+        self._executor.shutdown(wait=True)
+        self._engine.dispose()
+
+    def _submit(self, fn: Callable[..., T], kwargs: dict[str, Any]) -> Future[T]:
+        """Queue the write on a place taken; the place is left when it ends, however it ends."""
+        try:
+            future = self._executor.submit(self._job, fn, kwargs)
+        except BaseException:
+            self._leave()
+            raise
+        future.add_done_callback(lambda _: self._leave())
+        return future
+
+    def _job(self, fn: Callable[..., T], kwargs: dict[str, Any]) -> T:
+        with Session(self._engine) as session:
+            return fn(session=session, **kwargs)
+
+    def _take(self) -> bool:
+        """Take a place if one is free and nobody waits for one (call with the lock held)."""
+        if self.taken < self._limit and not self._waiters:
+            self.taken += 1
+            return True
+        return False
+
+    def _leave(self) -> None:
+        """A write ended: hand its place to the first waiter, or free it."""
+        with self._lock:
+            if not self._waiters:
+                self.taken -= 1
+                return
+            grant = self._waiters.popleft()
+        grant()
+
+    async def _enter_async(self) -> None:
+        loop = asyncio.get_running_loop()
+        placed: asyncio.Future[None] = loop.create_future()
+
+        def handed() -> None:
+            if placed.done():  # it gave up meanwhile: pass the place on
+                self._leave()
+            else:
+                placed.set_result(None)
+
+        def grant() -> None:
+            try:
+                loop.call_soon_threadsafe(handed)
+            except RuntimeError:  # its loop is closed
+                self._leave()
+
+        with self._lock:
+            if self._take():
+                return
+            self._waiters.append(grant)
+        try:
+            async with asyncio.timeout(self._wait_s):
+                await placed
+        except BaseException as exc:
+            with self._lock:
+                handed_over = grant not in self._waiters
+                if not handed_over:
+                    self._waiters.remove(grant)
+            if handed_over and placed.done() and not placed.cancelled():
+                self._leave()  # handed a place as it gave up; a pending hand-over passes it on itself
+            placed.cancel()
+            if isinstance(exc, TimeoutError):
+                raise self._busy() from None
+            raise
+
+    def _enter_blocking(self) -> None:
+        placed = threading.Event()
+        with self._lock:
+            if self._take():
+                return
+            self._waiters.append(placed.set)
+        if placed.wait(self._wait_s):
+            return
+        with self._lock:
+            if placed.set in self._waiters:
+                self._waiters.remove(placed.set)
+                raise self._busy()
+        # handed a place just as the wait ran out: it is this caller's
+
+    def _busy(self) -> StorageBusy:
+        return StorageBusy(
+            f"the arena's database is busy: {self._limit} writes were queued for {self._wait_s:g} s; try again shortly"
+        )
+
+
+_writers: weakref.WeakKeyDictionary[Engine, Writer] = weakref.WeakKeyDictionary()
+_writers_lock = threading.Lock()
+
+
+def for_engine(engine: Engine) -> Writer:
+    """The writer of `engine`'s database in this process, made on first use: every `AsyncStore`
+    on the engine shares it. Disposing of the engine closes it (a later write makes a new one)."""
+    with _writers_lock:
+        writer = _writers.get(engine)
+        if writer is None:
+            writer = _writers[engine] = Writer(engine)
+            sa.event.listen(engine, "engine_disposed", _closer(weakref.ref(engine)))
+    return writer
+
+
+def _closer(engine: weakref.ref[Engine]) -> Callable[[Engine], None]:
+    def close(_: Engine) -> None:
+        target = engine()
+        with _writers_lock:
+            writer = None if target is None else _writers.pop(target, None)
+        if writer is not None:
+            writer.close()
+
+    return close
