@@ -6,7 +6,7 @@ terminal views, replays and exports import no database code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -16,7 +16,7 @@ from arena.ratings.table import Rating
 from arena.tournaments import entries as entry_rules
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.stop_rule import StopRule, Verdict
-from sdk.engine import GameRecord
+from sdk.engine import GameRecord, Kept
 
 
 class TournamentStatus(StrEnum):
@@ -128,6 +128,8 @@ class GameToPlay:
     move_limit_ms: int
     voided: int = 0
     """How many of its attempts the failure policy voided so far (its `max_replays` caps them)."""
+    kept: Kept = field(default_factory=dict)
+    """The hands this attempt deals in advance (`arena.tournaments.fairness.kept_hands`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +177,8 @@ class GameDetail:
 @dataclass(frozen=True, slots=True)
 class GameSeed:
     """The seed of one deal of a game: `attempt` 1 is its first, each voided attempt is followed
-    by one dealt afresh (`arena.tournaments.fairness.attempt_seed`)."""
+    by one dealt afresh (`arena.tournaments.fairness.attempt_seed`), but for the hands the failing
+    seats keep (`arena.tournaments.fairness.kept_hands`)."""
 
     game_id: int
     table_index: int

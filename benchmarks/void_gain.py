@@ -5,10 +5,11 @@ played by the real tournament runner, failure policy and store on a SQLite file:
 fourth entrant is a greedy bot that disconnects on a weak hand (tests/security/void_play.py), in
 the other its honest twin. Printed for each: the subject's rating (mu, mu - 3 sigma), its points
 per counted game, voids it caused and games it forfeited, and the cheater's gain over the twin.
-Run under the default failure policy, and with `--uncapped` also with the per-bot void cap (and
-the per-game replay cap) at their maximum, to show what the cap prevents.
+Run under the default failure policy; with `--thrifty` also with a cheater that drops only the
+weak hands its void allowance covers (once a game) and plays every other hand out; with
+`--uncapped` also with the per-bot void cap (and the per-game replay cap) at their maximum.
 
-    .venv/bin/python benchmarks/void_gain.py [--games-per-table 30] [--seed 2026] [--uncapped]
+    .venv/bin/python benchmarks/void_gain.py [--games-per-table 30] [--seed 2026] [--thrifty] [--uncapped]
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def line(label: str, o: Outcome) -> str:
     )
 
 
-def compare(label: str, policy: FailurePolicy, args: argparse.Namespace, folder: Path) -> None:
+def compare(label: str, policy: FailurePolicy, args: argparse.Namespace, folder: Path, thrifty: bool = False) -> None:
     engine = open_database(f"sqlite:///{folder / f'{label}.db'}")
     start = time.perf_counter()
-    cheat = play(engine, "cheat", CHEATER, args.games_per_table, args.seed, policy, timeout_s=3600)
+    cheat = play(engine, "cheat", CHEATER, args.games_per_table, args.seed, policy, timeout_s=3600, thrifty=thrifty)
     honest = play(engine, "honest", HONEST, args.games_per_table, args.seed, policy, timeout_s=3600)
     engine.dispose()
     print(
@@ -60,11 +61,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games-per-table", type=int, default=30, help="4 tables: the subject plays 3 in 4 games")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--thrifty", action="store_true", help="also play a cheater that spends only its allowed voids")
     parser.add_argument("--uncapped", action="store_true", help="also play with the caps at their maximum")
     args = parser.parse_args()
     print("command:", shlex.join([".venv/bin/python", "benchmarks/void_gain.py", *sys.argv[1:]]))
     with tempfile.TemporaryDirectory() as tmp:
         compare("default policy", FailurePolicy(absent_wait_ms=0), args, Path(tmp))
+        if args.thrifty:
+            compare("thrifty cheater", FailurePolicy(absent_wait_ms=0), args, Path(tmp), thrifty=True)
         if args.uncapped:
             uncapped = FailurePolicy(absent_wait_ms=0, max_replays=MAX_REPLAYS, max_voids_per_bot=MAX_VOIDS_PER_BOT)
             compare("uncapped", uncapped, args, Path(tmp))

@@ -34,7 +34,7 @@ from arena.play.clock import Timer
 from arena.play.results import ForfeitCause, GameResult, SeatResult, final_ranks
 from arena.play.sessions import Answer, MalformedDecision, SessionHub
 from arena.play.spectators import GameFeed, SpectatorHub, Watch
-from sdk.engine import Action, Flip, Game, IllegalAction, Phase, Seat, observe, record_of, table_rules
+from sdk.engine import Action, Flip, Game, IllegalAction, Kept, Phase, Seat, observe, record_of, table_rules
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
@@ -489,6 +489,7 @@ class Referee:
         absent: Mapping[str, str] | None = None,
         watch: Watch | None = None,
         created: Callable[[Game], None] | None = None,
+        kept: Kept | None = None,
     ) -> GameResult:
         """Play one game to the end; `seat_bots` names the bot of each seat, in seat order.
 
@@ -498,12 +499,13 @@ class Referee:
         capacity; nothing has been dealt or built then (`SessionHub.check`, asked first). With
         `watch`, spectators can follow the game.
         `created`, if given, is handed the game once it is dealt (a casual game's host reads the
-        person's seat view from it, `arena.play.casual`).
+        person's seat view from it, `arena.play.casual`). `kept` gives seats their hands in advance
+        (a tournament's replay of a voided attempt, `sdk.engine.deal`).
         """
         absent = absent or {}
         table_rules(len(seat_bots))  # a bad seat count is refused before a seat is
         self._hub.check(game_id, [b for b in seat_bots if b not in absent])
-        game = Game(len(seat_bots), seed)
+        game = Game(len(seat_bots), seed, kept=kept)
         if created is not None:
             created(game)
         table = _LiveGame(game_id, game, seat_bots, limits, self._hub, self._on_answer, absent)

@@ -37,8 +37,8 @@ class PolicyDecision(Enum):
     the seat forfeited and the game counts: a tournament always ends."""
     BOT_VOID_CAP_REACHED = "bot-void-cap-reached"
     """The policy voids this cause, but this bot had already caused `max_voids_per_bot` voids in
-    the tournament, so the seat forfeited: a bot cannot re-deal its bad hands by failing on
-    purpose."""
+    the tournament, so the seat forfeited: a bot that keeps failing costs its opponents few
+    replays."""
 
 
 @dataclass(frozen=True, slots=True)

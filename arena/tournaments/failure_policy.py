@@ -29,8 +29,8 @@ that a bot which keeps failing the same way costs its opponents at most three pl
 MAX_REPLAYS = 10
 DEFAULT_MAX_VOIDS_PER_BOT = 2
 """Enough for a bot hit by a network fault or an arena restart or two in a tournament; few enough
-that failing on purpose to have a bad hand re-dealt pays for at most two hands, while every later
-failure forfeits (docs/operator-guide.md, "Failure policy")."""
+that a bot which keeps failing costs its opponents at most two replays, while every later failure
+forfeits (docs/operator-guide.md, "Failure policy")."""
 MAX_VOIDS_PER_BOT = 100
 _REFEREE = Limits()
 
@@ -41,7 +41,8 @@ class FailureAction(StrEnum):
     FORFEIT = "forfeit"
     """The seat forfeits (ranks last, the fallback plays it) and the game counts."""
     VOID = "void"
-    """The attempt is voided (kept, not rated) and the game played again, from a fresh deal."""
+    """The attempt is voided (kept, not rated) and the game played again: the failing seats keep
+    their hands, the others are dealt afresh (`arena.tournaments.fairness.kept_hands`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +69,8 @@ class FailurePolicy:
     `void-cap-reached`), so a tournament always ends."""
     max_voids_per_bot: int = DEFAULT_MAX_VOIDS_PER_BOT
     """How many voids one bot may cause in the tournament; after that its voiding failures forfeit
-    (recorded as `bot-void-cap-reached`). Each replay is a fresh deal, so without this a bot could
-    drop its connection whenever its hand is weak and be dealt another."""
+    (recorded as `bot-void-cap-reached`). A replay deals the failing bot its hands again, so failing
+    buys it nothing; this bounds the replays a failing bot costs its opponents."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.absent_wait_ms <= MAX_ABSENT_WAIT_MS:

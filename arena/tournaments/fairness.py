@@ -8,9 +8,14 @@ seed, and the checks anyone can run once they are revealed (`scout-arena games v
   and nonce are public and anyone can check them against it.
 * **Deal seeds.** A game's first deal keeps `arena.tournaments.schedule.game_seed`; the deal after its
   n-th voided attempt (deal n + 1) hashes the deal number in as well, so a replay deals fresh
-  cards and a bot that saw the voided deal, or caused the void, learns nothing about the
-  replay's. An attempt interrupted by an arena restart is not voided by anyone's failure: it is
-  dealt again, so a resumed tournament ends as if it had never stopped.
+  cards and a bot that saw the voided deal learns nothing about the replay's. An attempt
+  interrupted by an arena restart is not voided by anyone's failure: it is dealt again, so a
+  resumed tournament ends as if it had never stopped.
+* **Kept hands.** A seat whose failure voided an attempt keeps its hands (`kept_hands`): the replay
+  deals them to it again, every round, and deals the others fresh cards from the rest of the deck.
+  So failing on purpose never buys a bot a better hand, and what the others showed of theirs in
+  the voided attempt is no use in the replay; only the failing bot's own cards, which it showed
+  them, carry over.
 * **Verification.** `verify` checks what the read calls reveal: the seed against the
   commitment, every game's and voided attempt's seed against the derivation, and every record
   against its seed (its deals re-dealt with `sdk.engine.deal_rounds`, its moves replayed).
@@ -27,12 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from arena.play.results import GameResult, PolicyDecision
 from arena.tournaments.schedule import game_seed
-from sdk.engine import GameRecord, ReplayMismatch, deal_rounds, replay
+from sdk.engine import GameRecord, Kept, ReplayMismatch, deal_rounds, replay
 
 if TYPE_CHECKING:
-    from arena.records import GameDetail, Tournament
-
+    from arena.records import GameDetail, Tournament, VoidedAttempt
 COMMITMENT_LABEL = "scout-arena seed v1"
 """Names the commitment scheme, so a later one can never be confused with it."""
 
@@ -58,13 +63,28 @@ def attempt_seed(tournament_seed: int, table_index: int, game_index: int, deal: 
     return int.from_bytes(digest, "big") >> 1
 
 
-def record_problems(record: GameRecord, seed: int, what: str) -> list[str]:
-    """Why `record` is not a game dealt from `seed` (none if it is): the seed it names, each
-    round's deal against the deal from the seed, and a move-by-move replay."""
+def kept_hands(voided: Sequence[GameResult]) -> Kept:
+    """The hands the next attempt at a game keeps, after its `voided` attempts (oldest first):
+    every seat whose failure voided one of them (its decision VOID) keeps its hands of the
+    last one, which are those of the first it voided, since each replay keeps them."""
+    failed = sorted({s.seat for attempt in voided for s in attempt.seats if s.policy is PolicyDecision.VOID})
+    return {seat: tuple(deal[seat] for deal in voided[-1].record.deals) for seat in failed}
+
+
+def record_problems(record: GameRecord, seed: int, what: str, kept: Kept | None = None) -> list[str]:
+    """Why `record` is not a game dealt from `seed` with the hands `kept` (none if it is): the
+    seed it names, the seats it keeps, each round's deal against the deal from the seed, and a
+    move-by-move replay."""
     if record.seed != seed:
         return [f"{what}: the record names seed {record.seed}, not {seed}"]
+    kept = kept or {}
+    if record.kept != tuple(kept):
+        return [f"{what}: the record keeps the hands of seats {list(record.kept)}, not {list(kept)}"]
     problems = []
-    dealt = deal_rounds(record.players, seed)
+    try:
+        dealt = deal_rounds(record.players, seed, kept)
+    except ValueError as exc:
+        return [f"{what}: the kept hands do not fit the game: {exc}"]
     for round_, (recorded, fresh) in enumerate(zip(record.deals, dealt, strict=True)):
         for seat, (hand, expected) in enumerate(zip(recorded, fresh, strict=True)):
             if hand != expected:
@@ -139,7 +159,7 @@ def verify(tournament: Tournament, games: Sequence[GameDetail]) -> Verification:
             expected = attempt_seed(seed, info.table_index, info.game_index, deal)
             if info.seed != expected:
                 problems.append(f"{what}: seed {info.seed} is not deal {deal}'s seed {expected}")
-        problems += record_problems(record, info.seed, what)
+        problems += record_problems(record, info.seed, what, _kept_for(record, g.voided))
         for number, v in enumerate(g.voided, start=1):
             attempts += 1
             voided_what = f"{what}, voided attempt {v.attempt}"
@@ -147,5 +167,13 @@ def verify(tournament: Tournament, games: Sequence[GameDetail]) -> Verification:
                 expected = attempt_seed(seed, info.table_index, info.game_index, number)
                 if v.seed != expected:
                     problems.append(f"{voided_what}: seed {v.seed} is not deal {number}'s seed {expected}")
-            problems += record_problems(v.result.record, v.seed, voided_what)
+            problems += record_problems(
+                v.result.record, v.seed, voided_what, _kept_for(v.result.record, g.voided[: number - 1])
+            )
     return Verification(tournament.name, finished, len(played), attempts, tuple(problems))
+
+
+def _kept_for(record: GameRecord, before: Sequence[VoidedAttempt]) -> Kept:
+    """The hands an attempt played after the voided attempts `before` had to keep; none for a
+    record that keeps none, as every replay dealt before replays kept hands."""
+    return kept_hands([v.result for v in before]) if before and record.kept else {}

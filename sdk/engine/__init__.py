@@ -8,7 +8,7 @@
 
 from .actions import FLIPS, Action, End, Flip, Scout, ScoutShow, Show, action_from_dict, action_to_dict
 from .cards import FULL_DECK, TABLE_RULES, Card, Seat, TableRules, table_rules
-from .deal import deal_rounds
+from .deal import Kept, deal_rounds
 from .determinize import Determinizer
 from .errors import IllegalAction, ReplayMismatch
 from .events import Event, FlipsRevealed, RoundEnded, RoundStarted, Scouted, ScoutedAndShown, Shown
@@ -37,6 +37,7 @@ __all__ = [
     "Game",
     "GameRecord",
     "IllegalAction",
+    "Kept",
     "LegalActions",
     "Observation",
     "Outcome",

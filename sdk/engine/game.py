@@ -26,7 +26,7 @@ from operator import itemgetter
 
 from .actions import FLIPS, SCOUTS, Action, End, Flip, Scout, ScoutShow, Show
 from .cards import TURNED, Card, Seat, TableRules, table_rules
-from .deal import SplitMix64, deal_hands, shuffled_deck
+from .deal import Kept, SplitMix64, check_kept, deal_round
 from .errors import IllegalAction
 from .events import (
     Event,
@@ -111,6 +111,7 @@ class Game:
         "events",
         "flips",
         "hands",
+        "kept",
         "log",
         "owner",
         "phase",
@@ -125,14 +126,19 @@ class Game:
         "totals",
     )
 
-    def __init__(self, players: int, seed: int, *, position: Position | None = None) -> None:
+    def __init__(self, players: int, seed: int, *, position: Position | None = None, kept: Kept | None = None) -> None:
         """A game dealt from `seed`; or, with `position` (see `Game.from_position`), one that
-        starts from that position and deals any later rounds from `seed`."""
+        starts from that position and deals any later rounds from `seed`. `kept` gives seats their
+        hands of every round in advance (a tournament's replay of a voided attempt, `deal`); a
+        ValueError says what does not fit the table."""
         rules = table_rules(players)
         self.rules: TableRules = rules
+        self.kept: Kept = kept or {}
+        if kept:
+            check_kept(rules, kept)
         self.seed = seed
         self._rng = SplitMix64(seed)
-        self._stock: list[Card] = []
+        self._stock: Sequence[Card] = ()
         """2 players: the one shuffle both rounds are dealt from."""
         self.round = -1
         self.phase = Phase.FLIP
@@ -187,6 +193,7 @@ class Game:
         """
         new = Game.__new__(Game)
         new.rules = self.rules
+        new.kept = self.kept
         new.seed = self.seed
         rng = SplitMix64(0)
         rng._state = self._rng._state
@@ -516,14 +523,8 @@ class Game:
         rules = self.rules
         n = rules.players
         self.round += 1
-        if rules.two_player:
-            if not self._stock:
-                self._stock = shuffled_deck(rules, self._rng)
-            cards = self._stock[self.round * 2 * rules.hand_size :]
-        else:
-            cards = shuffled_deck(rules, self._rng)
-        dealt = deal_hands(cards, n, rules.hand_size)
-        self.deals.append(tuple(dealt))
+        dealt, self._stock = deal_round(rules, self._rng, self.round, self._stock, self.kept)
+        self.deals.append(dealt)
         self.hands = [list(h) for h in dealt]
         self.active = []
         self.owner = None

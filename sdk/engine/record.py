@@ -2,7 +2,9 @@
 
 A record is (players, seed) plus every decision; the dealt hands and the results are stored too,
 so a record checks itself: `replay` deals from the seed, applies the decisions and fails with
-`ReplayMismatch` unless it arrives at the same deals and the same results.
+`ReplayMismatch` unless it arrives at the same deals and the same results. A tournament's replay
+of a voided attempt gives some seats their hands in advance (`sdk.engine.deal`, kept hands): its
+record names them in `kept`, and their recorded hands are the ones given.
 """
 
 from __future__ import annotations
@@ -110,9 +112,12 @@ class GameRecord:
     """Every play action as (round, seat, action), in order."""
     results: tuple[RoundResult, ...]
     totals: tuple[int, ...]
+    kept: tuple[Seat, ...] = ()
+    """The seats whose hands were given in advance rather than dealt from the seed, in seat order
+    (written to JSON only when there are some)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "players": self.players,
             "seed": self.seed,
             "deals": [[[list(c) for c in hand] for hand in deal] for deal in self.deals],
@@ -121,15 +126,23 @@ class GameRecord:
             "results": [_result_dict(r) for r in self.results],
             "totals": list(self.totals),
         }
+        if self.kept:
+            data["kept"] = list(self.kept)
+        return data
 
     def to_json(self) -> str:
         """`to_dict()` as compact JSON, assembled from precomputed strings (see "Encoding" above)."""
         results = [_result_dict(r) for r in self.results]
+        kept = f',"kept":{_dumps(self.kept)}' if self.kept else ""
         return (
             f'{{"players":{_dumps(self.players)},"seed":{_dumps(self.seed)},"deals":{_deals_json(self.deals)},'
             f'"flips":{_dumps(self.flips)},"actions":{_actions_json(self.actions)},"results":{_dumps(results)},'
-            f'"totals":{_dumps(self.totals)}}}'
+            f'"totals":{_dumps(self.totals)}{kept}}}'
         )
+
+    def kept_hands(self) -> dict[Seat, tuple[Hand, ...]]:
+        """The hands given in advance, by seat: what `Game(kept=...)` and `deal_rounds` take."""
+        return {seat: tuple(deal[seat] for deal in self.deals) for seat in self.kept}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
@@ -154,6 +167,7 @@ class GameRecord:
                     for r in data["results"]
                 ),
                 totals=tuple(int(t) for t in data["totals"]),
+                kept=tuple(int(s) for s in data.get("kept", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed game record: {exc!r}") from None
@@ -179,12 +193,17 @@ def record_of(game: Game) -> GameRecord:
         actions=tuple(game.log),
         results=tuple(game.results),
         totals=tuple(game.totals),
+        kept=tuple(sorted(game.kept)),
     )
 
 
 def replay(record: GameRecord) -> Game:
-    """Play `record` again from its seed; raise ReplayMismatch where it does not reproduce."""
-    game = Game(record.players, record.seed)
+    """Play `record` again from its seed (and its kept hands); raise ReplayMismatch where it does
+    not reproduce."""
+    try:
+        game = Game(record.players, record.seed, kept=record.kept_hands())
+    except (ValueError, IndexError) as exc:
+        raise ReplayMismatch(f"the record's kept hands do not fit its game: {exc}") from None
     actions = list(record.actions)
     index = 0
     for round_, flips in enumerate(record.flips):

@@ -112,6 +112,21 @@ def test_a_changed_dealt_card_is_found(played: Path, table: str) -> None:
     assert lines[0].endswith("does not deal") and len(lines) == 2, lines
 
 
+def test_the_replay_keeps_the_failing_seats_hands_and_says_so(played: Path) -> None:
+    """The void's replay keeps seat 1's hands (docs/security.md, "Voids cannot be bought"); a record
+    that claims to keep another seat's is found."""
+    with sqlite3.connect(played) as db:
+        (voided,) = db.execute("SELECT record FROM voided_attempts").fetchone()
+        row_id, text = db.execute("SELECT id, record FROM games ORDER BY id LIMIT 1").fetchone()
+        record = json.loads(text)
+        assert record["kept"] == [1] and [d[1] for d in record["deals"]] == [d[1] for d in json.loads(voided)["deals"]]
+        db.execute("UPDATE games SET record = ? WHERE id = ?", (json.dumps({**record, "kept": [2]}), row_id))
+    code, lines = verify(played)
+    assert code == 1
+    assert lines[0] == "FAILED: game 1 (table 0, game 0): the record keeps the hands of seats [2], not [1]", lines
+    assert len(lines) == 2, lines
+
+
 def test_an_unfinished_tournament_checks_its_finished_games_and_says_the_commitment_waits(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     engine = open_database(f"sqlite:///{path}")

@@ -173,7 +173,9 @@ def values(seen: list[object]) -> tuple[set[int], list[str]]:
 class Predictor:
     """An entrant foreseeing deals: every number it could read is tried as a game seed, and as
     a tournament seed through the published derivation (every table, game and attempt 1..3). A
-    seed that deals a seat's own first hand gives away every other hand of the game."""
+    seed that deals a seat's own first hand gives away every other hand of the game. A replay's
+    kept hands (docs/security.md, "Voids cannot be bought") are handed to it too, as the bot that
+    failed knows its own."""
 
     def __init__(self, candidates: set[int], players: int, tables: int, games: int) -> None:
         tries: set[int] = set()
@@ -181,11 +183,19 @@ class Predictor:
             if 0 <= c < 2**64:
                 tries |= {c} | {game_seed(c, t, g) for t in range(tables) for g in range(games)}
                 tries |= {attempt_seed(c, t, g, a) for t in range(tables) for g in range(games) for a in (2, 3)}
+        self.players = players
         self.deals = {seed: deal_rounds(players, seed) for seed in tries}
 
-    def foresee(self, seat: int, hand: tuple[Any, ...]) -> list[int]:
-        """The seeds that deal `hand` to `seat` in the first round."""
-        return [seed for seed, deal in self.deals.items() if deal[0][seat] == hand]
+    def deal(self, record: GameRecord) -> dict[int, tuple[Any, ...]]:
+        """Every tried seed's deal of `record`'s game, with the hands it keeps."""
+        if not record.kept:
+            return self.deals
+        return {seed: deal_rounds(self.players, seed, record.kept_hands()) for seed in self.deals}
+
+    def foresee(self, record: GameRecord, seat: int) -> list[int]:
+        """The seeds that deal `seat` its first hand of `record`, where the seat's hand is not kept."""
+        hand = record.deals[0][seat]
+        return [seed for seed, deal in self.deal(record).items() if seat not in record.kept and deal[0][seat] == hand]
 
 
 @pytest.fixture
@@ -305,12 +315,13 @@ def test_no_public_call_reveals_a_deal_before_its_game_is_finished(
         predictor = Predictor(numbers, 3, tables, 2)
         for record in records:
             for seat in range(record.players):
-                assert predictor.foresee(seat, record.deals[0][seat]) == [], f"{phase}: seat {seat} foresaw the deal"
+                assert predictor.foresee(record, seat) == [], f"{phase}: seat {seat} foresaw the deal"
     given_the_seed = Predictor({reveal.seed}, 3, tables, 2)
+    assert any(record.kept for record in records), "the voided game's replay keeps the failing seat's hands"
     for record in records:
-        assert given_the_seed.deals[record.seed] == record.deals, "the predictor deals every hand from the real seed"
-        for seat in range(record.players):
-            assert given_the_seed.foresee(seat, record.deals[0][seat]) == [record.seed]
+        assert given_the_seed.deal(record)[record.seed] == record.deals, "the predictor deals every hand from the seed"
+        for seat in set(range(record.players)) - set(record.kept):
+            assert given_the_seed.foresee(record, seat) == [record.seed]
     numbers, _ = values(phases["finished"])
     assert secrets_ <= numbers, "once finished, every seed is public"
     log = arena.log.read_text()

@@ -31,6 +31,7 @@ from arena.tournaments import entries
 from arena.tournaments.isolation import start_or_fail
 from arena.tournaments.runner import TournamentRunner
 from arena.tournaments.settings import TournamentSettings
+from sdk.engine import Kept
 from tests.tournaments.test_failure_policy import EveryoneConnected, ScriptedReferee
 
 NOW = datetime.now(UTC)
@@ -166,10 +167,11 @@ class FailingReferee(ScriptedReferee):
         limits: Limits,
         absent: Mapping[str, str],
         watch: Watch | None = None,
+        kept: Kept | None = None,
     ) -> GameResult:
         if len(seat_bots) == 2:
             raise ValueError("the referee broke on this table")
-        return await super().play(game_id, seat_bots, seed, limits, absent)
+        return await super().play(game_id, seat_bots, seed, limits, absent, kept=kept)
 
 
 def test_a_tournament_whose_play_fails_is_marked_failed_and_another_plays_on(engine: Engine) -> None:

@@ -1,10 +1,12 @@
-"""No gain from causing a void (issue #11; DESIGN.md boundary 4, "an interrupted game is void and
-replayed", and boundary 2): a replay is dealt afresh, so what a bot saw of the voided deal is
-useless for it, and a bot may cause at most `max_voids_per_bot` voids in a tournament, after which
-its voiding failures forfeit (bot-void-cap-reached). A bot that drops its connection whenever its
-hand is weak therefore does not gain rating over many games against the same bot playing every
-hand out (benchmarks/void_gain.py measures it over more games). Without the cap the same cheater
-does gain, which shows the cheater works and the cap is what stops it."""
+"""No gain from causing a void (issue #11 and #30; DESIGN.md boundary 4, "an interrupted game is
+void and replayed", and boundary 2; docs/security.md, "Voids cannot be bought"): the replay deals
+the failing seat its hands again and the others fresh ones, so dropping on a weak hand buys no
+better hand and what the others showed in the voided attempt is useless; and a bot may cause at
+most `max_voids_per_bot` voids in a tournament, after which its voiding failures forfeit
+(bot-void-cap-reached). A bot that drops its connection whenever its hand is weak therefore ends
+below the same bot playing every hand out, even with the caps at their maximum
+(benchmarks/void_gain.py measures it over more games, and a thrifty cheater that spends only the
+voids it is allowed)."""
 
 from __future__ import annotations
 
@@ -36,22 +38,28 @@ def test_a_bot_that_drops_weak_hands_gains_nothing_under_the_default_cap(engine:
     honest = play(engine, "honest", HONEST, GAMES_PER_TABLE, SEED, policy)
     assert cheat.drops > policy.max_voids_per_bot, "the cheater must have had weak hands to drop"
     assert cheat.voids == policy.max_voids_per_bot == 2
-    assert cheat.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) == cheat.drops - cheat.voids
+    capped = cheat.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) + cheat.forfeits(PolicyDecision.CAP_REACHED)
+    assert capped == cheat.drops - cheat.voids
     assert cheat.rating.mu < honest.rating.mu and cheat.rating.conservative < honest.rating.conservative
     assert cheat.points < honest.points
     assert honest.voids == honest.drops == 0
 
 
-def test_each_voided_attempt_was_dealt_apart_from_its_replay(engine: Engine) -> None:
-    """The replay's deal is fresh: its seed is the next attempt's, and no hand repeats."""
+def test_a_replay_keeps_the_failing_seats_hands_and_deals_the_others_afresh(engine: Engine) -> None:
+    """The replay's seed is the next attempt's; the seat whose drop voided the attempt holds the
+    same hand in every round, and no other seat is dealt a hand of the voided attempt."""
     cheat = play(engine, "fresh", CHEATER, 2, SEED, FailurePolicy(absent_wait_ms=0))
     voided = [(g, v) for g in cheat.games for v in g.voided]
     assert voided
     for game, v in voided:
         assert game.record is not None and v.seed == v.result.record.seed != game.info.seed
         assert game.info.attempts == v.attempt + 1 or any(o.attempt > v.attempt for o in game.voided)
-        later = game.record.deals
-        assert all(hand not in {h for d in later for h in d} for d in v.result.record.deals for hand in d)
+        (failed,) = [s.seat for s in v.result.seats if s.policy is PolicyDecision.VOID]
+        assert game.record.kept == (failed,) and game.record.results
+        before, after = v.result.record.deals, game.record.deals
+        assert all(after[r][failed] == before[r][failed] for r in range(len(after)))
+        others = [s for s in range(3) if s != failed]
+        assert all(after[r][s] not in {h for d in before for h in d} for r in range(len(after)) for s in others)
     deals = [
         attempt_seed(SEED, g.info.table_index, g.info.game_index, d)
         for g in cheat.games
@@ -60,15 +68,37 @@ def test_each_voided_attempt_was_dealt_apart_from_its_replay(engine: Engine) -> 
     assert len(set(deals)) == len(deals) == sum(g.info.attempts for g in cheat.games)
 
 
-def test_without_the_cap_the_same_cheater_gains(engine: Engine) -> None:
-    """The control: fresh deals with (almost) no cap let the cheater re-deal its weak hands and
-    score more points than its honest twin (benchmarks/void_gain.py shows the rating over more
-    games)."""
+def test_without_the_caps_dropping_a_weak_hand_is_dealt_it_again(engine: Engine) -> None:
+    """The control of issue #11 was a cheater that gained once voids were (almost) uncapped: with
+    kept hands it draws the same weak hand at every replay, drops it again until the game's
+    replay cap forfeits it, and scores less than its honest twin."""
     policy = FailurePolicy(absent_wait_ms=0, max_replays=MAX_REPLAYS, max_voids_per_bot=MAX_VOIDS_PER_BOT)
     cheat = play(engine, "uncapped", CHEATER, GAMES_PER_TABLE, SEED, policy)
     honest = play(engine, "twin", HONEST, GAMES_PER_TABLE, SEED, policy)
-    assert cheat.voids == cheat.drops and cheat.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) == 0
-    assert cheat.points > honest.points, "re-dealt weak hands score more (the rating is too noisy to show it here)"
+    assert cheat.forfeits(PolicyDecision.CAP_REACHED) > 0, "every replay of a dropped hand is dropped again"
+    replayed = [g for g in cheat.games if g.voided]
+    assert replayed and all(
+        s.policy in (PolicyDecision.CAP_REACHED, PolicyDecision.BOT_VOID_CAP_REACHED)
+        for g in replayed
+        for s in g.info.results
+        if s.bot == CHEATER
+    ), "no replay dealt it a hand it played out: each game it dropped ended with its forfeit at a cap"
+    assert cheat.points < honest.points
+
+
+def test_a_thrifty_cheater_spends_its_voids_on_hands_it_is_dealt_again(engine: Engine) -> None:
+    """The cheater of issue #30 drops only the weak hands its void allowance covers, then plays
+    on: every hand it dropped comes back to it in the replay (benchmarks/void_gain.py measures
+    that it gains nothing)."""
+    policy = FailurePolicy(absent_wait_ms=0)
+    cheat = play(engine, "thrifty", CHEATER, GAMES_PER_TABLE, SEED, policy, thrifty=True)
+    assert cheat.voids == cheat.drops == policy.max_voids_per_bot
+    assert cheat.forfeits(PolicyDecision.BOT_VOID_CAP_REACHED) == 0
+    for game in (g for g in cheat.games if g.voided):
+        (v,) = game.voided
+        (seat,) = [s.seat for s in v.result.seats if s.bot == CHEATER]
+        assert game.record is not None and game.record.kept == (seat,)
+        assert [d[seat] for d in game.record.deals] == [d[seat] for d in v.result.record.deals]
 
 
 def test_the_cap_counts_per_bot_from_the_stored_voids(engine: Engine) -> None:

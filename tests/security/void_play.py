@@ -32,7 +32,7 @@ from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.runner import TournamentRunner
 from arena.tournaments.settings import TournamentSettings
 from bots.greedy import GreedyBot, hand_value
-from sdk.engine import Card, Flip, Game, Phase, observe, record_of
+from sdk.engine import Card, Flip, Game, Kept, Phase, observe, record_of
 
 WEAK = -27.0
 """A hand this bad or worse (`hand_value` of its better side) is dropped: about 1 in 6 hands."""
@@ -47,11 +47,15 @@ def weak(hand: Sequence[Card]) -> bool:
 
 
 class GreedyReferee:
-    """Plays each game with greedy bots; a seat of CHEATER's disconnects on a weak dealt hand."""
+    """Plays each game with greedy bots; a seat of CHEATER's disconnects on a weak dealt hand. A
+    thrifty cheater (`budget`) drops only while it has voids to spend, never twice in one game:
+    it spends the voids its tournament allows on weak hands and plays every other hand out."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         self.bot = GreedyBot()
         self.drops = 0
+        self.budget = budget
+        self._dropped: set[str] = set()
 
     async def play(
         self,
@@ -61,12 +65,19 @@ class GreedyReferee:
         limits: Limits,
         absent: Mapping[str, str],
         watch: Watch | None = None,
+        kept: Kept | None = None,
     ) -> GameResult:
-        game = Game(len(seat_bots), seed)
+        game = Game(len(seat_bots), seed, kept=kept)
         gone: set[int] = set()
         while not game.is_over:
             seat = game.awaiting[0]
-            if seat not in gone and game.phase is Phase.FLIP and seat_bots[seat] == CHEATER and weak(game.hands[seat]):
+            if (
+                seat not in gone
+                and game.phase is Phase.FLIP
+                and seat_bots[seat] == CHEATER
+                and weak(game.hands[seat])
+                and self._may_drop(game_id)
+            ):
                 gone.add(seat)
                 self.drops += 1
             if seat in gone:
@@ -81,11 +92,21 @@ class GreedyReferee:
         )
         return GameResult(record_of(game), seats)
 
+    def _may_drop(self, attempt: str) -> bool:
+        if self.budget is None:
+            return True
+        game = attempt.split("-")[0]
+        if self.drops >= self.budget or game in self._dropped:
+            return False
+        self._dropped.add(game)
+        return True
+
 
 class _Connected:
     connected = True
     capacity = 64
     live_games: ClassVar[dict[str, object]] = {}
+    held = 0
 
 
 class _EveryoneConnected:
@@ -134,8 +155,10 @@ def play(
     seed: int,
     policy: FailurePolicy,
     timeout_s: float = 600.0,
+    thrifty: bool = False,
 ) -> Outcome:
-    """Play a 3-seat tournament of `subject` and OPPONENTS to its end with the real runner."""
+    """Play a 3-seat tournament of `subject` and OPPONENTS to its end with the real runner; a
+    `thrifty` cheater spends only the voids `policy` allows it (`GreedyReferee`)."""
     settings = TournamentSettings(
         name, 3, games_per_table, datetime.now(UTC), 1000, concurrency=4, seed=seed, policy=policy
     )
@@ -147,7 +170,7 @@ def play(
                 store.register_bot(session=session, name=bot)
             store.enter_tournament(session=session, tournament=name, bot=bot)
         store.start_tournament(session=session, tournament=name)
-    referee = GreedyReferee()
+    referee = GreedyReferee(policy.max_voids_per_bot if thrifty else None)
     runner = TournamentRunner(AsyncStore(engine), referee, _EveryoneConnected())  # type: ignore[arg-type]
 
     async def run() -> None:

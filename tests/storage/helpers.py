@@ -24,8 +24,9 @@ def random_result(
     policy: PolicyDecision = PolicyDecision.FORFEIT,
 ) -> GameResult:
     """Play `game` with every seat choosing uniformly at random (seeded by the deal seed); the
-    `forfeits` seats failed with `cause` and the failure policy decided `policy`."""
-    engine_game = Game(len(game.seats), game.seed)
+    `forfeits` seats failed with `cause` and the failure policy decided `policy`; dealt, as the
+    referee deals it, with the hands the attempt keeps."""
+    engine_game = Game(len(game.seats), game.seed, kept=game.kept)
     rng = random.Random(game.seed)
     while not engine_game.is_over:
         actions = engine_game.legal_actions()

@@ -1,6 +1,7 @@
 """Voided attempts and failure-policy decisions in storage (issue #6, "failure policy per cause"):
 a voided attempt is kept with its record and causes but never rated, the game goes back to be
-played again from a fresh deal, and each committed seat row keeps its cause and decision."""
+played again from a fresh deal but for the failing seats' kept hands, and each committed seat row
+keeps its cause and decision."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def test_a_voided_attempt_is_kept_unrated_and_the_game_is_played_again(session: 
     assert (again.id, again.seed, again.voided) == (game.id, game.seed, 1)
     replay = store.mark_game_running(session=session, game_id=game.id)
     assert replay.voided == 1 and replay.seed != game.seed
+    assert game.kept == {} and replay.kept == {1: tuple(deal[1] for deal in voided.record.deals)}, (
+        "the seat whose failure voided the attempt keeps its hands (docs/security.md)"
+    )
     store.commit_game(session=session, game_id=game.id, result=random_result(replay))
     detail = store.show_game(session=session, game_id=game.id)
     assert detail.info.attempts == 2

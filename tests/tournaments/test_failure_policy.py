@@ -1,6 +1,6 @@
 """The failure policy per cause (issue #6): the tournament runner, on a real database, judges each
 finished game by its forfeits' causes. A cause the policy voids stores the attempt as voided and
-plays the same game again from a fresh deal, in its place in the schedule; a cause it forfeits
+plays the same game again from a new deal, in its place in the schedule; a cause it forfeits
 commits the game with the cause and the decision on the seat; after `max_replays` voids a voiding
 cause forfeits (void-cap-reached), so a tournament always ends. The referee here is scripted (its
 results are seeded random games with chosen forfeits), so every case is exact and fast; real bot
@@ -31,7 +31,7 @@ from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import attempt_seed
 from arena.tournaments.runner import TournamentRunner
 from arena.tournaments.settings import TournamentSettings
-from sdk.engine import Game, record_of
+from sdk.engine import Game, Kept, record_of
 
 BOTS = ("ann", "bob", "cy")
 FIRST = 1
@@ -60,13 +60,14 @@ class ScriptedReferee:
         limits: Limits,
         absent: Mapping[str, str],
         watch: Watch | None = None,
+        kept: Kept | None = None,
     ) -> GameResult:
         game = int(game_id.split("-")[0])
         self.plays.append((game, seed))
         attempt = sum(1 for g, _ in self.plays if g == game)
         await asyncio.sleep(self.replay_delay_s if attempt > 1 else 0.01)
         failing = self.script.get((game, attempt), {})
-        engine_game = Game(len(seat_bots), seed)
+        engine_game = Game(len(seat_bots), seed, kept=kept)
         rng = random.Random(seed)
         while not engine_game.is_over:
             actions = engine_game.legal_actions()
@@ -90,6 +91,7 @@ class _Connected:
     connected = True
     capacity = 8
     live_games: ClassVar[dict[str, object]] = {}
+    held = 0
 
 
 class EveryoneConnected:

@@ -30,7 +30,7 @@ from arena.tournaments.runner import TournamentRunner
 from arena.tournaments.schedule import round_robin, round_seed, schedule_seed
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Outcome, StopRule
-from sdk.engine import EndReason, GameRecord, RoundResult
+from sdk.engine import EndReason, GameRecord, Kept, RoundResult
 from tests.tournaments.test_failure_policy import EveryoneConnected
 
 STRENGTH = {"ann": 30.0, "bob": 20.0, "cy": 10.0}
@@ -68,6 +68,7 @@ class StrengthReferee:
         limits: Limits,
         absent: Mapping[str, str],
         watch: Watch | None = None,
+        kept: Kept | None = None,
     ) -> GameResult:
         await asyncio.sleep(0.005)
         return self.result(seat_bots, seed)

@@ -4,6 +4,7 @@ transaction), voiding, and the reads."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -43,8 +44,8 @@ from arena.storage.tables import (
     table_of,
 )
 from arena.storage.writer import writes
-from arena.tournaments.fairness import attempt_seed
-from sdk.engine import GameRecord
+from arena.tournaments.fairness import attempt_seed, kept_hands
+from sdk.engine import GameRecord, Kept
 
 
 def _games_at_tables(*columns: Any) -> Any:
@@ -100,15 +101,35 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
         game, seats, name, limit_ms, voided, tournament_seed = session.exec(
             _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(col(GameRow.id) == game_id)
         ).one()
-        # After each void the game is dealt afresh: what a bot saw of the voided deal, or made
-        # happen by failing, tells nothing of this one. An interrupted attempt is dealt again.
+        # After each void the game is dealt afresh, but for the hands of the seats whose failures
+        # voided it (`fairness.kept_hands`): what a bot saw of the voided deal tells nothing of this
+        # one, and failing on purpose buys no better hand. An interrupted attempt is dealt again.
         game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
-        to_play = _to_play(game, seats, name, limit_ms, voided, bot_names(session))
+        to_play = replace(
+            _to_play(game, seats, name, limit_ms, voided, bot_names(session)), kept=_kept(session, game_id, voided)
+        )
         session.commit()
     except BaseException:
         session.rollback()
         raise
     return to_play
+
+
+def _kept(session: Session, game_id: int, voided: int) -> Kept:
+    """The hands the next attempt at game `game_id`, after `voided` voided ones, keeps."""
+    if not voided:
+        return {}
+    rows = session.exec(
+        select(VoidedAttemptRow.record, VoidedAttemptRow.seats)
+        .where(col(VoidedAttemptRow.game_id) == game_id)
+        .order_by(col(VoidedAttemptRow.attempt))
+    ).all()
+    return kept_hands([_voided_result(record, seats) for record, seats in rows])
+
+
+def _voided_result(record: str, seats: Iterable[dict[str, Any]]) -> GameResult:
+    """A voided attempt's result from its stored record and seats."""
+    return GameResult(GameRecord.from_json(record), tuple(SeatResult.from_json(s) for s in seats))
 
 
 @writes
@@ -220,7 +241,8 @@ def commit_game(
 @writes
 def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
     """Store an attempt the failure policy voided (some seat's decision is VOID), with its seed,
-    and put the game back to scheduled, to be played again from a fresh deal, in ONE transaction.
+    and put the game back to scheduled, to be played again (`mark_game_running` deals the replay),
+    in ONE transaction.
     Nothing is rated. Returns how many attempts of the game are voided now.
 
     The game must be running; a result that does not fit it raises ResultMismatch.
@@ -332,7 +354,7 @@ def show_game(*, session: Session, game_id: int) -> GameDetail:
             VoidedAttempt(
                 row.attempt,
                 row.voided_at,
-                GameResult(GameRecord.from_json(row.record), tuple(SeatResult.from_json(s) for s in row.seats)),
+                _voided_result(row.record, row.seats),
                 row.seed,
             )
             for row in session.exec(
