@@ -25,6 +25,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
+from arena.api.peers import address_key
 from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
 from arena.play.sessions import Answer, AtCapacity, MalformedDecision
 from arena.web.context import Web
@@ -93,7 +94,7 @@ async def play_page(request: Request, web: Web) -> Response:
 
 @router.post("/api/play/games")
 async def start_game(request: Request, body: StartGame) -> JSONResponse:
-    address = request.client.host if request.client else "?"
+    address = address_key(request.client.host) if request.client else "?"  # an IPv6 host by its /64
     name = " ".join(body.name.split()) or GUEST
     try:
         casual = await _room(request).start(_session(request), address, name, body.rivals, body.move_ms)
