@@ -289,7 +289,8 @@ class BoundedHttp(HttpToolsProtocol):
         if answered or status == 503:  # a connection refused at admission is not counted: no lingering
             self.drop()
             return
-        self.transport.write_eof()
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
         self.flow.resume_reading()
         self._request_timer = self.loop.call_later(LINGER_S, self.drop)
 
