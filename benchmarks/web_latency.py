@@ -9,7 +9,8 @@
    it already holds them). First, in this process, the ladder and the tournament page rendered
    by a new app (nothing kept) and again after one more game is committed (median of 5). Then
    `scout-arena web` serves it in its own process; this process loads the ladder, the
-   tournament page and their JSON twins `--requests` times each, one at a time, and prints
+   tournament page and their JSON twins `--requests` times each, one at a time (from ten loopback
+   addresses in turn, as ten visitors: one address may not load 50 pages a second), and prints
    p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page). Then the
    same on a copy while another process commits `--commit-rate` of the tournament's games a
    second (so every page is rendered again each second), a load every `--interval-ms`.
@@ -63,6 +64,9 @@ SEED = 2026
 SCOUT_ARENA = str(Path(sys.executable).with_name("scout-arena"))
 FLOOD_PATHS = ["", f"tournaments/{TOURNAMENT}"]
 """What the flood loads in turn: the ladder and the tournament page."""
+ADDRESSES = [f"127.0.0.{n}" for n in range(1, 11)]
+"""The loopback addresses the loads come from in turn, standing for ten visitors: one address is
+held to 20 loads a second (`--web-rate`), below this benchmark's 50 and 100."""
 
 
 def random_result(game: store.GameToPlay) -> GameResult:
@@ -144,19 +148,26 @@ def latency(
             f"JSON /api/tournaments/{TOURNAMENT}/standings": f"api/tournaments/{TOURNAMENT}/standings",
         }
         times: dict[str, list[float]] = {}
-        with httpx.Client(base_url=url, timeout=30) as client:
+        clients = [
+            httpx.Client(base_url=url, timeout=30, transport=httpx.HTTPTransport(local_address=address))
+            for address in ADDRESSES
+        ]
+        try:
             for name, path in pages.items():
-                assert client.get(path).status_code == 200, path
+                assert clients[0].get(path).status_code == 200, path
                 spent = []
                 cpu = throughput.cpu_seconds([proc.pid])
-                for _ in range(requests):
+                for i in range(requests):
                     start = time.perf_counter()
-                    response = client.get(path)
+                    response = clients[i % len(clients)].get(path)
                     spent.append(time.perf_counter() - start)
-                    assert response.status_code == 200
+                    assert response.status_code == 200, response.status_code
                     time.sleep(max(0.0, start + interval_s - time.perf_counter()))
                 times[name] = spent
                 server_cpu[name] = (throughput.cpu_seconds([proc.pid]) - cpu) / requests
+        finally:
+            for client in clients:
+                client.close()
         return times
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -231,8 +242,9 @@ async def flood_client(url: str, rate: float, seconds: float) -> None:
     a slow answer does not slow the next request); print what happened as JSON.
 
     Plain HTTP/1.1 on kept-alive connections (at most 64 at once, as many as a browser farm would
-    hold), each request's bytes made once: this client shares the arena's cores, and an HTTP
-    library's own CPU per request (httpx: about a millisecond) would be charged to the arena."""
+    hold, opened from the ADDRESSES in turn), each request's bytes made once: this client shares
+    the arena's cores, and an HTTP library's own CPU per request (httpx: about a millisecond)
+    would be charged to the arena."""
     host, port = urlsplit(url).hostname or "127.0.0.1", urlsplit(url).port or 80
     requests = [f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode() for path in FLOOD_PATHS]
     idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
@@ -241,7 +253,8 @@ async def flood_client(url: str, rate: float, seconds: float) -> None:
     failed = 0
 
     async def ask(request: bytes, reused: bool) -> tuple[bytes, asyncio.StreamReader, asyncio.StreamWriter]:
-        reader, writer = idle.pop() if reused else await asyncio.open_connection(host, port)
+        address = ADDRESSES[len(spent) % len(ADDRESSES)]
+        reader, writer = idle.pop() if reused else await asyncio.open_connection(host, port, local_addr=(address, 0))
         writer.write(request)
         head = await reader.readuntil(b"\r\n\r\n")
         length = re.search(rb"(?i)content-length: *(\d+)", head)

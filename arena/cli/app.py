@@ -498,7 +498,7 @@ def web(
         sys.stdout.flush()
 
     try:
-        asyncio.run(serve_database(create_app(engine), sock, announce, limits))
+        asyncio.run(serve_database(create_app(engine, limits=ResourceLimits()), sock, announce, limits))
     finally:
         engine.dispose()
 

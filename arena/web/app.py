@@ -49,7 +49,8 @@ def create_app(
     looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request). Finished casual
     games are stored when `store_casual` says so (None: when served in an arena, since `scout-arena
     web` serves its database read-only). Requests are rate-limited as `limits` says (its `web_*`
-    fields; None: the defaults), per address and for everyone (`rate_limits`)."""
+    fields), per address and for everyone (`rate_limits`); None: not at all, for a caller that
+    bounds them itself (the commands that serve the pages pass theirs)."""
     app = FastAPI(
         title="Scout Arena",
         summary="Ladders, tournaments, bots and games of a Scout Arena, read-only.",
@@ -67,7 +68,8 @@ def create_app(
     for module in (pages, api, replay, live, play):
         app.include_router(module.router)
     kept = route_patterns([pages.router, api.router])
-    gate = WebGate(limits or ResourceLimits())
+    gate = None if limits is None else WebGate(limits)
     app.add_middleware(PageCache, db=db, routes=kept, ttl_s=page_ttl_s, gate=gate)
-    app.add_middleware(RateLimits, gate=gate, kept=lambda scope: kept_route(kept, scope) is not None)
+    if gate is not None:
+        app.add_middleware(RateLimits, gate=gate, kept=lambda scope: kept_route(kept, scope) is not None)
     return app

@@ -2,9 +2,13 @@
 next to nothing: an ASGI middleware answers a GET of one of the app's own read routes from its
 last answer as long as nothing it could show has changed (`reads.play_version`).
 
-The version is asked of the database at most once every `ttl_s` seconds, so a page may lag the
-arena by that much, and a page is rendered at most once per version and `ttl_s`, however many
-ask for it meanwhile (one renders, the others wait for its answer). Only routes of this app's own
+The version is asked of the database at most once every `ttl_s` seconds, and a page is rendered
+at most once per version and `ttl_s`, however many ask for it meanwhile. When the version has
+moved on and the page's older answer is kept, that answer is served at once while the page is
+rendered again in the background (stale while revalidating: an older answer shows less than the
+new one would, never more), so no load waits for a render but a URL's first; a page lags the
+arena by `ttl_s` and one render at most. With `ttl_s` 0 every load waits for the current answer
+(one renders, the others wait for it). Only routes of this app's own
 `pages` and `api` routers are kept (no streams, no other module's routes), only 200 answers,
 keyed by path and the query parameters the route declares (`KeptRoute`): any other parameter is
 dropped from the query before the route sees it, so it changes neither the answer nor the key, and
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -43,6 +48,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.storage.async_store import AsyncStore
 from arena.web.rate_limits import WebGate, refuse
 from arena.web.reads import play_version
+
+log = logging.getLogger(__name__)
 
 KEPT_ANSWERS = 512
 """Answers kept at most."""
@@ -104,6 +111,7 @@ class PageCache:
         self._answers: OrderedDict[tuple[str, bytes], _Answer] = OrderedDict()
         self._bytes = 0
         self._rendering: dict[tuple[str, bytes], _Flight] = {}
+        self._refreshing: set[asyncio.Task[None]] = set()
         self._version: tuple[Any, ...] | None = None
         self._asked = -float("inf")
         self._asking: asyncio.Lock | None = None
@@ -127,6 +135,8 @@ class PageCache:
         key = (scope["path"], scope["query_string"])
         version = await self._current()
         held = self._fresh(key, version)
+        if held is None and self._ttl_s > 0 and (held := self._answers.get(key)) is not None:
+            self._refresh(scope, key, version)
         if held is None:
             flight = self._rendering.setdefault(key, _Flight())
             flight.callers += 1
@@ -146,6 +156,27 @@ class PageCache:
             if held is None:
                 return
         await self._send(scope, send, held)
+
+    def _refresh(self, scope: Scope, key: tuple[str, bytes], version: tuple[Any, ...]) -> None:
+        """Render `key` again for `version` in the background (unless a render of it is under
+        way, or the render budget is spent), while its older answer is served meanwhile."""
+        if key in self._rendering:
+            return
+        flight = self._rendering[key] = _Flight(callers=1)
+
+        async def render() -> None:
+            try:
+                async with flight.lock:
+                    if self._gate is None or self._gate.render() is None:
+                        await self._render(scope, _no_body, _discard, key, version)
+            except Exception:
+                log.exception("the page %s could not be rendered again", scope["path"])
+            finally:
+                del self._rendering[key]
+
+        task = asyncio.create_task(render(), name=f"render {scope['path']}")
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
 
     def _fresh(self, key: tuple[str, bytes], version: tuple[Any, ...]) -> _Answer | None:
         held = self._answers.get(key)
@@ -220,6 +251,14 @@ class PageCache:
         while len(self._answers) > KEPT_ANSWERS or self._bytes > self._max_bytes:
             _, dropped = self._answers.popitem(last=False)
             self._bytes -= len(dropped.body)
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+async def _discard(message: Message) -> None:
+    """Where a background render's answer goes when it is not kept (an error, say): nowhere."""
 
 
 def kept_route(routes: Iterable[KeptRoute], scope: Scope) -> KeptRoute | None:

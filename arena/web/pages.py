@@ -68,18 +68,17 @@ async def tournament(
     request: Request, web: Web, name: Name, sort: SortKey = SortKey.RANK, order: Order | None = None
 ) -> HTMLResponse:
     """One tournament: its facts, progress, table, crosstable, forfeits and schedule."""
-    shown = await web.reads.live(store.show_tournament, tournament=name)
-    rows = await web.reads.cached(store.rating_table, tournament=name)
+    view = await web.reads.tournament_view(name)
     return render(
         web.templates,
         request,
         "tournament.html",
-        t=shown,
-        rows=sort_table(rows, sort, order),
-        crosstable=await web.reads.crosstable(name),
-        forfeits=await web.reads.forfeits(tournament=name),
-        tables=await web.reads.table_progress(name),
-        live=shown.status in LIVE,
+        t=view.tournament,
+        rows=sort_table(view.rows, sort, order),
+        crosstable=view.crosstable,
+        forfeits=view.forfeits,
+        tables=view.tables,
+        live=view.tournament.status in LIVE,
         **_sorting(sort, order),
         nav="tournaments",
     )

@@ -24,7 +24,7 @@ from arena.errors import UnknownBot, UnknownTournament
 from arena.names import shown
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
-from arena.records import BotRecord, GameStatus
+from arena.records import BotRecord, GameStatus, Tournament
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.tables import (
@@ -129,6 +129,17 @@ class BotStandings:
     bot: BotRecord
     ladder: RatingRow | None
     tournaments: tuple[tuple[str, RatingRow], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentView:
+    """Everything a tournament's page shows."""
+
+    tournament: Tournament
+    rows: list[RatingRow]
+    crosstable: Crosstable
+    forfeits: Forfeits
+    tables: list[TableProgress]
 
 
 # -- queries (each takes the session, like arena.store) ----------------------------------------------
@@ -500,6 +511,25 @@ class WebReads:
                 .order_by(col(ScheduledTableRow.table_index))
             )
         ]
+
+    async def tournament_view(self, tournament: str) -> TournamentView:
+        """What a tournament's page shows, read in one session and kept until the tournament
+        changes (`tournament_version`, asked once for all of it): its facts, its rating table, and
+        its crosstable, forfeits and schedule's progress from their running tallies. One read
+        rather than one per part: each would open its session and ask the version again, which
+        cost more than the new games' sums (profiled at 10,000 games, a commit between loads)."""
+        return await self._db(
+            self._cached, fn=self._tournament_view, version=play_version, kwargs={"tournament": tournament}
+        )
+
+    def _tournament_view(self, *, session: Session, tournament: str) -> TournamentView:
+        return TournamentView(
+            store.show_tournament(session=session, tournament=tournament),
+            store.rating_table(session=session, tournament=tournament),
+            self._crosstable(session=session, tournament=tournament),
+            self._latest_forfeits(session=session, tournament=tournament, bot=None),
+            self._table_progress(session=session, tournament=tournament),
+        )
 
     async def live(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`cached`, also read again whenever a game starts, finishes playing or a tournament

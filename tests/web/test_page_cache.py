@@ -1,8 +1,9 @@
 """The kept answers (`arena.web.page_cache`): one render per URL and version however many ask at
-once, keyed on the query parameters a route reads (made-up ones neither render nor keep anything),
-a 304 for a browser that holds the answer, a bound on the bytes kept, the render budget (a stale
-answer or a 429 once it is spent), and every change of the arena that a page shows (a tournament
-created or finished too) making it answer afresh."""
+once, the older answer served while a changed page is rendered again, keyed on the query
+parameters a route reads (made-up ones neither render nor keep anything), a 304 for a browser
+that holds the answer, a bound on the bytes kept, the render budget (a stale answer or a 429 once
+it is spent), and every change of the arena that a page shows (a tournament created or finished
+too) making it answer afresh."""
 
 from __future__ import annotations
 
@@ -83,6 +84,26 @@ def cache_over(
     """The page cache over `pages`, every path a kept route that reads the query parameters `reads`."""
     routes = [KeptRoute(re.compile(".*"), reads)]
     return PageCache(pages, version, routes, ttl_s=0, max_bytes=max_bytes, gate=gate)  # type: ignore[arg-type]
+
+
+def test_a_changed_page_is_served_its_older_answer_while_it_is_rendered_again() -> None:
+    async def run() -> None:
+        pages, version = Pages(), Version()
+        routes = [KeptRoute(re.compile(".*"), ())]
+        cache = PageCache(pages, version, routes, ttl_s=1e-6)  # type: ignore[arg-type]
+        old = await get(cache, "/ladder")
+        version.value, pages.size, pages.gate = (2,), 150, asyncio.Event()
+        waiting = [await asyncio.wait_for(get(cache, "/ladder"), timeout=5) for _ in range(10)]
+        assert waiting == [old] * 10, "no load waits for the render under way"
+        assert pages.renders == 2, "one render in the background, however many asked meanwhile"
+        pages.gate.set()
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if (await get(cache, "/ladder"))[2] != old[2]:
+                break
+        assert len((await get(cache, "/ladder"))[2]) == 150 and pages.renders == 2
+
+    asyncio.run(run())
 
 
 def test_made_up_query_parameters_neither_render_nor_keep_anything() -> None:
