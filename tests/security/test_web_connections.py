@@ -142,7 +142,7 @@ def test_silent_web_connections_past_the_open_file_limit_take_nothing_away(tmp_p
     if own[1] != resource.RLIM_INFINITY and own[1] < needed:
         pytest.skip(f"this process's hard open-file limit ({own[1]}) is below {needed}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(own[0], SILENT + 100), own[1]))
-    idle_s = 10.0
+    idle_s = 20.0
     silent: list[socket.socket] = []
     try:
         with arena(tmp_path, "--web-idle-timeout-ms", str(int(idle_s * 1000)), nofile=(1024, own[1])) as server:
