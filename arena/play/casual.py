@@ -128,21 +128,27 @@ class CasualGame:
 
     def give_way(self, bot: str) -> None:
         """A game that comes first took `bot`'s seat (`sessions.GiveWay`): end this game now.
-        The bot hears it as a forfeit of its seat and the game's end (so its program forgets the
-        game), the person from the page (`stopped`); the game is not stored: it did not finish."""
+        `bot` hears it as a forfeit of its seat, and every connected bot of the game as the
+        game's end (so their programs forget it); the person from the page (`stopped`). The game
+        is not stored: it did not finish."""
         if self.stopped is not None or self.task is None or self.task.done():
             return
         self.stopped = GAVE_WAY.format(bot=bot)
-        conn = self.hub.arena.get(bot) if self.hub.arena is not None else None
-        if conn is not None and self.game is not None:
+        arena = self.hub.arena
+        if arena is not None and self.game is not None:
             seat = self.seat_names.index(bot)
             reason = f"casual game ended: {self.stopped}"
             totals = tuple(self.game.totals)
-            conn.send(
-                ErrorNotice(ErrorCode.SEAT_FORFEITED, f"seat {seat} of game {self.game_id!r}: {reason}", self.game_id)
-            )
-            forfeited = [i == seat for i in range(len(totals))]
-            conn.send(GameOver(self.game_id, totals, final_ranks(totals, forfeited), ((seat, reason),), ()))
+            ranks = final_ranks(totals, [i == seat for i in range(len(totals))])
+            over = GameOver(self.game_id, totals, ranks, ((seat, reason),), ())
+            for name in sorted(self.hub.connected):
+                conn = arena.get(name)
+                if conn is None:
+                    continue
+                if name == bot:
+                    notice = f"seat {seat} of game {self.game_id!r}: {reason}"
+                    conn.send(ErrorNotice(ErrorCode.SEAT_FORFEITED, notice, self.game_id))
+                conn.send(over)
         self.task.cancel()
 
     def attach(self, deliver: Callable[[ArenaMessage], None]) -> tuple[BotConnection, Stream]:

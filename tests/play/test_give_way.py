@@ -78,3 +78,29 @@ def test_a_casual_game_that_gives_way_ends_for_the_person_and_tells_the_bot() ->
     assert notice.code is ErrorCode.SEAT_FORFEITED and "tournament games come first" in notice.message
     over = next(m for m in heard if isinstance(m, GameOver) and m.game_id == casual.game_id)
     assert over.forfeits == ((1, f"casual game ended: {casual.stopped}"),)
+
+
+def test_every_connected_bot_of_a_casual_game_that_gives_way_hears_it_is_over() -> None:
+    async def run() -> tuple[Any, dict[str, list[ArenaMessage]]]:
+        hub = SessionHub()
+        heard: dict[str, list[ArenaMessage]] = {"cas": [], "dan": []}
+        for name in heard:
+            hub.open(name, Hello(name, "1", 1, False, (), True), name, Feed(name, heard[name].append))
+        room = PlayRoom(hub=hub)
+        casual = await room.start("cookie", "10.0.0.1", "ann", ["bot:cas", "bot:dan"], 0)
+        await asyncio.sleep(0.05)
+        hub.seat(_table("cup-1"), ["dan"])
+        await asyncio.wait_for(casual.done.wait(), 10)
+        dan, cas = hub.get("dan"), hub.get("cas")
+        assert dan is not None and list(dan.live_games) == ["cup-1"]
+        assert cas is not None and not cas.live_games and not cas.gives_way
+        await room.close()
+        return casual, heard
+
+    casual, heard = asyncio.run(run())
+    assert casual.stopped == "a tournament game needed dan's seat, and tournament games come first"
+    for name, messages in heard.items():
+        over = [m for m in messages if isinstance(m, GameOver) and m.game_id == casual.game_id]
+        assert len(over) == 1 and over[0].forfeits == ((2, f"casual game ended: {casual.stopped}"),), name
+        forfeited = [m for m in messages if isinstance(m, ErrorNotice) and m.game_id == casual.game_id]
+        assert len(forfeited) == (1 if name == "dan" else 0), (name, forfeited)
