@@ -9,16 +9,17 @@ before the app sees anything:
 
 - idle: from the connection's start, and from the end of each answer, until a request's first
   byte (uvicorn's own keep-alive handle, so its own cancellations apply);
-- head: from a request's first byte until its headers are complete, while counting its bytes;
+- head: from a request's first byte (or any byte while none is in progress) until its headers are
+  complete, while counting its bytes;
 - body: from the headers until the request is complete, while counting the body's bytes;
 - stall: while the transport has paused our writes because the client does not read.
 
-A refused request is answered (408, 413, 431, 503) only while nothing else has been sent for it,
-and its connection is closed, after lingering (`LINGER_S`) so the answer is not lost to a reset; an
-app already working on it sees the client gone (its body read ends in `http.disconnect`), so it
-neither writes after the refusal nor logs an error. A connection
-whose answer the client has not taken is aborted rather than closed, since a close waits for the
-client to read first.
+A refused request is answered (408, 413, 431) only while nothing else has been sent for it, and
+its connection is closed after lingering (`LINGER_S`), so the answer is not lost to a reset; an app
+already working on it sees the client gone (its body read ends in `http.disconnect`), so it neither
+writes after the refusal nor logs an error. A connection refused at admission (503) is closed at
+once: it is not counted, so it must hold nothing. A connection whose answer the client has not
+taken is aborted rather than closed, since a close waits for the client to read first.
 """
 
 from __future__ import annotations
@@ -71,9 +72,6 @@ class ConnectionBook:
         self._per_address: Counter[str] = Counter()
         self._idle: dict[BoundedHttp, None] = {}
         """Insertion-ordered: the first waited longest."""
-
-    def __len__(self) -> int:
-        return len(self._address)
 
     def admit(self, conn: BoundedHttp, address: str) -> str | None:
         """Count `conn` in, closing the longest-idle connection if the cap is reached; the
