@@ -251,8 +251,8 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, logs: Path) -> None:
-    from arena.cli.clients import RemoteArena
     from arena.cli.demo import arena_process
+    from arena.cli.remote import RemoteArena
     from arena.tournaments.settings import TournamentSettings
 
     names = [f"random-{i}" for i in range(args.bots)]

@@ -29,8 +29,8 @@ from sqlmodel import Session
 from storage_commit import postgres_schema
 
 from arena import records
-from arena.cli.clients import RemoteArena
 from arena.cli.demo import arena_process
+from arena.cli.remote import RemoteArena
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings

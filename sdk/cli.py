@@ -24,10 +24,10 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 # gRPC's core writes a failed TLS handshake to stderr at INFO level, a raw line beside the command's
-# one-line error; it reads this variable once, when grpc is first imported (below, by .runner).
+# one-line error; it reads this variable once, when grpc is first imported (by .runner, in `run`).
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import typer
@@ -38,6 +38,7 @@ from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
 from . import env, help_text
+from .addresses import DEFAULT_TARGET
 from .bot import Bot
 from .conformance import CheckInterrupted, CheckProgress, ConformanceReport, check_bot
 from .loading import (
@@ -51,11 +52,13 @@ from .loading import (
     split_bot_spec,
 )
 from .local import BotError, LocalGame, MatchInterrupted, MatchResult, play_match
-from .reach import wait_for_arena
-from .runner import DEFAULT_TARGET, ArenaRefused, ArenaUnreachable, run
-from .submit import bot_token, play_tournament
-from .tls import ClientTls, TlsConfigError
-from .tokens import TokenFileError, tokens_path
+
+if TYPE_CHECKING:
+    from .runner import ArenaRefused
+    from .tls import ClientTls
+
+# The commands that talk to an arena import gRPC (.runner, .reach, .submit, .tls) and the token file's
+# lock (.tokens) when they run: `--help`, `play` and `check` need neither.
 
 help_text.fix_option_texts()
 
@@ -382,6 +385,10 @@ def check_target(target: str) -> None:
 def reach(target: str, tls: ClientTls | None) -> str:
     """Wait until an arena answers at `target` (`sdk.reach`), logging to stderr; returns the key
     its tokens are saved under. A TLS mismatch ends the command, and so does Ctrl-C while waiting."""
+    from .reach import wait_for_arena
+    from .runner import ArenaRefused
+    from .tls import TlsConfigError
+
     check_target(target)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
@@ -395,6 +402,8 @@ def reach(target: str, tls: ClientTls | None) -> str:
 
 def refused(bot: Bot, exc: ArenaRefused, hint: str) -> NoReturn:
     """End the command for a refusal: nothing answering is not a refusal; `hint` follows a refused token."""
+    from .runner import ArenaUnreachable
+
     if isinstance(exc, ArenaUnreachable):
         fail(str(exc))
     fail(f"the arena refused {bot.name}: {exc}{hint if str(exc).startswith('UNAUTHENTICATED') else ''}")
@@ -412,6 +421,9 @@ def serve(
     accept_casual: bool = False,
 ) -> None:
     """Play for `bot` at the arena until stopped, logging to stderr; refusals end the command."""
+    from .runner import ArenaRefused, run
+    from .tls import TlsConfigError
+
     try:
         finished = run(
             bot,
@@ -441,6 +453,10 @@ def submit(
     hint: str = "",
 ) -> None:
     """Enter `bot` in `tournament` and play until it finishes, logging to stderr."""
+    from .runner import ArenaRefused
+    from .submit import play_tournament
+    from .tls import TlsConfigError
+
     try:
         status = play_tournament(
             bot, target=target, token=token, tournament=tournament, capacity=capacity, tls=tls, entry_code=entry_code
@@ -514,6 +530,11 @@ def run_command(
         fail("--max-games and --tournament do not go together: a tournament decides how many games are played")
     if entry_code is not None and tournament is None:
         fail("--entry-code goes with --tournament: it is the code for entering that tournament")
+    from .runner import ArenaRefused
+    from .submit import bot_token
+    from .tls import ClientTls, TlsConfigError
+    from .tokens import TokenFileError, tokens_path
+
     if register and token:
         fail("--register and --token do not go together: --register gets the bot a new token")
     check_target(target)
@@ -599,6 +620,8 @@ def bot_program(make_bot: Callable[[], Bot]) -> typer.Typer:
         tls_ca: TlsCaOption = None,
         tls_server_name: TlsServerNameOption = None,
     ) -> None:
+        from .tls import ClientTls
+
         secure = ClientTls.from_options(tls, tls_ca, tls_server_name)
         reach(target, secure)
         serve(make_bot(), target=target, token=token, capacity=capacity, max_games=max_games, tls=secure)

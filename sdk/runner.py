@@ -38,6 +38,7 @@ from typing import Any, TypeVar, overload
 
 import grpc
 
+from .addresses import DEFAULT_TARGET
 from .bot import Bot
 from .engine import Action, Event, Flip, Observation, Scout, ScoutShow, Show, legal_actions_for
 from .protocol import (
@@ -67,7 +68,6 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TARGET = "127.0.0.1:50051"
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 5_000),

@@ -22,7 +22,7 @@ from arena.api import arena_wire
 from arena.api.pages import Page, PageTokens
 from arena.api.peers import RateLimiter, Request, Response, bearer_token, peer_host
 from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
-from arena.api.resources import ResourceLimits
+from arena.api.resources import DEFAULT_REGISTRATIONS_PER_MINUTE, ResourceLimits
 from arena.directory import BotDirectory, NameTaken
 from arena.documents import EXPORT_BATCH, game_line
 from arena.errors import (
@@ -58,10 +58,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-DEFAULT_REGISTRATIONS_PER_MINUTE = 60
-"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
-a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
-to one a second."""
 IN_MEMORY_CALLS = frozenset({"RegisterBot", "DescribeArena", "PlayGame"})
 """The calls an arena without a database serves."""
 

@@ -32,6 +32,10 @@ from typing import Any
 
 from arena.errors import ArenaError
 
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
+"""RegisterBot calls one host may make per minute, all at once or spread out: plenty for a person,
+a demo or a test suite registering its bots, while a loop registering bots by the hundred is slowed
+to one a second."""
 FD_RESERVE = 256
 """Descriptors beside the connections: the listening sockets, grpc's and asyncio's event fds, the
 database's pooled connections (a SQLite file and its WAL each, or a PostgreSQL socket), logs and

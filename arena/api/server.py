@@ -41,14 +41,14 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from sqlalchemy.engine import Engine
 
-from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE, ArenaService
+from arena.api.arena_service import ArenaService
 from arena.api.arena_wire import ARENA_SERVICE
 from arena.api.bot_session_service import BotSessionService, add_bot_session
 from arena.api.bot_session_wire import BOT_SESSION
 from arena.api.boundary import add_arena
 from arena.api.listen import listen_problem
 from arena.api.reflection import enable_reflection
-from arena.api.resources import ResourceLimits, fit_open_file_limit, option
+from arena.api.resources import DEFAULT_REGISTRATIONS_PER_MINUTE, ResourceLimits, fit_open_file_limit, option
 from arena.api.tls import ServerTls
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
 from arena.play.casual_limits import CasualLimits

@@ -36,19 +36,20 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console, RenderableType
 
 from arena import documents
-from arena.api.arena_service import DEFAULT_REGISTRATIONS_PER_MINUTE
-from arena.api.resources import OPTION_HELP, ResourceLimits, fit_open_file_limit, option
-from arena.api.server import ADMIN_TOKEN_VARIABLE, ArenaServer, ServerConfig, announce_json
-from arena.api.server import serve as serve_arena
-from arena.api.tls import server_tls
+from arena.api.resources import (
+    DEFAULT_REGISTRATIONS_PER_MINUTE,
+    OPTION_HELP,
+    ResourceLimits,
+    fit_open_file_limit,
+    option,
+)
 from arena.cli import demo as demo_module
-from arena.cli.clients import ArenaClient, LocalArena, RemoteArena, database_url
 from arena.cli.replay import replay_lines
 from arena.cli.views import (
     bots_table,
@@ -67,11 +68,8 @@ from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
 from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, MAX_SPECTATOR_DELAY_S
 from arena.ratings.rank_confidence import MAX_RESAMPLES
-from arena.ratings.table import RatingRow
 from arena.records import GameStatus
-from arena.storage import upgrade as schema_upgrade
-from arena.storage.credentials import set_admin_token
-from arena.storage.database import DEFAULT_DATABASE_URL
+from arena.storage import DEFAULT_DATABASE_URL
 from arena.tournaments.entries import MAX_ENTRANTS
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import verify
@@ -80,10 +78,16 @@ from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, S
 from arena.web import DEFAULT_HTTP_PORT
 from arena.web.limits import WEB_OPTION_HELP, WebLimits, web_option
 from sdk import env
+from sdk.addresses import DEFAULT_TARGET
 from sdk.cli import OneLineGroup
-from sdk.tls import ClientTls
 
-DEFAULT_SERVER = "127.0.0.1:50051"
+if TYPE_CHECKING:
+    from arena.api.server import ArenaServer
+    from arena.cli.clients import ArenaClient
+    from arena.ratings.table import RatingRow
+    from sdk.tls import ClientTls
+
+DEFAULT_SERVER = DEFAULT_TARGET
 _DURATION = re.compile(r"\+(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 PAST_TOLERANCE = timedelta(minutes=1)
@@ -148,7 +152,7 @@ DbOption = Annotated[
 ]
 AdminTokenOption = Annotated[
     str | None,
-    typer.Option(help="The arena's admin token.", envvar=ADMIN_TOKEN_VARIABLE, show_default=False),
+    typer.Option(help="The arena's admin token.", envvar=env.ADMIN_TOKEN, show_default=False),
 ]
 TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.", show_default=False)]
 JsonOption = Annotated[
@@ -191,7 +195,10 @@ def connection(
     ] = None,
 ) -> None:
     """How every command that talks to a running arena connects to it."""
-    _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
+    if tls or tls_ca is not None or tls_server_name is not None:
+        from sdk.tls import ClientTls  # gRPC's: a command that reads a database never needs it
+
+        _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
 
 
 def show(as_json: bool, document: Callable[[], documents.Document], view: Callable[[], RenderableType]) -> None:
@@ -215,8 +222,12 @@ def arena(server: str, db: str | None, admin_token: str | None = None, *, admin:
     (which needs the admin token for `admin` commands)."""
     client: ArenaClient
     if db is not None:
+        from arena.cli.clients import LocalArena
+
         client = LocalArena.open(db)
     else:
+        from arena.cli.remote import RemoteArena
+
         if admin and not admin_token:
             fail(
                 "this command needs the arena's admin token: pass --admin-token or set SCOUT_ARENA_ADMIN_TOKEN "
@@ -269,7 +280,7 @@ def serve(
         str | None,
         typer.Option(
             help="Make this the admin token (default: the stored one; a new one on the first start).",
-            envvar=ADMIN_TOKEN_VARIABLE,
+            envvar=env.ADMIN_TOKEN,
             show_default=False,
         ),
     ] = None,
@@ -400,6 +411,12 @@ def serve(
         int, typer.Option(help="People who may wait for a Play room place at once (0: no queue).")
     ] = _CASUAL.queue,
 ) -> None:
+    # Before logging is set up: importing Alembic (through the server's storage) logs its plugins at INFO.
+    from arena.api.server import ServerConfig, announce_json
+    from arena.api.server import serve as serve_arena
+    from arena.api.tls import server_tls
+    from arena.cli.clients import database_url
+
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
@@ -482,6 +499,7 @@ def web(
     """Only reads: the database must hold an arena already (nothing is created or migrated), and
     it may be one a running arena serves."""
     # Here, not at the top: FastAPI is a second's import on a busy machine, and no other command needs it.
+    from arena.cli.clients import LocalArena
     from arena.web.app import create_app
     from arena.web.serving import WebServer, bind, serve_database
 
@@ -882,6 +900,9 @@ def games_verify(
 def admin_rotate_token(
     db: Annotated[str, typer.Option(help="The arena's database (URL, or a SQLite file's path).", show_default=False)],
 ) -> None:
+    from arena.cli.clients import LocalArena
+    from arena.storage.credentials import set_admin_token
+
     local = LocalArena.open(db)
     try:
         token = set_admin_token(local.engine)
@@ -901,6 +922,9 @@ SchemaDbOption = Annotated[str, typer.Option("--db", help="The database (URL, or
     "(exit status 0 if an arena can use it as it is).",
 )
 def db_status(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
+    from arena.cli.clients import database_url
+    from arena.storage import upgrade as schema_upgrade
+
     usable, line = schema_upgrade.status(database_url(db))
     typer.echo(line)
     if not usable:
@@ -913,6 +937,9 @@ def db_status(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
     "(one transaction; back it up first). Refused while an arena serves it.",
 )
 def db_upgrade(db: SchemaDbOption = DEFAULT_DATABASE_URL) -> None:
+    from arena.cli.clients import database_url
+    from arena.storage import upgrade as schema_upgrade
+
     typer.echo(schema_upgrade.upgrade(database_url(db)))
 
 

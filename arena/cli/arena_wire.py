@@ -1,6 +1,6 @@
 """The `scout-arena` CLI's side of the Arena service: the organiser's calls, their replies read back
 into the store's own values, so a command shows the same thing whether it reads a database or a
-server (`arena.cli.clients.RemoteArena`).
+server (`arena.cli.remote.RemoteArena`).
 
 Requests are built by `sdk.wire.arena_client.request` from the service's descriptor, as a bot's
 are; the server's side is `arena.api.arena_wire`, what both ends encode alike

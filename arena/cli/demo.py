@@ -38,19 +38,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from sqlmodel import Session
 
-from arena.cli.clients import RemoteArena, database_url
 from arena.errors import ArenaError, UnknownTournament
-from arena.ratings.table import RatingRow
-from arena.records import Tournament, TournamentStatus
-from arena.storage import store
-from arena.storage.database import SchemaKind, database_state, open_database, parse_url, refuse_unusable, shown_database
+from arena.records import TournamentStatus
 from arena.tournaments.settings import TournamentSettings
 from sdk import env
+
+if TYPE_CHECKING:
+    from arena.cli.remote import RemoteArena
+    from arena.ratings.table import RatingRow
+    from arena.records import Tournament
+
+# The storage and gRPC modules are imported by the functions that use them: `scout-arena` imports
+# this module for its defaults (`--help`), which need neither.
 
 DEFAULT_BOTS = "random,random,greedy,greedy,montecarlo"
 DEFAULT_TABLE_SIZE = 4
@@ -117,6 +121,9 @@ def demo_database(text: str) -> tuple[str, Path | None]:
     DemoFailed (or another ArenaError) for a directory, another program's database, or a
     PostgreSQL database that already holds tables; an existing SQLite file is the caller's to
     confirm and `remove_database`."""
+    from arena.cli.clients import database_url
+    from arena.storage.database import SchemaKind, database_state, parse_url, refuse_unusable, shown_database
+
     url = database_url(text)
     parsed = parse_url(url)
     path = Path(parsed.database) if parsed.get_backend_name() == "sqlite" and parsed.database else None
@@ -257,6 +264,11 @@ def run_demo(
 
 def interrupted(db: str) -> str:
     """Mark the demo's tournament on `db` failed after Ctrl-C (its arena has stopped) and say so."""
+    from sqlmodel import Session
+
+    from arena.storage import store
+    from arena.storage.database import open_database, parse_url, shown_database
+
     try:
         engine = open_database(db, create=False)
     except ArenaError:
@@ -293,6 +305,9 @@ def _play(
     http_port: int | None,
     linger: float,
 ) -> None:
+    from arena.cli.remote import RemoteArena
+    from arena.storage.database import parse_url, shown_database
+
     web_option = ("--no-http",) if http_port is None else ("--http-port", str(http_port))
     with tempfile.TemporaryDirectory(prefix="scout-arena-demo-") as tmp:
         logs = Path(tmp)

@@ -53,14 +53,12 @@ from arena.errors import (
     SchemaVersionMismatch,
     UpgradeNeeded,
 )
+from arena.storage import DEFAULT_DATABASE_URL
 from arena.storage import migrations as migrations_package
 from arena.storage.tables import SCHEMA_VERSION
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
 """Alembic logs every revision it runs at INFO: `db upgrade` says what it did in one line."""
-
-DEFAULT_DATABASE_URL = "sqlite:///scout-arena.db"
-"""A file in the working directory: the embedded default."""
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite connection waits for another writer before giving up."""

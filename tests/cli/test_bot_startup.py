@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sdk import cli as sdk_cli
+from sdk import reach as sdk_reach
 from tests.cli.conftest import arena_cli, bot_cli, scout_bot_process
 from tests.tournaments.arena_process import ArenaProcess
 
@@ -154,7 +154,7 @@ def test_an_arena_gone_before_the_entry_is_not_called_a_refusal(monkeypatch: pyt
     """`run --tournament` whose arena answered (`sdk.reach`) and then went away before the bot
     entered: nothing answered the entry, so the line says so, not "the arena refused"."""
     target = f"127.0.0.1:{free_port()}"
-    monkeypatch.setattr(sdk_cli, "wait_for_arena", lambda *_: f"arena:{'0' * 32}")
+    monkeypatch.setattr(sdk_reach, "wait_for_arena", lambda *_: f"arena:{'0' * 32}")
     code, output = bot_cli("run", "greedy", "--tournament", "cup", "--token", "0" * 64, "--target", target)
     assert code == 1
     assert output.splitlines()[-1] == f"error: no arena answers at {target}"

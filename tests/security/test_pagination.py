@@ -19,9 +19,10 @@ from sqlmodel import Session
 from arena import records
 from arena.api.pages import MAX_PAGE_SIZE
 from arena.cli import arena_wire as client_wire
-from arena.cli import clients
+from arena.cli import remote as remote_client
 from arena.cli.arena_wire import Page
-from arena.cli.clients import LocalArena, RemoteArena
+from arena.cli.clients import LocalArena
+from arena.cli.remote import RemoteArena
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
@@ -199,7 +200,7 @@ def test_export_pages_continue_from_each_games_token(arena: tuple[ArenaProcess, 
 def test_the_command_line_client_follows_pages(
     arena: tuple[ArenaProcess, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(clients, "MAX_PAGE_SIZE", 2)
+    monkeypatch.setattr(remote_client, "MAX_PAGE_SIZE", 2)
     remote = RemoteArena(arena[0].target)
     local = LocalArena.open(arena[1].removeprefix("sqlite:///"))
     try:
