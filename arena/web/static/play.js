@@ -312,10 +312,18 @@
   }
   async function start(choice) {
     queued = null;
-    const res = await fetch("/api/play/games", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(choice),
-    });
-    const body = await res.json();
+    let res, body;
+    try {
+      res = await fetch("/api/play/games", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(choice),
+      });
+      body = await res.json();
+    } catch (err) {
+      $("setup-error").textContent = "The arena did not answer; asking again in a few seconds.";
+      if (!$("queue").hidden) queued = setTimeout(() => start(choice), 3000);
+      return;
+    }
+    $("setup-error").textContent = "";
     if (res.status === 202) {
       waiting(body);
       queued = setTimeout(() => start(choice), body.retry_ms);
