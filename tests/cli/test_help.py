@@ -1,18 +1,25 @@
-"""Every `--help` of both command-line programs: it works, and a flag shows no value type."""
+"""Every `--help` of both command-line programs: it works, a flag shows no value type, and it
+imports only what it needs (no gRPC, database or web server: each command imports its own)."""
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import typer
 from typer.main import get_command
 
 from arena.cli.app import app as scout_arena
+from arena.storage.database import open_database
 from bots.greedy import GreedyBot
 from sdk.cli import app as scout_bot
 from sdk.cli import bot_program
 from tests.cli.conftest import runner
+from tests.timeouts import CALL_S
 
 PROGRAMS = {"scout-arena": scout_arena, "scout-bot": scout_bot, "python -m bots.greedy": bot_program(GreedyBot)}
 
@@ -39,3 +46,46 @@ def test_no_help_shows_a_type_beside_a_flag(program: str, path: tuple[str, ...])
     assert result.exit_code == 0, result.output
     assert "Usage:" in result.stdout and "--help" in result.stdout
     assert "<bool>" not in result.stdout
+
+
+HEAVY = ("grpc", "google.protobuf", "sqlalchemy", "sqlmodel", "alembic", "fastapi", "starlette", "uvicorn")
+"""What a command that neither serves nor talks to a server must not import: gRPC, protobuf, the
+database and the web server are most of a second of CPU before anything is shown."""
+LIGHT_COMMANDS = [
+    ("arena.cli.app", ["--help"]),
+    ("arena.cli.app", ["serve", "--help"]),
+    ("arena.cli.app", ["tournament", "create", "--help"]),
+    ("sdk.cli", ["--help"]),
+    ("sdk.cli", ["run", "--help"]),
+]
+
+
+def imported_by(module: str, args: list[str]) -> list[str]:
+    """The HEAVY packages a fresh interpreter has imported once `module`'s app has run `args`."""
+    code = (
+        "import sys\n"
+        f"from {module} import app\n"
+        "try:\n"
+        f"    app(args={args!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules if m.startswith({HEAVY!r})}}), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=CALL_S)
+    assert done.returncode == 0 and done.stderr.strip(), done.stderr
+    return list(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize(("module", "args"), LIGHT_COMMANDS, ids=[f"{m} {' '.join(a)}" for m, a in LIGHT_COMMANDS])
+def test_help_imports_no_server_database_or_grpc_code(module: str, args: list[str]) -> None:
+    assert imported_by(module, args) == []
+
+
+def test_a_read_command_on_a_database_imports_no_grpc_or_web_server(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    open_database(f"sqlite:///{db}").dispose()
+    assert set(imported_by("arena.cli.app", ["bot", "list", "--db", str(db)])) <= {"sqlalchemy", "sqlmodel", "alembic"}
+
+
+def test_the_check_sees_a_command_that_does_import_them() -> None:
+    assert "grpc" in imported_by("arena.cli.app", ["bot", "list", "--server", "127.0.0.1:1"])
