@@ -34,3 +34,17 @@ def test_connected_bots_that_accept_casual_games_are_offered_busy_or_free(engine
     assert refused.json()["error"]["message"] == "bot 'alice' is busy: it plays 1 games, its capacity"
     assert hidden.status_code == 422
     assert hidden.json()["error"]["message"] == "bot 'shy' is not connected for casual games"
+
+
+def test_a_bot_with_its_most_casual_games_is_busy_for_casual_games_only(engine: Engine) -> None:
+    hub = SessionHub()
+    hub.open("bea", Hello("b", "1", 4, False, (), True), "s1")
+    for game_id in ("casual-1", "casual-2"):  # two casual games, the most one bot takes (`--play-per-bot`)
+        hub.seat(SimpleNamespace(game_id=game_id), ["bea"], lambda bot: None)
+    with TestClient(create_app(engine, arena=SimpleNamespace(hub=hub)), raise_server_exceptions=False) as client:
+        page = client.get("/play").text
+        refused = client.post("/api/play/games", json={"rivals": ["bot:bea"]})
+    assert '<option value="bot:bea" disabled>bea (busy)</option>' in page
+    assert refused.status_code == 409
+    assert refused.json()["error"]["message"] == "bot 'bea' is busy: it plays 2 casual games, the most it takes at once"
+    hub.check("cup-1", ["bea"])  # while its tournament games have all its capacity

@@ -15,7 +15,9 @@ from tests.play.casual_arena import Visitor, WebArena
 
 PLACES = 20
 PER_ADDRESS = 8
-"""More than a third of the places, so that three addresses can fill the room."""
+"""More than a third of the places, so that three addresses can fill the room and the queue is what
+a newcomer meets (with the default share, 4, three addresses hold 12 of the 20 and a newcomer
+simply gets a seat)."""
 SEAT_S = 120.0
 
 
