@@ -14,8 +14,8 @@ honest use: a bot is one connection with one long `Play` stream, a command-line 
 - `idle_connection_ms`: a connection with no call in flight for that long is sent GOAWAY and closed
   (clients reconnect on their next call by themselves).
 - `hello_timeout_ms`: a `Play` stream that has not sent its Hello by then ends DEADLINE_EXCEEDED.
-- the read-call limits (`arena.api.read_limits`): per-peer token buckets and how many read calls may
-  work on the database at once.
+- the read-call limits (`arena.api.read_limits`): per-peer token buckets, the budgets every caller
+  of a kind shares, and how many read calls may work on the database at once.
 
 Every connection is a file descriptor, so `fit_open_file_limit` checks at start-up that the
 process may open as many as every listener's cap together (this `max_connections`, and the web
@@ -68,10 +68,10 @@ class ResourceLimits:
     host's), so a bot that polls its tournament with `ShowTournament` is not throttled by its
     neighbours (`scout-bot run` needs no polls: TournamentOver tells it)."""
     token_read_burst: int = 50
-    global_read_rate: float = 50.0
+    global_read_rate: float = 20.0
     """Read units per second of every caller without a token together, whatever their hosts: a
     flood from many addresses is held to this share of the arena's work."""
-    global_read_burst: int = 200
+    global_read_burst: int = 100
     global_token_read_rate: float = 100.0
     """Read units per second of every bot calling with its own token together."""
     global_token_read_burst: int = 500
