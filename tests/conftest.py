@@ -18,7 +18,6 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from sdk.engine import GameRecord, competition_ranks, replay
 from sdk.runner import register
 from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
 from tests import processes
+from tests.services import NATS_EXAMPLE, NATS_URL_VARIABLE, service_url
 from tests.timeouts import PLAY_S, START_S, STOP_S
 
 BOT_PROCESS = Path(__file__).resolve().parent / "api" / "bot_process.py"
@@ -48,10 +48,6 @@ _names = itertools.count()
 os.environ[env.HTTP_PORT] = "0"
 settings.register_profile("scout", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("scout")
-
-
-class LeftProcess(pytest.PytestWarning):
-    """A test ended with a process it started still running; tests/processes.py killed it."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,8 +70,14 @@ def _no_process_outlives_its_test() -> Iterator[None]:
     torn down after the test's other fixtures, which stop their own processes first."""
     spawns = processes.begin()
     yield
-    for line in processes.end(spawns):
-        warnings.warn(LeftProcess(f"killed a process the test left running: {line}"), stacklevel=1)
+    processes.end(spawns)
+
+
+@pytest.fixture
+def nats_url() -> str:
+    """The NATS server (with JetStream) at SCOUT_TEST_NATS_URL, for the tests of a cluster of arenas:
+    they skip without it, and fail under CI (tests/services.py)."""
+    return service_url(NATS_URL_VARIABLE, NATS_EXAMPLE, "NATS")
 
 
 @pytest.hookimpl(trylast=True)

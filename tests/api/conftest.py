@@ -10,6 +10,7 @@ import grpc
 import pytest
 
 from sdk.wire import arena_pb2_grpc
+from tests.timeouts import CALL_S
 from tests.tournaments.arena_process import ArenaProcess
 
 
@@ -22,7 +23,7 @@ class Client:
 
     def __call__(self, method: str, request: object, token: str | None = None) -> Any:
         metadata = () if token is None else (("authorization", f"Bearer {token}"),)
-        return getattr(self.stub, method)(request, metadata=metadata, timeout=10)
+        return getattr(self.stub, method)(request, metadata=metadata, timeout=CALL_S)
 
     def refused(self, method: str, request: object, token: str | None = None) -> tuple[grpc.StatusCode, str]:
         with pytest.raises(grpc.RpcError) as caught:

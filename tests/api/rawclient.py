@@ -14,8 +14,10 @@ import grpc
 
 from sdk.wire import bot_session_pb2 as pb
 from sdk.wire import bot_session_pb2_grpc, game_pb2
+from tests.timeouts import CALL_S
 
-READ_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = CALL_S
+"""Bound on waiting for the arena's next batch (tests/timeouts.py)."""
 
 
 class RawBot:

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Arena, check_against_replay
+from tests.timeouts import START_S
 
 __all__ = ["Arena", "Healthy", "healthy", "start_zoo", "wait_for_text"]
 
 HERE = Path(__file__).resolve().parent
-WAIT_S = 20.0
-"""Bound on every wait for a process or a log line."""
+WAIT_S = START_S
+"""Bound on every wait for a process or a log line (tests/timeouts.py)."""
 
 
 class Healthy:

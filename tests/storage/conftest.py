@@ -1,12 +1,12 @@
 """Storage tests run on SQLite (a fresh file per test) and on PostgreSQL (a fresh schema per test).
 
 PostgreSQL tests need `SCOUT_TEST_POSTGRES_URL` (`.ci/run` sets it); without it they skip and say
-so. With it set, an unreachable server fails the tests rather than skipping them.
+how to run them, or fail under CI (tests/services.py). With it set, an unreachable server fails the
+tests rather than skipping them.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,8 +17,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.storage.database import open_database
+from tests.services import POSTGRES_EXAMPLE, POSTGRES_URL_VARIABLE, service_url
 
-POSTGRES_URL_VARIABLE = "SCOUT_TEST_POSTGRES_URL"
+__all__ = ["POSTGRES_URL_VARIABLE", "database_url", "engine", "postgres_schema", "postgres_url", "session"]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -41,9 +42,7 @@ def postgres_url() -> Iterator[str]:
 @contextmanager
 def postgres_schema() -> Iterator[str]:
     """A fresh schema on the server at `SCOUT_TEST_POSTGRES_URL` (skip if unset), dropped after."""
-    base = os.environ.get(POSTGRES_URL_VARIABLE)
-    if not base:
-        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set: PostgreSQL storage tests need a server (.ci/run sets it)")
+    base = service_url(POSTGRES_URL_VARIABLE, POSTGRES_EXAMPLE, "PostgreSQL")
     schema = f"scout_test_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(base)
     with admin.begin() as connection:

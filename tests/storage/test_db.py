@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from sqlmodel import Session, select
 from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
 from arena.storage.database import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.storage.tables import SCHEMA_VERSION, SchemaInfo
-from tests.storage.conftest import POSTGRES_URL_VARIABLE
+from tests.services import POSTGRES_EXAMPLE, POSTGRES_URL_VARIABLE, service_url
 
 
 def test_every_sqlite_connection_gets_wal_and_the_pragmas(tmp_path: Path) -> None:
@@ -80,9 +79,7 @@ def test_unreachable_databases_get_one_clear_line(tmp_path: Path) -> None:
 
 
 def test_a_postgres_schema_that_cannot_hold_tables_is_reported() -> None:
-    base = os.environ.get(POSTGRES_URL_VARIABLE)
-    if not base:
-        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set: PostgreSQL storage tests need a server (.ci/run sets it)")
+    base = service_url(POSTGRES_URL_VARIABLE, POSTGRES_EXAMPLE, "PostgreSQL")
     url = sa.make_url(base).update_query_dict({"options": "-csearch_path=no_such_schema_here"})
     with pytest.raises(SchemaCreationFailed, match="cannot create the arena's tables"):
         open_database(url.render_as_string(hide_password=False))

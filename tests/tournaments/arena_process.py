@@ -10,7 +10,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-START_TIMEOUT_S = 30.0
+from tests.timeouts import START_S, STOP_S
+
+START_TIMEOUT_S = START_S
 UNTHROTTLED_READS = (
     "--read-rate",
     "100000",
@@ -39,6 +41,7 @@ class ArenaProcess:
             stdout=subprocess.PIPE,
             stderr=log.open("a"),
             text=True,
+            start_new_session=True,  # its own process group: tests/processes.py ends all of it after a failure
         )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
@@ -60,9 +63,9 @@ class ArenaProcess:
         """SIGTERM, then wait (bounded) for a clean exit; returns the exit status."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=30)
+        return self.proc.wait(timeout=STOP_S)
 
     def kill(self) -> None:
         """SIGKILL: the crash the resume logic must survive."""
         self.proc.kill()
-        self.proc.wait(timeout=30)
+        self.proc.wait(timeout=STOP_S)
