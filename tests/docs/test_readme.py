@@ -16,8 +16,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -180,10 +183,25 @@ def walk_through(walk: walking.Walk, steps: list[walking.Step]) -> None:
     assert kinds <= set(walking.CHECKS), f"no output check for {kinds - set(walking.CHECKS)}: add one to walk.CHECKS"
 
 
-def test_the_readme_runs_as_written(tmp_path: Path) -> None:
-    """The README top to bottom but for PostgreSQL and Docker, every output checked (walk.py)."""
+@contextmanager
+def taken(*ports: int) -> Iterator[None]:
+    """Hold `ports` on 127.0.0.1 as the reader's own arena would (a port some other program holds
+    already is taken all the same)."""
+    with ExitStack() as held:
+        for port in ports:
+            sock = held.enter_context(socket.socket())
+            with suppress(OSError):
+                sock.bind(("127.0.0.1", port))
+                sock.listen()
+        yield
+
+
+def test_the_readme_runs_as_written_beside_an_arena_on_the_default_ports(tmp_path: Path) -> None:
+    """The README top to bottom but for PostgreSQL and Docker, every output checked (walk.py),
+    while the default ports of an arena, 50051 and the web pages' 8080, are taken."""
     walk = walking.Walk(tmp_path)
-    walk_through(walk, walking.main_walk(STEPS))
+    with taken(int(walking.README_PORT), int(walking.README_WEB_PORT)):
+        walk_through(walk, walking.main_walk(STEPS))
     kinds = {r.path for r in walk.ran}
     assert {"scout-arena demo", "scout-bot play", "scout-arena tournament start", "scout-arena ratings"} <= kinds
 
@@ -229,7 +247,7 @@ def test_the_first_set_up_command_runs_verbatim_in_a_fresh_copy(tmp_path: Path) 
         if (ROOT / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, copy / name)
-    env = walking.reader_environment(tmp_path / "home", f"127.0.0.1:{walking.free_port()}")
+    env = walking.reader_environment(tmp_path / "home", f"127.0.0.1:{walking.free_port()}", walking.free_port())
     (tmp_path / "home").mkdir()
     done = subprocess.run(["bash", "-c", SETUP[0]], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

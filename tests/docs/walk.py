@@ -11,6 +11,9 @@ These are the only rewrites of a README line, each mechanical (`Walk.rewrite`):
 - PORT: the README's port, 50051, is a free port wherever a line names it; the address both
   command lines use when a line names none (127.0.0.1:50051) is that port too, through the
   environment variables their `--server`/`--target` options read.
+- WEB PORT: the web pages' port, 8080 by default, is a free port too, wherever a line names it and
+  through SCOUT_ARENA_HTTP_PORT (which `serve --http-port` and `web --port` read): the walk runs
+  beside an arena of the reader's own on the default ports (`test_readme.py` holds both).
 - TOKEN: the placeholder `the-token-serve-printed` is the admin token the arena printed.
 - VENV: the walk's directory holds `.venv`, a link to the virtual environment running the tests,
   so `source .venv/bin/activate` and `.venv/bin/...` are that environment. Of the set-up line that
@@ -52,10 +55,12 @@ from arena.cli.app import app as arena_app
 from arena.cli.clients import LocalArena
 from arena.records import GameStatus
 from sdk.cli import app as bot_app
+from sdk.env import HTTP_PORT
 from sdk.loading import load_bot
 from tests.docs.readme import README, Command, blocks, commands_of, option_envvars, parse
 
 README_PORT = "50051"
+README_WEB_PORT = "8080"
 TOKEN_PLACEHOLDER = "the-token-serve-printed"
 POSTGRES_URL = re.compile(r"postgresql\+psycopg://\S+")
 QUICK_DEMO = ["--games-per-table", "1"]
@@ -141,9 +146,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def reader_environment(home: Path, address: str) -> dict[str, str]:
+def reader_environment(home: Path, address: str, web_port: int) -> dict[str, str]:
     """A new terminal's environment: none of the project's or libpq's variables, no virtual
-    environment active, its own home, and the default arena address (rule PORT)."""
+    environment active, its own home, and the default arena address and web port (rules PORT and
+    WEB PORT)."""
     venv_bin = str(Path(sys.prefix) / "bin")
     env = {
         k: v
@@ -155,6 +161,7 @@ def reader_environment(home: Path, address: str) -> dict[str, str]:
     for app, option in ((arena_app, "--server"), (bot_app, "--target")):
         for name in option_envvars(app, option):
             env[name] = address
+    env[HTTP_PORT] = str(web_port)
     return env
 
 
@@ -194,6 +201,7 @@ class Walk:
     verbatim: bool = False
     postgres_url: str | None = None
     port: int = field(default_factory=free_port)
+    web_port: int = field(default_factory=free_port)
     given: list[Command] = field(default_factory=list)
     ran: list[Ran] = field(default_factory=list)
     background: list[Process] = field(default_factory=list)
@@ -203,7 +211,7 @@ class Walk:
     def __post_init__(self) -> None:
         (self.where / ".venv").symlink_to(sys.prefix, target_is_directory=True)
         (self.where / "home").mkdir()
-        self.env = reader_environment(self.where / "home", self.address)
+        self.env = reader_environment(self.where / "home", self.address, self.web_port)
 
     @property
     def address(self) -> str:
@@ -213,6 +221,7 @@ class Walk:
 
     def rewrite(self, line: str) -> str:
         line = re.sub(rf"(?<![0-9]){README_PORT}(?![0-9])", str(self.port), line)
+        line = re.sub(rf"(?<![0-9]){README_WEB_PORT}(?![0-9])", str(self.web_port), line)
         if TOKEN_PLACEHOLDER in line:
             assert self.admin_token is not None, f"{line}: no arena has printed its admin token"
             line = line.replace(TOKEN_PLACEHOLDER, self.admin_token)
