@@ -60,8 +60,14 @@ class AsyncStore:
     """`await db(store.fn, key=value)` runs `store.fn(session=..., key=value)` off the loop;
     `db.run(...)` does the same, blocking, from a thread that is not the loop's."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, play: bool = False) -> None:
         self.engine = engine
+        self.play = play
+        """Whether its writes are a tournament's play, which go first (`arena.storage.writer.Writer`)."""
+
+    def for_play(self) -> AsyncStore:
+        """The same store, its writes marked as a tournament's play."""
+        return AsyncStore(self.engine, play=True)
 
     @property
     def writer(self) -> Writer:
@@ -71,7 +77,7 @@ class AsyncStore:
     def run(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """Call `fn` as `__call__` would, blocking this thread."""
         if fn in WRITES:
-            return self.writer.run_blocking(fn, **kwargs)
+            return self.writer.run_blocking(fn, kwargs, play=self.play)
         steps = STEPS.get(fn)
         if steps is not None:
             result: T = steps(self.run, **kwargs)
@@ -81,5 +87,5 @@ class AsyncStore:
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         if fn in WRITES:
-            return await self.writer.run(fn, **kwargs)
+            return await self.writer.run(fn, kwargs, play=self.play)
         return await asyncio.to_thread(self.run, fn, **kwargs)

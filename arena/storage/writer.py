@@ -18,10 +18,13 @@ nothing; the writer neither knows nor needs to know about the condition. Several
 PostgreSQL database each have a writer of their own: what keeps their writes apart is in the
 statements (conditional updates, row locks), not here.
 
-The queue is bounded: at most `QUEUE_LIMIT` writes wait or run. A caller past that waits for room
-in arrival order, up to `QUEUE_WAIT_S`, then gets `StorageBusy` (a transient error: the runner
-retries it, a call answers UNAVAILABLE): a flood of registrations holds up its own callers, never
-the memory of the arena.
+Play comes first: the tournament runner's writes (`AsyncStore.for_play`) go before every other
+waiting write, so a flood of registrations or entries delays a game's commit by at most the one
+write in progress. The other writes are bounded: at most `QUEUE_LIMIT` wait or run; a caller past
+that waits for room in arrival order, up to `QUEUE_WAIT_S`, then gets `StorageBusy` (a transient
+error: a call answers UNAVAILABLE, the runner would retry it): a flood holds up its own callers,
+never the memory of the arena. Play's writes need no bound of their own: each tournament has
+only its few games' writes in flight.
 
 Which functions write is declared where they are defined (`writes`); `arena.storage.async_store`
 sends those here and the rest to reader threads.
@@ -34,7 +37,8 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -48,7 +52,8 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 QUEUE_LIMIT = 256
-"""Writes waiting or running at once; a write is a millisecond or two, so this is well under a second of work."""
+"""Writes other than play's waiting or running at once; a write is a millisecond or two, so this
+is well under a second of work."""
 QUEUE_WAIT_S = 30.0
 """How long a write waits for room in a full queue before it is refused with `StorageBusy`."""
 POSTGRES_WRITERS = 4
@@ -64,49 +69,92 @@ def writes(fn: F) -> F:
     return fn
 
 
+@dataclass(frozen=True)
+class _Job:
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any]
+    future: Future[Any]
+
+
 class Writer:
-    """The writer of one database (`for_engine`): `await writer.run(fn, **kwargs)` from an event
-    loop, `writer.run_blocking(fn, **kwargs)` from any other thread; each call is `fn(session=...)`
-    in a session of its own on a writer connection."""
+    """The writer of one database (`for_engine`): `await writer.run(fn, kwargs)` from an event
+    loop, `writer.run_blocking(fn, kwargs)` from any other thread; each call is
+    `fn(session=..., **kwargs)` in a session of its own on a writer connection. With `play`, the
+    write is a tournament's (`arena.tournaments.runner`): it goes before every other waiting
+    write and takes no place of the bounded queue, since play comes first and each tournament has
+    only its few games' writes in flight; the rest (registrations, entries, organiser commands,
+    whatever their number) queue for their places."""
 
     def __init__(self, engine: Engine, *, limit: int = QUEUE_LIMIT, wait_s: float = QUEUE_WAIT_S) -> None:
         self.threads = 1 if engine.url.get_backend_name() == "sqlite" else POSTGRES_WRITERS
         self._engine = writer_engine(engine, self.threads)
-        self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-writer")
         self._limit = limit
         self._wait_s = wait_s
         self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
+        self._jobs: tuple[deque[_Job], deque[_Job]] = (deque(), deque())
+        """Writes waiting for a writer thread: play's first, then the others."""
+        self._workers: list[threading.Thread] = []
+        self._closed = False
         self.taken = 0
-        """Places of the queue taken: writes waiting for a writer thread or running."""
+        """Places of the queue taken: writes other than play's waiting for a writer thread or running."""
         self._waiters: deque[Callable[[], None]] = deque()
         """Callers waiting for a place, first come first; each is handed the place of a write that ends."""
 
-    async def run(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
-        await self._enter_async()
-        return await asyncio.wrap_future(self._submit(fn, kwargs))
+    async def run(self, fn: Callable[..., T], kwargs: dict[str, Any], *, play: bool = False) -> T:
+        if not play:
+            await self._enter_async()
+        return await asyncio.wrap_future(self._submit(fn, kwargs, play))
 
-    def run_blocking(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
-        self._enter_blocking()
-        return self._submit(fn, kwargs).result()
+    def run_blocking(self, fn: Callable[..., T], kwargs: dict[str, Any], *, play: bool = False) -> T:
+        if not play:
+            self._enter_blocking()
+        return self._submit(fn, kwargs, play).result()
 
     def close(self) -> None:
         """Let the writes in the queue finish, then close the writer's connections."""
-        self._executor.shutdown(wait=True)
+        with self._lock:
+            self._closed = True
+            self._ready.notify_all()
+        for worker in self._workers:
+            worker.join()
         self._engine.dispose()
 
-    def _submit(self, fn: Callable[..., T], kwargs: dict[str, Any]) -> Future[T]:
-        """Queue the write on a place taken; the place is left when it ends, however it ends."""
-        try:
-            future = self._executor.submit(self._job, fn, kwargs)
-        except BaseException:
-            self._leave()
-            raise
-        future.add_done_callback(lambda _: self._leave())
+    def _submit(self, fn: Callable[..., T], kwargs: dict[str, Any], play: bool) -> Future[T]:
+        """Queue the write (on a place taken, unless `play`); a place is left when its write ends."""
+        future: Future[T] = Future()
+        if not play:
+            future.add_done_callback(lambda _: self._leave())
+        with self._lock:
+            if self._closed:
+                future.set_exception(RuntimeError("the writer is closed"))
+                return future
+            self._jobs[0 if play else 1].append(_Job(fn, kwargs, future))
+            if len(self._workers) < self.threads:
+                worker = threading.Thread(target=self._work, name=f"arena-writer-{len(self._workers)}", daemon=True)
+                self._workers.append(worker)
+                worker.start()
+            self._ready.notify()
         return future
 
-    def _job(self, fn: Callable[..., T], kwargs: dict[str, Any]) -> T:
-        with Session(self._engine) as session:
-            return fn(session=session, **kwargs)
+    def _work(self) -> None:
+        """A writer thread: the next write, play's first, until the writer is closed and the queue empty."""
+        while True:
+            with self._lock:
+                while not (self._jobs[0] or self._jobs[1] or self._closed):
+                    self._ready.wait()
+                if not (self._jobs[0] or self._jobs[1]):
+                    return
+                job = (self._jobs[0] or self._jobs[1]).popleft()
+            if not job.future.set_running_or_notify_cancel():
+                continue
+            try:
+                with Session(self._engine) as session:
+                    result = job.fn(session=session, **job.kwargs)
+            except BaseException as exc:
+                job.future.set_exception(exc)
+            else:
+                job.future.set_result(result)
 
     def _take(self) -> bool:
         """Take a place if one is free and nobody waits for one (call with the lock held)."""

@@ -118,7 +118,7 @@ class TournamentRunner:
     """Starts due tournaments and plays every running one; `run` until cancelled."""
 
     def __init__(self, db: AsyncStore, referee: Referee, hub: SessionHub) -> None:
-        self._db = db
+        self._db = db.for_play()
         self._referee = referee
         self._hub = hub
         self._wake = asyncio.Event()

@@ -3,6 +3,7 @@ settings column."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, TypedDict, TypeVar
 
@@ -109,8 +110,13 @@ def bot_id_of(session: Session, name: str) -> int:
     return bot_id
 
 
-def bot_names(session: Session) -> dict[int, str]:
-    return {stored(bot_id, "bot id"): name for bot_id, name in session.exec(select(BotRow.id, BotRow.name))}
+def bot_names(session: Session, ids: Iterable[int] | None = None) -> dict[int, str]:
+    """Every bot's name by id, or only those of `ids` (a game's seats: a lookup of a few rows, not
+    of the whole field)."""
+    query = select(BotRow.id, BotRow.name)
+    if ids is not None:
+        query = query.where(col(BotRow.id).in_(set(ids)))
+    return {stored(bot_id, "bot id"): name for bot_id, name in session.exec(query)}
 
 
 def tournament_row(session: Session, name: str, lock: bool = False, exclusive: bool = False) -> TournamentRow:

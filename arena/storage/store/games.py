@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -32,6 +33,7 @@ from arena.records import (
     VoidedAttempt,
 )
 from arena.storage.store.common import STOP_RULE, VOIDED, bot_names, keyset, stored, tournament_row, utc_now
+from arena.storage.store.prepared import Cursor, Prepared, loaded
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -106,7 +108,8 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
         # one, and failing on purpose buys no better hand. An interrupted attempt is dealt again.
         game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
         to_play = replace(
-            _to_play(game, seats, name, limit_ms, voided, bot_names(session)), kept=_kept(session, game_id, voided)
+            _to_play(game, seats, name, limit_ms, voided, bot_names(session, seats)),
+            kept=_kept(session, game_id, voided),
         )
         session.commit()
     except BaseException:
@@ -146,14 +149,14 @@ def commit_game(
     can be re-rated later. When it is the tournament's last game, the tournament finishes.
     Returns the rating changes, tournament scope first, each in seat order.
 
-    Written with prepared Core statements on the session's connection: the ORM's per-statement
-    overhead would otherwise be most of the time (FACTS.md).
+    Run on the session's DB-API cursor as statements compiled once (`prepared`): SQLAlchemy's
+    per-statement overhead would otherwise be most of the time (docs/benchmarks.md).
     """
     moment = utc_now(now)
     record = result.record
-    connection = session.connection()
+    cursor = Cursor(session.connection())
     try:
-        claimed = connection.execute(
+        claimed = cursor.execute(
             _CLAIM_GAME,
             {
                 "game": game_id,
@@ -161,13 +164,15 @@ def commit_game(
                 "record": record.to_json(),
                 "end_reasons": [r.reason.name for r in record.results],
             },
-        ).first()
+        ).fetchone()
         if claimed is None:
             raise _not_committable(session, game_id)
-        tournament_id, seed, seat_ids = claimed
-        tournament_name, settings = connection.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).one()
-        rating_rows = connection.execute(_LOCK_RATINGS, {"tournament": tournament_id, "bots": seat_ids}).all()
-        names = {row.bot_id: row.name for row in rating_rows}
+        tournament_id, seed, seat_json = claimed
+        seat_ids: list[int] = loaded(seat_json)
+        tournament_name, settings = cursor.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).fetchone()
+        bots = {f"bot{i}": bot for i, bot in enumerate(seat_ids)}
+        rating_rows = cursor.execute(_lock_ratings(len(seat_ids)), {"tournament": tournament_id, **bots}).fetchall()
+        names = {row[_BOT]: row[_NAME] for row in rating_rows}
         seated = tuple(names[b] for b in seat_ids)
         ranks = _checked_ranks(game_id, result, seated, seed)
         _check_decisions(
@@ -179,17 +184,14 @@ def commit_game(
         rating_params: list[dict[str, Any]] = []
         history_params: list[dict[str, Any]] = []
         for scope_id, scope_name in ((tournament_id, tournament_name), (None, None)):
-            rows = {names[r.bot_id]: r for r in rating_rows if r.tournament_id == scope_id}
-            before = {
-                name: Standing(name, r.mu, r.sigma, r.games, r.wins, r.total_points, r.total_placing)
-                for name, r in ((name, rows[name]) for name in seated)
-            }
+            rows = {names[r[_BOT]]: r for r in rating_rows if r[_SCOPE] == scope_id}
+            before = {name: Standing(name, *rows[name][_MU : _PLACING + 1]) for name in seated}
             after = apply_game(env, before, points, ranks)
             for name in seated:
                 row, old, new = rows[name], before[name], after[name]
                 rating_params.append(
                     {
-                        "rating": row.id,
+                        "rating": row[_ID],
                         "mu": new.mu,
                         "sigma": new.sigma,
                         "games": new.games,
@@ -201,7 +203,7 @@ def commit_game(
                 history_params.append(
                     {
                         "game_id": game_id,
-                        "bot_id": row.bot_id,
+                        "bot_id": row[_BOT],
                         "tournament_id": scope_id,
                         "mu_before": old.mu,
                         "sigma_before": old.sigma,
@@ -210,10 +212,10 @@ def commit_game(
                     }
                 )
                 updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
-        connection.execute(_NUMBER_GAME, {"game": game_id})
-        connection.execute(_UPDATE_RATING, rating_params)
-        connection.execute(_INSERT_HISTORY, history_params)
-        connection.execute(
+        cursor.execute(_NUMBER_GAME, {"game": game_id})
+        cursor.executemany(_UPDATE_RATING, rating_params)
+        cursor.executemany(_INSERT_HISTORY, history_params)
+        cursor.executemany(
             _INSERT_SEATS,
             [
                 {
@@ -229,8 +231,9 @@ def commit_game(
                 for s in result.seats
             ],
         )
-        if STOP_RULE not in (settings or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
-            connection.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
+            cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        cursor.close()
         session.commit()
     except BaseException:
         session.rollback()
@@ -258,7 +261,7 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
             raise _not_committable(session, game_id)
         attempt, seed, table_id = claimed
         seats = session.exec(select(ScheduledTableRow.seats).where(col(ScheduledTableRow.id) == table_id)).one()
-        names = bot_names(session)
+        names = bot_names(session, seats)
         _checked_ranks(game_id, result, tuple(names[b] for b in seats), seed)
         _check_decisions(
             game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.VOID, PolicyDecision.BOT_VOID_CAP_REACHED)
@@ -374,21 +377,18 @@ def voids_by_bot(*, session: Session, tournament: str) -> dict[str, int]:
     what the failure policy's `max_voids_per_bot` counts, kept in the database so a restart
     does not reset it."""
     row = tournament_row(session, tournament)
-    names = bot_names(session)
-    tables = dict(
-        session.exec(
-            select(ScheduledTableRow.id, ScheduledTableRow.seats).where(col(ScheduledTableRow.tournament_id) == row.id)
-        ).all()
-    )
-    counts: dict[str, int] = {}
-    for table_id, seats in session.exec(
-        select(GameRow.table_id, VoidedAttemptRow.seats)
+    voided = session.exec(
+        select(ScheduledTableRow.seats, VoidedAttemptRow.seats)
         .join(GameRow, col(VoidedAttemptRow.game_id) == GameRow.id)
+        .join(ScheduledTableRow, col(GameRow.table_id) == ScheduledTableRow.id)
         .where(col(GameRow.tournament_id) == row.id)
-    ):
+    ).all()
+    names = bot_names(session, (bot for table, _ in voided for bot in table))
+    counts: dict[str, int] = {}
+    for table, seats in voided:
         for seat in seats:
             if seat["policy"] == PolicyDecision.VOID.value:
-                bot = names[tables[table_id][seat["seat"]]]
+                bot = names[table[seat["seat"]]]
                 counts[bot] = counts.get(bot, 0) + 1
     return counts
 
@@ -425,7 +425,7 @@ _ratings = table_of(BotRatingRow)
 _bots = table_of(BotRow)
 
 
-_CLAIM_GAME = (
+_CLAIM_GAME = Prepared(
     sa.update(_games)
     .where(_games.c.id == sa.bindparam("game"), _games.c.status == GameStatus.RUNNING)
     .values(
@@ -442,33 +442,53 @@ _CLAIM_GAME = (
 )
 
 
-_LOCK_TOURNAMENT = (
+_LOCK_TOURNAMENT = Prepared(
     sa.select(_tournaments_t.c.name, _tournaments_t.c.failure_policy)
     .where(_tournaments_t.c.id == sa.bindparam("tournament"))
     .with_for_update()
 )
 
 
-_LOCK_RATINGS = (
-    sa.select(_ratings, _bots.c.name)
-    .join(_bots, _ratings.c.bot_id == _bots.c.id)
-    .where(
-        _ratings.c.bot_id.in_(sa.bindparam("bots", expanding=True)),
-        sa.or_(_ratings.c.tournament_id == sa.bindparam("tournament"), _ratings.c.tournament_id.is_(None)),
-    )
-    .order_by(_ratings.c.id)
-    .with_for_update(of=_ratings)
+_RATING_COLUMNS = (
+    _ratings.c.id,
+    _ratings.c.tournament_id,
+    _ratings.c.bot_id,
+    _ratings.c.mu,
+    _ratings.c.sigma,
+    _ratings.c.games,
+    _ratings.c.wins,
+    _ratings.c.total_points,
+    _ratings.c.total_placing,
+    _bots.c.name,
 )
+_ID, _SCOPE, _BOT, _MU, _SIGMA, _GAMES, _WINS, _POINTS, _PLACING, _NAME = range(len(_RATING_COLUMNS))
+"""Where each of `_RATING_COLUMNS` is in a row of `_lock_ratings`."""
 
 
-_NUMBER_GAME = (
+@cache
+def _lock_ratings(seats: int) -> Prepared:
+    """The rating rows, tournament's and ladder's, of the bots at a table of `seats` (parameters
+    bot0, bot1, ...: one statement per table size, so it compiles once), locked in id order."""
+    return Prepared(
+        sa.select(*_RATING_COLUMNS)
+        .join(_bots, _ratings.c.bot_id == _bots.c.id)
+        .where(
+            _ratings.c.bot_id.in_([sa.bindparam(f"bot{i}") for i in range(seats)]),
+            sa.or_(_ratings.c.tournament_id == sa.bindparam("tournament"), _ratings.c.tournament_id.is_(None)),
+        )
+        .order_by(_ratings.c.id)
+        .with_for_update(of=_ratings)
+    )
+
+
+_NUMBER_GAME = Prepared(
     sa.update(_games)
     .where(_games.c.id == sa.bindparam("game"))
     .values(commit_seq=sa.select(sa.func.coalesce(sa.func.max(_games.c.commit_seq), 0) + 1).scalar_subquery())
 )
 
 
-_UPDATE_RATING = (
+_UPDATE_RATING = Prepared(
     sa.update(_ratings)
     .where(_ratings.c.id == sa.bindparam("rating"))
     .values(
@@ -482,18 +502,27 @@ _UPDATE_RATING = (
 )
 
 
-_INSERT_HISTORY = sa.insert(table_of(RatingHistoryRow))
+_history = table_of(RatingHistoryRow)
+_INSERT_HISTORY = Prepared(
+    sa.insert(_history).values({c.name: sa.bindparam(c.name) for c in _history.c if c.name != "id"})
+)
 
 
-_INSERT_SEATS = sa.insert(table_of(SeatResultRow))
+_seats = table_of(SeatResultRow)
+_INSERT_SEATS = Prepared(sa.insert(_seats).values({c.name: sa.bindparam(c.name) for c in _seats.c}))
 
 
-_FINISH_TOURNAMENT = (
+_FINISH_TOURNAMENT = Prepared(
     sa.update(_tournaments_t)
     .where(
         _tournaments_t.c.id == sa.bindparam("tournament"),
         _tournaments_t.c.status == TournamentStatus.RUNNING,
-        ~sa.exists().where(_games.c.tournament_id == _tournaments_t.c.id, _games.c.status != GameStatus.FINISHED),
+        # The unfinished states by name, not "!= finished": two seeks of the (tournament, status)
+        # index instead of a walk over every finished game of the tournament.
+        ~sa.exists().where(
+            _games.c.tournament_id == _tournaments_t.c.id,
+            sa.or_(_games.c.status == GameStatus.SCHEDULED, _games.c.status == GameStatus.RUNNING),
+        ),
     )
     .values(status=TournamentStatus.FINISHED, finished_at=sa.bindparam("finished_at"))
 )

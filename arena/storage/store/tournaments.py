@@ -3,9 +3,11 @@ game's seed), the stop rule's rounds, failure, and the reads."""
 
 from __future__ import annotations
 
+import multiprocessing
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -222,6 +224,12 @@ writer's time, so the writes of other tournaments, commands and registrations ta
 between the chunks of a 50,000-game schedule instead of waiting for all of it."""
 
 
+DRAWN_APART_TABLES = 5_000
+"""A schedule of more tables than this is drawn in a child process: the 49,000 tables of 769
+entrants take seconds of pure Python, which in the arena's process would hold the interpreter
+lock that every game in play needs."""
+
+
 @dataclass(frozen=True)
 class PendingSchedule:
     """A running tournament's first round (its whole schedule, but for a stop-rule tournament's
@@ -335,7 +343,7 @@ def _store_pending(db: Transactions, tournament: str) -> int:
     pending = db(pending_schedule, tournament=tournament)
     if pending is None:
         return 0
-    seats = round_seats(pending.entrants, pending.table_size, pending.seed, 0, pending.rounds)
+    seats = _drawn(pending)
     chunk = max(1, SCHEDULE_CHUNK_GAMES // pending.games_per_table)
     for first in range(pending.stored, len(seats), chunk):
         db(
@@ -356,6 +364,16 @@ def store_schedule(*, session: Session, tournament: str) -> int:
     was missing). The tables are drawn again from the seed, the same ones: storing the rest after
     a crash, or twice at once, stores each table once."""
     return _store_schedule_steps(on_session(session), tournament=tournament)
+
+
+def _drawn(pending: PendingSchedule) -> list[list[int]]:
+    """The tables of the pending schedule, drawn in a child process when there are more than
+    `DRAWN_APART_TABLES`."""
+    args = (pending.entrants, pending.table_size, pending.seed, 0, pending.rounds)
+    if table_count(len(pending.entrants), pending.table_size, pending.rounds) <= DRAWN_APART_TABLES:
+        return round_seats(*args)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(round_seats, *args).result()
 
 
 def round_seats(

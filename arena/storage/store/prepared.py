@@ -1,0 +1,110 @@
+"""Statements for the hot path, run on the DB-API cursor: SQLAlchemy Core compiles each once per
+dialect, with the type conversions it would apply, and each execution is one driver call.
+
+A finished game's commit is a handful of small statements; through a SQLAlchemy connection each
+costs tens of microseconds of Python around a few of the database's (its cache key, execution
+context and result object), most of the commit on SQLite (docs/benchmarks.md). Here the SQL text,
+the order of its parameters and their bind processors (datetimes, JSON, enums, as SQLAlchemy
+would convert them) are worked out once; the sqlite3 module and psycopg then cache the prepared
+statement on their connection. A driver error is raised as SQLAlchemy raises it (the same
+`sqlalchemy.exc` class, the connection invalidated when it was lost), so callers and retries
+cannot tell the difference.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql.compiler import Compiled
+from sqlalchemy.sql.elements import ClauseElement
+
+
+class Prepared:
+    """A Core statement, compiled for each dialect it is run on."""
+
+    def __init__(self, statement: ClauseElement) -> None:
+        self._statement = statement
+        self._by_dialect: dict[str, _Compiled] = {}
+
+    def compiled(self, dialect: Dialect) -> _Compiled:
+        found = self._by_dialect.get(dialect.name)
+        if found is None:
+            found = self._by_dialect[dialect.name] = _Compiled(self._statement.compile(dialect=dialect), dialect)
+        return found
+
+
+class _Compiled:
+    """The SQL text of a statement for one dialect, and how to turn values into its parameters."""
+
+    def __init__(self, compiled: Compiled, dialect: Dialect) -> None:
+        self.sql = str(compiled)
+        binds: Mapping[sa.BindParameter[Any], str] = compiled.bind_names  # type: ignore[attr-defined]
+        self._defaults = {name: bind.effective_value for bind, name in binds.items() if not bind.required}
+        """The values the statement itself holds (its literals), by parameter name."""
+        self._order: Sequence[str] | None = compiled.positiontup if dialect.positional else None  # type: ignore[attr-defined]
+        self._processors: dict[str, Callable[[Any], Any]] = {}
+        for bind, name in binds.items():
+            if bind.expanding:
+                raise ValueError(f"{name}: an expanding parameter (IN over a list) cannot be prepared")
+            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if processor is not None:
+                self._processors[name] = processor
+
+    def parameters(self, values: Mapping[str, Any]) -> Sequence[Any] | dict[str, Any]:
+        merged = {**self._defaults, **values}
+        for name, processor in self._processors.items():
+            merged[name] = processor(merged[name])
+        return merged if self._order is None else tuple(merged[name] for name in self._order)
+
+
+class Cursor:
+    """A DB-API cursor of a SQLAlchemy connection's transaction, running `Prepared` statements."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._dialect = connection.dialect
+        self._raw = connection.connection.dbapi_connection
+        assert self._raw is not None
+        self._cursor = self._raw.cursor()
+
+    def execute(self, statement: Prepared, values: Mapping[str, Any]) -> Any:
+        """Run `statement` once; the cursor, to fetch from."""
+        compiled = statement.compiled(self._dialect)
+        with self._errors(compiled.sql):
+            self._cursor.execute(compiled.sql, compiled.parameters(values))
+        return self._cursor
+
+    def executemany(self, statement: Prepared, rows: Sequence[Mapping[str, Any]]) -> None:
+        compiled = statement.compiled(self._dialect)
+        with self._errors(compiled.sql):
+            self._cursor.executemany(compiled.sql, [compiled.parameters(row) for row in rows])  # type: ignore[arg-type]
+
+    def rowcount(self) -> int:
+        return int(self._cursor.rowcount)
+
+    def close(self) -> None:
+        self._cursor.close()
+
+    @contextmanager
+    def _errors(self, sql: str) -> Iterator[None]:
+        """A driver error as SQLAlchemy would raise it, the connection invalidated if it was lost."""
+        dbapi = self._dialect.loaded_dbapi
+        try:
+            yield
+        except dbapi.Error as exc:
+            lost = self._dialect.is_disconnect(exc, self._raw, self._cursor)
+            if lost:
+                self._connection.invalidate(exc)
+            raise sa.exc.DBAPIError.instance(
+                sql, None, exc, dbapi.Error, hide_parameters=True, connection_invalidated=lost, dialect=self._dialect
+            ) from exc
+
+
+def loaded(value: Any) -> Any:
+    """A JSON column's value as the driver returned it: text on SQLite, already parsed by psycopg."""
+    return json.loads(value) if isinstance(value, str) else value
