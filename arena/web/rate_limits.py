@@ -5,18 +5,19 @@ The pages and the JSON API need no login, so anyone who can reach the port can l
 request but a static asset's spends from three buckets (`arena.api.peers.RateLimiter`, the one
 the gRPC read calls use):
 
-- its address's (`ResourceLimits.web_rate`/`web_burst`): a person clicking around never notices it, a loop
-  from one address is slowed to the refill rate;
+- its address's (`ResourceLimits.web_rate`/`web_burst`): a person clicking around never notices
+  it, a loop from one address is slowed to the refill rate;
 - everyone's (`web_global_rate`/`web_global_burst`): however many addresses a flood comes from, the port
   answers at most that many requests a second, a 429 costing far less than an answer;
 - and, when the answer is work (a page or an API answer rendered, not one the page cache keeps;
-  a live feed opened; a replay read), the render budget everyone shares (`web_render_rate`/
+  a replay or a live page read), the render budget everyone shares (`web_render_rate`/
   `web_render_burst`): a render reads the database and builds the page, a kept answer is a copy.
 
 The address's and everyone's buckets are asked in that order, so a flooder refused by its own
-bucket spends nothing of everyone's. The Play room's own requests (`/play`, `/api/play/`) spend
-from the first two only: the room has its own caps, and a page flood must not take a person's
-casual game away. A refusal is a 429 with Retry-After (whole seconds), a JSON error under /api/
+bucket spends nothing of everyone's. The Play room's own requests (`/play`, `/api/play/`) and
+the live feeds (`/api/games/{id}/events`) spend from the first two only: each has its own caps
+(the room's places, the spectators' places), and a page flood must not take a person's casual
+game or a crowd's live view away. A refusal is a 429 with Retry-After (whole seconds), a JSON error under /api/
 and a short page elsewhere, made without touching the app or the database.
 
 An address is the connection's peer (an IPv6 one counted by its /64, a host's usual allocation).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +43,8 @@ UNLIMITED_PATHS = ("/static/",)
 PLAY_PAGE = "/play"
 PLAY_API = "/api/play/"
 """The Play room's page and calls: not charged to the render budget (see the module docstring)."""
+LIVE_FEED = re.compile(r"/api/games/[^/]+/events")
+"""A live feed: not charged to the render budget either (its places are capped)."""
 EVERYONE = ""
 """The key of the buckets every address shares."""
 
@@ -124,8 +128,8 @@ class RateLimits:
             return
         client: Any = scope.get("client")
         refusal = self._gate.admit(client[0] if client else "")
-        play = path == PLAY_PAGE or path.startswith(PLAY_API)
-        if refusal is None and not play and not self._kept(scope):
+        capped = path == PLAY_PAGE or path.startswith(PLAY_API) or LIVE_FEED.fullmatch(path) is not None
+        if refusal is None and not capped and not self._kept(scope):
             refusal = self._gate.render()
         if refusal is not None:
             await refuse(scope, send, refusal)

@@ -1,19 +1,26 @@
 """The web port's budgets (arena.web.rate_limits, arena.web.page_cache) against a real `scout-arena
 serve` process, its clients on distinct loopback addresses (127.0.0.N, their sockets bound there):
 made-up query strings render nothing and keep nothing new, renders past the shared budget are
-refused, and requests past an address's bucket or everyone's are answered 429 with Retry-After."""
+refused, requests past an address's bucket or everyone's are answered 429 with Retry-After, and
+25 addresses asking for every live-stream place leave one for a newcomer."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import pytest
 from sqlmodel import Session
 
+from arena.play.spectators import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
 from arena.storage import store
 from arena.storage.database import open_database
+from arena.tournaments.failure_policy import MAX_ABSENT_WAIT_MS, FailurePolicy
+from arena.tournaments.settings import TournamentSettings
 from tests.tournaments.arena_process import ArenaProcess
 
 
@@ -86,5 +93,61 @@ def test_an_address_past_its_bucket_and_everyone_past_theirs_get_429(tmp_path: P
         assert statuses == [200] * 3 + [429] * 5, "9 requests of everyone: 6 spent above, 3 left"
         page = many[-1]
         assert int(page.headers["retry-after"]) >= 1 and "as many requests as it takes" in page.text
+    finally:
+        assert arena.stop() == 0
+
+
+def test_25_addresses_cannot_take_every_live_place_and_a_newcomer_gets_one(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    engine = open_database(url)
+    with Session(engine) as session:
+        store.create_tournament(
+            session=session,
+            settings=TournamentSettings(
+                name="cup",
+                table_size=2,
+                games_per_table=1,
+                starts_at=datetime.now(UTC) + timedelta(days=1),
+                move_limit_ms=1000,
+                policy=FailurePolicy(absent_wait_ms=MAX_ABSENT_WAIT_MS),
+            ),
+        )
+        for name in ("ann", "bob"):
+            store.register_bot(session=session, name=name)
+            store.enter_tournament(session=session, tournament="cup", bot=name)
+        store.start_tournament(session=session, tournament="cup")
+        game = store.list_games(session=session, tournament="cup")[0].id
+    engine.dispose()
+    arena = ArenaProcess(url, tmp_path / "server.log", "--http-port", "0")
+    assert arena.web is not None
+    web = urlsplit(arena.web)
+
+    async def watch() -> tuple[int, bytes, bytes]:
+        """Open MAX_SPECTATORS_PER_ADDRESS live feeds of the waiting game from each of 25 addresses
+        (held open), then one from a newcomer and one more from a flooder: how many the 25 got,
+        and the newcomer's and the flooder's answers."""
+        held = []
+
+        async def feed(address: str) -> bytes:
+            reader, writer = await asyncio.open_connection(web.hostname, web.port, local_addr=(address, 0))
+            writer.write(f"GET /api/games/{game}/events HTTP/1.1\r\nHost: arena\r\n\r\n".encode())
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=30)
+            held.append(writer)
+            return head
+
+        try:
+            flooders = [f"127.0.0.{n}" for n in range(2, 27)]
+            answers = [await feed(address) for address in flooders * MAX_SPECTATORS_PER_ADDRESS]
+            watching = sum(head.startswith(b"HTTP/1.1 200") for head in answers)
+            return watching, await feed("127.0.0.40"), await feed(flooders[0])
+        finally:
+            for writer in held:
+                writer.close()
+
+    try:
+        watching, newcomer, flooder = asyncio.run(watch())
+        assert watching < MAX_SPECTATORS, f"25 addresses took all {MAX_SPECTATORS} live places"
+        assert newcomer.startswith(b"HTTP/1.1 200"), newcomer
+        assert flooder.startswith(b"HTTP/1.1 429") and b"retry-after: " in flooder.lower(), flooder
     finally:
         assert arena.stop() == 0
