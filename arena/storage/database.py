@@ -34,12 +34,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import NullPool
@@ -54,8 +51,15 @@ from arena.errors import (
     UpgradeNeeded,
 )
 from arena.storage import DEFAULT_DATABASE_URL
-from arena.storage import migrations as migrations_package
 from arena.storage.tables import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+# Alembic (and the migrations package, which imports it) only where revisions are read or run: a
+# database at the head revision is recognised by its name (HEAD_REVISION), so a command that only
+# reads it, `scout-arena ratings --db FILE`, does not import Alembic at all.
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
 """Alembic logs every revision it runs at INFO: `db upgrade` says what it did in one line."""
@@ -68,6 +72,9 @@ CONNECT_TIMEOUT_S = 10
 
 _SQLITE_DRIVERS = ("sqlite", "sqlite+pysqlite")
 _POSTGRES_DRIVER = "psycopg"
+HEAD_REVISION = f"scout_arena_v{SCHEMA_VERSION}"
+"""The newest revision: each is named for the schema version it makes (`arena.storage.migrations`);
+tests/storage/test_db.py checks that the scripts' head is this one."""
 BASELINE_REVISION = "scout_arena_v3"
 BASELINE_VERSION = 3
 """The oldest revision (`arena/storage/migrations`): the schema the arena made before Alembic."""
@@ -166,6 +173,8 @@ def inspect_schema(connection: Connection) -> SchemaState:
         return SchemaState(SchemaKind.EMPTY)
     revision = _single_value(connection, "alembic_version", "version_num") if "alembic_version" in names else None
     version = _single_value(connection, "schema_info", "version") if "schema_info" in names else None
+    if revision == HEAD_REVISION:
+        return SchemaState(SchemaKind.CURRENT, SCHEMA_VERSION, HEAD_REVISION)
     known = _script().get_revision(revision) if revision in _revisions() else None
     if known is not None:
         kind = SchemaKind.CURRENT if known.revision == _head() else SchemaKind.OUTDATED
@@ -313,6 +322,8 @@ def _create_at_head(url: URL, *, upgrade: bool = False) -> None:
                 return
             if not (state.kind is SchemaKind.EMPTY or (upgrade and state.kind is SchemaKind.OUTDATED)):
                 refuse_unusable(state, url, create=True)
+            from alembic import command
+
             config = _config(connection)
             if state.kind is SchemaKind.OUTDATED and state.revision is None:
                 command.stamp(config, BASELINE_REVISION)
@@ -353,6 +364,10 @@ def _migration_engine(url: URL) -> Engine:
 
 def _config(connection: Connection) -> Config:
     """Alembic's configuration, made here rather than read from an alembic.ini."""
+    from alembic.config import Config
+
+    from arena.storage import migrations as migrations_package
+
     config = Config()
     config.set_main_option("script_location", str(migrations_package.LOCATION))
     config.attributes["connection"] = connection
@@ -361,6 +376,10 @@ def _config(connection: Connection) -> Config:
 
 @cache
 def _script() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
+    from arena.storage import migrations as migrations_package
+
     return ScriptDirectory(str(migrations_package.LOCATION))
 
 

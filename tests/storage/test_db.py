@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import DatabaseUnreachable, InvalidDatabaseURL, SchemaCreationFailed, SchemaVersionMismatch
+from arena.storage import database
 from arena.storage.database import BUSY_TIMEOUT_MS, create_engine, open_database
 from arena.storage.tables import SCHEMA_VERSION, SchemaInfo
 from tests.services import POSTGRES_EXAMPLE, POSTGRES_URL_VARIABLE, service_url
@@ -83,3 +84,8 @@ def test_a_postgres_schema_that_cannot_hold_tables_is_reported() -> None:
     url = sa.make_url(base).update_query_dict({"options": "-csearch_path=no_such_schema_here"})
     with pytest.raises(SchemaCreationFailed, match="cannot create the arena's tables"):
         open_database(url.render_as_string(hide_password=False))
+
+
+def test_the_head_revision_is_the_one_named_for_the_schema_version() -> None:
+    """`open_database` knows a current database by its revision's name, without reading the scripts."""
+    assert database._head() == database.HEAD_REVISION

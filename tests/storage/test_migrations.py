@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import alembic.command
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import Session, SQLModel
 
-import arena.storage.database
 from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
 from arena.records import GameStatus, TournamentStatus
 from arena.storage import store
@@ -122,14 +122,14 @@ def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> No
 
 def test_a_failed_upgrade_changes_nothing(v3_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The revisions run, then the database fails: everything they did is rolled back."""
-    real = arena.storage.database.command.upgrade
+    real = alembic.command.upgrade
 
     def upgrade_then_fail(config: object, revision: str) -> None:
         real(config, revision)  # type: ignore[arg-type]
         raise sa.exc.OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
     before = snapshot(v3_url)
-    monkeypatch.setattr(arena.storage.database.command, "upgrade", upgrade_then_fail)
+    monkeypatch.setattr(alembic.command, "upgrade", upgrade_then_fail)
     with pytest.raises(SchemaCreationFailed, match=r"^cannot upgrade .*: disk I/O error$"):
         upgrade_database(v3_url)
     assert snapshot(v3_url) == before
