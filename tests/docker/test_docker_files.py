@@ -34,6 +34,7 @@ from arena.cli.app import app as arena_app
 from sdk.cli import app as scout_bot
 from tests.docs.readme import parse
 from tests.docs.walk import free_port
+from tests.timeouts import START_S
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -41,7 +42,7 @@ COMPOSE = ROOT / "docker" / "compose.yaml"
 DOCKERIGNORE = ROOT / ".dockerignore"
 PORT = 50051
 BIN = Path(sys.executable).parent
-START_TIMEOUT_S = 20.0
+START_TIMEOUT_S = START_S
 
 
 # ---- reading the Dockerfile ------------------------------------------------------------------------

@@ -18,8 +18,9 @@ import pytest
 
 from arena.api.resources import FD_RESERVE
 from arena.web.limits import WebLimits
+from tests.timeouts import START_S
 
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = START_S
 BOTH = 1000 + WebLimits().max_connections + FD_RESERVE
 """What the default caps of both listeners need."""
 

@@ -24,8 +24,9 @@ from arena.storage.database import open_database
 from arena.storage.store import games as games_store
 from tests.storage.helpers import random_result, running_tournament
 from tests.storage.test_commit import row_counts
+from tests.timeouts import patience
 
-GONE_TIMEOUT_S = 10.0
+GONE_TIMEOUT_S = patience(60.0)
 """Bound on the wait for the terminated backend to disappear from pg_stat_activity."""
 
 
