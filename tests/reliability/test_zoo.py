@@ -183,7 +183,9 @@ def test_out_of_range_fields_and_unknown_enum_values_get_specific_errors_and_cha
 
     async def scenario() -> arena_pb2.PlayGameResponse:
         bot = await RawBot.connect(arena.target, token)
-        game = await raw_game(arena, [name, healthy.names[0]], 113)
+        # A minute a move: the dozen replies below all answer one request, and under the arena's
+        # 400 ms default a busy machine timed the seat out between two of them.
+        game = await raw_game(arena, [name, healthy.names[0]], 113, move_limit_ms=60_000)
         req = (await bot.next("decision_request")).decision_request
         gid, rid = req.game_id, req.request_id
 
