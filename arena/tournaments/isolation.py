@@ -14,6 +14,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar, overload
 
@@ -50,22 +51,40 @@ RETRY_MAX_S = 5.0
 """The longest wait between tries: each failure doubles the wait up to this."""
 
 
-@overload
-async def retrying(call: Callable[[], Awaitable[T]], what: str) -> T: ...
+@dataclass
+class Outage:
+    """Whether the database is known to be failing the calls of one party (a tournament's play):
+    its calls share one, so a failure that hits several of them at once is logged once."""
+
+    logged: bool = False
 
 
 @overload
-async def retrying(call: Callable[[], Awaitable[T]], what: str, *, done_if: type[Exception] | None) -> T | None: ...
+async def retrying(call: Callable[[], Awaitable[T]], what: str, outage: Outage | None = None) -> T: ...
 
 
-async def retrying(call: Callable[[], Awaitable[T]], what: str, *, done_if: type[Exception] | None = None) -> T | None:
+@overload
+async def retrying(
+    call: Callable[[], Awaitable[T]], what: str, outage: Outage | None = None, *, done_if: type[Exception] | None
+) -> T | None: ...
+
+
+async def retrying(
+    call: Callable[[], Awaitable[T]],
+    what: str,
+    outage: Outage | None = None,
+    *,
+    done_if: type[Exception] | None = None,
+) -> T | None:
     """`await call()`, tried again while it fails because the database is unavailable
     (`is_transient`: locked, busy, connection lost), after RETRY_FIRST_S doubling up to
     RETRY_MAX_S (each wait drawn between half and all of that, so many callers do not retry in
     step), for as long as it takes: the caller (a tournament's play) waits, and is never stopped
-    or failed by it. One warning says when the database first failed `what`, one line when it
-    answers again; the tries between are not logged. A retry that raises `done_if` means the
-    try that failed took effect after all (its answer was lost): None."""
+    or failed by it. One warning says the database failed `what`, one line that it answers again;
+    the tries between are not logged, nor the failures of other calls sharing the `outage`
+    meanwhile. A retry that raises `done_if` means the try that failed took effect after all (its
+    answer was lost): None."""
+    outage = outage if outage is not None else Outage()
     delay = RETRY_FIRST_S
     failures = 0
     while True:
@@ -73,19 +92,19 @@ async def retrying(call: Callable[[], Awaitable[T]], what: str, *, done_if: type
             result = await call()
         except Exception as exc:
             if failures and done_if is not None and isinstance(exc, done_if):
-                log.info(
-                    "%s: the database answered again after %d retries (the failed try had taken effect)", what, failures
-                )
-                return None
-            if not is_transient(exc):
-                raise
-            if not failures:
-                log.warning("%s waits for the database, retrying with back-off: %s", what, reason(exc))
-            failures += 1
-            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
-            delay = min(2 * delay, RETRY_MAX_S)
-            continue
-        if failures:
+                result = None
+            else:
+                if not is_transient(exc):
+                    raise
+                if not outage.logged:
+                    outage.logged = True
+                    log.warning("%s waits for the database, retrying with back-off: %s", what, reason(exc))
+                failures += 1
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(2 * delay, RETRY_MAX_S)
+                continue
+        if failures and outage.logged:
+            outage.logged = False
             log.info("%s: the database answered again after %d retries", what, failures)
         return result
 

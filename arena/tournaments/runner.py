@@ -72,7 +72,7 @@ from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S, Watch
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.tournaments.failure_policy import FailurePolicy
-from arena.tournaments.isolation import fail, is_transient, retrying, start_or_fail
+from arena.tournaments.isolation import Outage, fail, is_transient, retrying, start_or_fail
 from arena.tournaments.stop_rule import Outcome, Verdict
 from sdk.protocol import TournamentEnd
 
@@ -127,6 +127,8 @@ class TournamentRunner:
         """Games a bot was given that have not seated it yet: they count against its capacity."""
         self._absent_since: dict[str, float] = {}
         self._short_of_entrants: set[str] = set()
+        self._outages: dict[str, Outage] = {}
+        """Per tournament, whether its storage calls are failing now (logged once: `retrying`)."""
         self._delays: dict[str, int] = {}
         """Each tournament's spectator delay, by name, for the games it plays."""
 
@@ -270,7 +272,8 @@ class TournamentRunner:
                     assert slot.task is not None
                     result = slot.task.result()
                     commit = functools.partial(self._db, store.commit_game, game_id=slot.game.id, result=result)
-                    await retrying(commit, f"tournament {t.name!r}", done_if=GameAlreadyFinished)
+                    outage = self._outages.setdefault(t.name, Outage())
+                    await retrying(commit, f"tournament {t.name!r}", outage, done_if=GameAlreadyFinished)
                     done += 1
                     _log_game(t.name, slot.game, result, done, total)
                 playing = sum(1 for s in window if s.task is not None and not s.task.done())
@@ -294,7 +297,8 @@ class TournamentRunner:
         """`self._db(fn, **kwargs)` for `tournament`'s play, retried while the database is
         unavailable (`arena.tournaments.isolation.retrying`): a transient storage error holds the
         tournament up, never stops or fails it."""
-        return await retrying(functools.partial(self._db, fn, **kwargs), f"tournament {tournament!r}")
+        outage = self._outages.setdefault(tournament, Outage())
+        return await retrying(functools.partial(self._db, fn, **kwargs), f"tournament {tournament!r}", outage)
 
     def _has_room(self, bots: Sequence[str]) -> bool:
         """False if a connected bot has no capacity left (its casual games give way: they do not

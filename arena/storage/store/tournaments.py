@@ -4,6 +4,7 @@ game's seed), the stop rule's rounds, failure, and the reads."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
@@ -225,9 +226,9 @@ between the chunks of a 50,000-game schedule instead of waiting for all of it.""
 
 
 DRAWN_APART_TABLES = 5_000
-"""A schedule of more tables than this is drawn in a child process: the 49,000 tables of 769
-entrants take seconds of pure Python, which in the arena's process would hold the interpreter
-lock that every game in play needs."""
+"""A schedule of more tables than this is drawn in a child process, at a lower priority: the
+49,000 tables of 769 entrants take seconds of pure Python, which in the arena's process would hold
+the interpreter lock that every game in play needs, and on a small machine the core they run on."""
 
 
 @dataclass(frozen=True)
@@ -372,8 +373,15 @@ def _drawn(pending: PendingSchedule) -> list[list[int]]:
     args = (pending.entrants, pending.table_size, pending.seed, 0, pending.rounds)
     if table_count(len(pending.entrants), pending.table_size, pending.rounds) <= DRAWN_APART_TABLES:
         return round_seats(*args)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority) as pool:
         return pool.submit(round_seats, *args).result()
+
+
+def _lower_priority() -> None:
+    """Give way to the arena's process (where the OS can: not on Windows)."""
+    if hasattr(os, "nice"):
+        os.nice(10)
 
 
 def round_seats(

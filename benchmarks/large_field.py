@@ -1,0 +1,95 @@
+"""Benchmark: what a 1,000-bot field costs the tournaments already playing (issue 30).
+
+The run of tests/tournaments/test_large_field.py (`tests.tournaments.large_field`), against a real
+`scout-arena serve` process: a steady tournament of four real bots plays throughout; 1,000 bots
+register from 20 loopback addresses and enter a full round robin at 4 seats (769 get in, the
+rest are refused by the 50,000-game limit); the organiser starts it (`scout-arena tournament
+start`, timed) and a small tournament just after. Printed, per database: the steady tournament's
+games/s in each phase and against its quiet rate (target: at least 0.80 in every phase), how long
+the field's start took, and every storage error a tournament or command saw (there must be none).
+
+    .venv/bin/python benchmarks/large_field.py [--postgres URL] [--repeat 1]
+
+PostgreSQL is measured when --postgres or SCOUT_TEST_POSTGRES_URL gives a URL (a throwaway schema).
+The machine is often shared: read the ratios, and the load average printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlalchemy as sa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.tournaments.large_field import Outcome, Scenario
+
+PHASES = ("entering", "starting", "playing")
+
+
+@contextmanager
+def postgres_schema(base: str) -> Iterator[str]:
+    """A URL whose search_path is a new schema, dropped on exit."""
+    schema = f"scout_bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(base)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield (
+            sa.make_url(base)
+            .update_query_dict({"options": f"-csearch_path={schema}"})
+            .render_as_string(hide_password=False)
+        )
+    finally:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+def report(kind: str, outcome: Outcome) -> None:
+    quiet = outcome.windows["quiet"]
+    print(f"{kind}: load average {os.getloadavg()[0]:.1f} after the run")
+    print(f"  steady tournament, quiet: {quiet.rate:6.1f} games/s over {quiet.ended - quiet.started:4.1f} s")
+    for phase in PHASES:
+        window = outcome.windows[phase]
+        print(
+            f"  {phase:<9} {window.rate:6.1f} games/s over {window.ended - window.started:4.1f} s: "
+            f"{outcome.ratio(phase):.2f} of quiet"
+        )
+    print(
+        f"  field: {outcome.registered} registered, {outcome.entered} entered, {outcome.refused_full} refused "
+        f"(full), {outcome.field_games} games stored; its start took {outcome.start_s:.1f} s "
+        f"(exit {outcome.start_code}); small tournament {outcome.small_status} "
+        f"({outcome.small_finished}/{outcome.small_total})"
+    )
+    errors = outcome.storage_errors() + outcome.stops()
+    print(f"  storage errors or stops seen: {len(errors)}" + "".join(f"\n    {line}" for line in errors[:5]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--postgres", default=os.environ.get("SCOUT_TEST_POSTGRES_URL"), help="PostgreSQL URL")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per database (default 1)")
+    args = parser.parse_args()
+    print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start (other work skews figures)")
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            report("SQLite", asyncio.run(Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)).run()))
+        if args.postgres:
+            with tempfile.TemporaryDirectory() as tmp, postgres_schema(args.postgres) as url:
+                report("PostgreSQL", asyncio.run(Scenario(url, Path(tmp)).run()))
+    if not args.postgres:
+        print("PostgreSQL: skipped (give --postgres URL or set SCOUT_TEST_POSTGRES_URL)")
+
+
+if __name__ == "__main__":
+    main()
