@@ -18,7 +18,6 @@ from sdk.engine import (
     End,
     Flip,
     FlipsRevealed,
-    Game,
     RoundEnded,
     RoundStarted,
     Scouted,
@@ -55,7 +54,7 @@ def replay_lines(detail: GameDetail) -> list[str]:
     replay(record)
     names = detail.info.seats
     width = max(len(n) for n in names)
-    game = Game(record.players, record.seed)
+    game = record.start()
     lines: list[str] = []
     seen = 0
     turn = 0

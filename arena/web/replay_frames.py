@@ -91,7 +91,7 @@ def _position_before(game: Game) -> Position:
 
 class _Builder:
     def __init__(self, record: GameRecord) -> None:
-        self.game = Game(record.players, record.seed)
+        self.game = record.start()
         self.frames: list[Frame] = []
         self.seen = [0] * record.players
         """By seat: how many events of its history earlier frames have shown."""

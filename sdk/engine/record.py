@@ -144,6 +144,11 @@ class GameRecord:
         """The hands given in advance, by seat: what `Game(kept=...)` and `deal_rounds` take."""
         return {seat: tuple(deal[seat] for deal in self.deals) for seat in self.kept}
 
+    def start(self) -> Game:
+        """A new game dealt as this one was (its seed and kept hands), before its first decision:
+        the way to step through a record; ValueError if its kept hands do not fit its game."""
+        return Game(self.players, self.seed, kept=self.kept_hands())
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         """Parse a record; a ValueError names what is malformed."""
@@ -201,7 +206,7 @@ def replay(record: GameRecord) -> Game:
     """Play `record` again from its seed (and its kept hands); raise ReplayMismatch where it does
     not reproduce."""
     try:
-        game = Game(record.players, record.seed, kept=record.kept_hands())
+        game = record.start()
     except (ValueError, IndexError) as exc:
         raise ReplayMismatch(f"the record's kept hands do not fit its game: {exc}") from None
     actions = list(record.actions)

@@ -8,15 +8,17 @@ from datetime import UTC, datetime
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult, final_ranks
 from arena.records import GameCounts, GameDetail, GameInfo, GameStatus, Tournament, TournamentStatus, VoidedAttempt
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
-from sdk.engine import Game, GameRecord, record_of
+from sdk.engine import Game, GameRecord, deal_rounds, record_of
 
 SEATS = ("ann", "bob", "cy")
 STARTED = datetime(2030, 1, 4, 18, 0, tzinfo=UTC)
 
 
-def played(seed: int = 7, players: int = 3) -> GameRecord:
-    """A whole game, every seat choosing at random (seeded)."""
-    game = Game(players, seed)
+def played(seed: int = 7, players: int = 3, kept_seat: int | None = None) -> GameRecord:
+    """A whole game, every seat choosing at random (seeded); with `kept_seat`, a replay's, that
+    seat keeping its hands of the deal of seed + 1 (docs/engine.md, "The deal")."""
+    kept = None if kept_seat is None else {kept_seat: tuple(d[kept_seat] for d in deal_rounds(players, seed + 1))}
+    game = Game(players, seed, kept=kept)
     rng = random.Random(seed)
     while not game.is_over:
         actions = game.legal_actions()

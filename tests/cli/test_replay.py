@@ -40,6 +40,14 @@ def test_the_result_lists_seats_by_rank_with_points_and_forfeits() -> None:
     assert points == {bot: record.totals[s] for s, bot in enumerate(SEATS)}
 
 
+def test_a_replay_that_kept_a_seats_hands_is_shown_as_dealt() -> None:
+    """A replay's record keeps seat 1's hands of another deal (docs/engine.md): shown as dealt."""
+    record = played(seed=11, kept_seat=1)
+    lines = replay_lines(finished_detail(record))
+    moves = [line for line in lines if line[:6].strip().rstrip(".").isdigit()]
+    assert len(moves) == len(record.actions)
+
+
 def test_an_unfinished_game_has_no_moves_to_show() -> None:
     detail = finished_detail(played())
     running = replace(detail, info=replace(detail.info, status=GameStatus.RUNNING), record=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ import pytest
 from arena.web.game_json import event_json, table_json
 from arena.web.replay_frames import frame_json, replay_frames
 from sdk.engine import Card, GameRecord, ReplayMismatch, record_of
+from tests.cli.records_fixtures import played
 from tests.engine.helpers import random_game
 
 CardId = tuple[int, int]
@@ -23,6 +24,13 @@ SEEDS = [987_654_321_012 + i for i in range(4)]
 def record(players: int, seed: int) -> GameRecord:
     """A random game's record, through its stored JSON form, as `store.show_game` reads it."""
     return GameRecord.from_json(record_of(random_game(players, seed)).to_json())
+
+
+def kept_record(players: int, seed: int) -> GameRecord:
+    """The same, of a replay whose seat 0 kept its hands of another deal (docs/engine.md)."""
+    rec = played(seed, players, kept_seat=0)
+    assert rec.kept == (0,)
+    return GameRecord.from_json(rec.to_json())
 
 
 def pairs(obj: Any) -> Iterator[CardId]:
@@ -56,9 +64,10 @@ def keys(obj: Any) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_the_frames_end_at_the_records_result(players: int) -> None:
+@pytest.mark.parametrize("make", [record, kept_record])
+def test_the_frames_end_at_the_records_result(players: int, make: Callable[[int, int], GameRecord]) -> None:
     for seed in SEEDS:
-        rec = record(players, seed)
+        rec = make(players, seed)
         frames = [frame_json(f) for f in replay_frames(rec)]
         last = frames[-1]
         assert last["phase"] == "over"
