@@ -212,27 +212,28 @@ def commit_game(
                     }
                 )
                 updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
-        cursor.execute(_NUMBER_GAME, {"game": game_id})
-        cursor.executemany(_UPDATE_RATING, rating_params)
-        cursor.executemany(_INSERT_HISTORY, history_params)
-        cursor.executemany(
-            _INSERT_SEATS,
-            [
-                {
-                    "game_id": game_id,
-                    "seat": s.seat,
-                    "bot_id": seat_ids[s.seat],
-                    "points": s.points,
-                    "rank": s.rank,
-                    "forfeit": s.forfeit,
-                    "forfeit_cause": None if s.cause is None else s.cause.value,
-                    "policy": None if s.policy is None else s.policy.value,
-                }
-                for s in result.seats
-            ],
-        )
-        if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
-            cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+        with cursor.pipeline():  # the writes need no answer: one round trip on PostgreSQL
+            cursor.execute(_NUMBER_GAME, {"game": game_id})
+            cursor.executemany(_UPDATE_RATING, rating_params)
+            cursor.executemany(_INSERT_HISTORY, history_params)
+            cursor.executemany(
+                _INSERT_SEATS,
+                [
+                    {
+                        "game_id": game_id,
+                        "seat": s.seat,
+                        "bot_id": seat_ids[s.seat],
+                        "points": s.points,
+                        "rank": s.rank,
+                        "forfeit": s.forfeit,
+                        "forfeit_cause": None if s.cause is None else s.cause.value,
+                        "policy": None if s.policy is None else s.policy.value,
+                    }
+                    for s in result.seats
+                ],
+            )
+            if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
+                cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
         cursor.close()
         session.commit()
     except BaseException:

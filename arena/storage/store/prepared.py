@@ -84,8 +84,16 @@ class Cursor:
         with self._errors(compiled.sql):
             self._cursor.executemany(compiled.sql, [compiled.parameters(row) for row in rows])  # type: ignore[arg-type]
 
-    def rowcount(self) -> int:
-        return int(self._cursor.rowcount)
+    @contextmanager
+    def pipeline(self) -> Iterator[None]:
+        """Send the statements run inside without waiting for each one's answer, where the driver
+        can (psycopg's pipeline mode: one round trip for them all); on SQLite, as they are."""
+        pipeline = getattr(self._raw, "pipeline", None)
+        if pipeline is None:
+            yield
+            return
+        with self._errors("pipeline"), pipeline():
+            yield
 
     def close(self) -> None:
         self._cursor.close()
