@@ -20,8 +20,9 @@ from arena.tournaments.schedule import table_count
 MAX_ENTRANTS = 1000
 """The largest field the arena schedules (and the default cap of a tournament's entrants)."""
 MAX_GAMES = 50_000
-"""The most games one tournament may schedule: its start stores them all in one transaction, and
-at tens of games a second it already takes the better part of a day to play."""
+"""The most games one tournament may schedule: its start draws and stores them all (in chunks,
+`arena.storage.store.start_tournament`), and at tens of games a second it already takes the
+better part of a day to play."""
 
 
 def resolve_max_entrants(max_entrants: int | None, table_size: int) -> int:

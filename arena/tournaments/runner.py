@@ -41,14 +41,21 @@
   task of its own: a start or a play that fails for any reason but the database being unavailable
   marks that tournament failed with a one-line reason (`arena.tournaments.isolation`), and the runner goes on
   with the others.
+* **Storage.** The runner's writes are play: they go before every other write on the writer
+  (`arena.storage.writer`). A storage call of a tournament's play that fails because the database
+  is unavailable (locked, busy, connection lost) is tried again with back-off, logged once
+  (`arena.tournaments.isolation.retrying`): the tournament waits, it is never stopped or failed for
+  it. Before a running tournament is played, what a start left unstored of its schedule is stored
+  (`store.store_schedule`).
 * **Telling bots.** Every tick, each bot stream whose Hello named a tournament that has ended
   (finished or failed, whoever ended it) is sent a TournamentOver for it, once
   (`SessionHub.tournaments_over`), so within TICK_S of the end.
 * **Resume.** At start-up the server voids interrupted games (`store.void_interrupted_games`);
   the runner then finds the running tournaments and plays their remaining games in the same order
-  from the same deals. A game counts once it is committed, and is committed once. If a
-  tournament's play fails while the arena runs (the database went away during a commit, say), its
-  games in play are abandoned and the next tick picks the tournament up again the same way.
+  from the same deals. A game counts once it is committed, and is committed once (a commit retried
+  after its answer was lost, which finds its game finished, counts as done). If a tournament's play
+  task ends with an error all the same, its games in play are abandoned and the next tick picks the
+  tournament up again the same way.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Everything the arena keeps: bots, tournaments, the schedule, games, results and ratings.
 
 Every function is keyword-only, takes the `Session` to work in, commits its own transaction (or
-rolls it back and raises a specific `arena.errors.ArenaError`), and returns frozen read models
+rolls it back and raises a specific `arena.errors.ArenaError`; a start commits several short ones,
+`start_tournament`), and returns frozen read models
 (`arena.records`), never table rows. `now` parameters default to the current UTC time; pass an
 aware datetime. One module per area: `bots`, `tournaments`, `games`, `ratings`; `common` holds
 what they share.
