@@ -39,6 +39,7 @@ from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from arena.tournaments.fairness import Verification
+from arena.tournaments.stop_rule import Verdict
 
 Document = dict[str, Any]
 """A JSON object, ready for `json.dumps`."""
@@ -109,9 +110,14 @@ def bots(listed: Sequence[BotRecord]) -> Document:
     return {"bots": [plain(b) for b in listed]}
 
 
-def ratings(scope: str | None, rows: Sequence[RatingRow]) -> Document:
-    """A rating table: `tournament` (null for the global ladder) and its rows, best first."""
-    return {"tournament": scope, "ratings": [plain(r) for r in rows]}
+def ratings(scope: str | None, rows: Sequence[RatingRow], stop: Verdict | None = None) -> Document:
+    """A rating table: `tournament` (null for the global ladder) and its rows, best first; for a
+    started stop-rule tournament also `stop`, its verdict as `tournament show` has it (each
+    adjacent pair `settled`, `equal` or neither, with `games_needed` while open)."""
+    document: Document = {"tournament": scope, "ratings": [plain(r) for r in rows]}
+    if stop is not None:
+        document["stop"] = plain(stop)
+    return document
 
 
 def head_to_head(scope: str | None, table: Crosstable) -> Document:

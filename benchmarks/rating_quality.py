@@ -23,21 +23,36 @@ was right. For a fixed budget it also prints the share of tournaments whose orde
 the rule stops at all where every stop is wrong. Prints its command, then the figures.
 
     nice .venv/bin/python benchmarks/rating_quality.py [--tournaments 20] [--bots 5] [--seats 4]
+
+**--simulate** plays no games: finishing orders are drawn from known skills (Plackett-Luce,
+`arena.ratings.plackett_luce`: `--scenario clear` neighbours 70/30, `close` 60/40, `tied` clear
+with its middle pair exactly equal), through the arena's own round scheduling (`stop_round`),
+stop rule (`Evidence`) and, for the fixed format, TrueSkill; `--tournaments` runs of each, one
+process. It prints `wrong_share` (runs that reported a pair wrongly; promised at most
+1 - confidence), `mean_games_at_stop`, `settled_share` (runs settled under the cap),
+`equal_share` (runs whose tied pair ended "equal"), and `fixed_games_equal_accuracy`: the
+fewest games of the fixed format (its round robin played again and again, as `--games-per-table`
+plays it) whose final mu - 3 sigma order was wrong in at most 1 - confidence of the same number
+of runs (None: not within the cap).
+
+    nice .venv/bin/python benchmarks/rating_quality.py --simulate --scenario clear --entrants 8 --tournaments 500 --json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arena.ratings import plackett_luce
 from arena.ratings.table import Standing, apply_game, arena_env, rating_table
-from arena.tournaments.schedule import game_seed, round_robin, round_seed, schedule_seed
-from arena.tournaments.stop_rule import Evidence, Outcome, StopRule
+from arena.tournaments.schedule import game_seed, round_robin, round_seed, schedule_seed, stop_round, table_count
+from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, open_pairs
 from bots.greedy import hand_values, prefer_flip, ranked_actions
 from sdk import Action, Bot, Observation
 from sdk.local import play_game_async
@@ -136,26 +151,30 @@ async def balanced_tables(bots: dict[str, NoisyGreedy], truth: list[str], k: int
 
 async def stop_rule(
     bots: dict[str, NoisyGreedy], truth: list[str], k: int, seed: int, rule: StopRule
-) -> tuple[int, Outcome, bool]:
-    """Rounds as the store draws them until the rule stops: (games, outcome, order right)."""
-    table = Table.fresh(truth)
+) -> tuple[int, Outcome, bool, int]:
+    """Rounds as the store draws them (`stop_round`) until the rule stops: (games, outcome,
+    whether every pair proven in order is in the true order, how many pairs were proven in order)."""
     evidence = Evidence(rule, truth)
+    seats = {b: [0] * k for b in truth}
+    verdict = evidence.verdict(None, table_count(len(truth), k), estimate=False)
     first = 0
     for r in range(rule.max_games + 1):
-        schedule = round_robin(truth, k, round_seed(schedule_seed(seed), r))
+        schedule = stop_round(
+            truth, k, round_seed(schedule_seed(seed), r), r, None, verdict.order, open_pairs(verdict, rule), seats
+        )
         games = []
         for index, t in enumerate(schedule.tables, start=first):
-            totals, ranks = await play(bots, t.seats, game_seed(seed, index, 0))
-            table.add(t.seats, totals, ranks)
+            _, ranks = await play(bots, t.seats, game_seed(seed, index, 0))
             games.append(dict(zip(t.seats, ranks, strict=True)))
+            for s, bot in enumerate(t.seats):
+                seats[bot][s] += 1
         first += len(schedule.tables)
         evidence.add_round(games)
-        order = table.order()
-        verdict = evidence.verdict(order, len(schedule.tables))
+        verdict = evidence.verdict(None, len(schedule.tables), estimate=False)
         if verdict.outcome is not Outcome.PLAYING:
             claimed = [(p.upper, p.lower) for p in verdict.pairs if p.settled]
             right = all(truth.index(a) < truth.index(b) for a, b in claimed)
-            return verdict.games, verdict.outcome, right
+            return verdict.games, verdict.outcome, right, len(claimed)
     raise AssertionError("the cap always ends it")
 
 
@@ -170,8 +189,60 @@ def spread(values: Sequence[float | None]) -> str:
     return f"{at(0.5)} [{at(0.1)}-{at(0.9)}]"
 
 
+def simulate(args: argparse.Namespace) -> dict[str, object]:
+    """The --simulate figures (module docstring)."""
+    weights = plackett_luce.field(args.scenario, args.entrants)
+    rule = StopRule(confidence=args.confidence, max_games=args.max_games, margin=args.margin)
+    tied = plackett_luce.tied_pairs(weights)
+    started = time.perf_counter()
+    runs = [plackett_luce.stop_rule_run(weights, rule, args.seats, args.seed + t) for t in range(args.tournaments)]
+    stop_seconds = time.perf_counter() - started
+    fixed_games = None
+    budget = min(args.max_games, 64)
+    while fixed_games is None:
+        # Fixed runs of twice the games each time, until some length is accurate enough or the cap.
+        fixed = [plackett_luce.fixed_run(weights, args.seats, args.seed + t, budget) for t in range(args.tournaments)]
+        fixed_games = next(
+            (
+                (i + 1) * fixed[0].round_games
+                for i in range(min(len(f.right) for f in fixed))
+                if sum(not f.right[i] for f in fixed) <= (1 - args.confidence) * len(fixed)
+            ),
+            None,
+        )
+        if budget >= args.max_games:
+            break
+        budget = min(args.max_games, 2 * budget)
+    mean_games = sum(r.games for r in runs) / len(runs)
+    equal = [any(p.equal and not p.settled and frozenset((p.upper, p.lower)) in tied for p in r.pairs) for r in runs]
+    return {
+        "scenario": args.scenario,
+        "entrants": args.entrants,
+        "seats": args.seats,
+        "tournaments": args.tournaments,
+        "confidence": args.confidence,
+        "margin": args.margin,
+        "max_games": args.max_games,
+        "promise": round(1 - args.confidence, 6),
+        "wrong_share": sum(r.wrong for r in runs) / len(runs),
+        "mean_games_at_stop": round(mean_games, 1),
+        "settled_share": sum(r.outcome is Outcome.SETTLED for r in runs) / len(runs),
+        "equal_share": sum(equal) / len(runs) if tied else None,
+        "fixed_games_equal_accuracy": fixed_games,
+        "stop_to_fixed": round(mean_games / fixed_games, 2) if fixed_games else None,
+        "seconds": round(time.perf_counter() - started, 1),
+        "stop_rule_seconds": round(stop_seconds, 1),
+        "loadavg": open("/proc/loadavg").read().split()[:3],
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--simulate", action="store_true", help="known skills, no games (module docstring)")
+    parser.add_argument("--scenario", choices=sorted(plackett_luce.SCENARIOS), default="clear", help="with --simulate")
+    parser.add_argument("--entrants", type=int, default=8, help="with --simulate: bots in the field")
+    parser.add_argument("--margin", type=float, default=0.1, help="the stop rule's equal margin")
+    parser.add_argument("--json", action="store_true", help="with --simulate: one JSON object")
     parser.add_argument("--tournaments", type=int, default=20, help="simulated tournaments per format")
     parser.add_argument("--bots", type=int, default=5, help="bots in the field, each of its own strength")
     parser.add_argument("--seats", type=int, default=4, help="seats at every table")
@@ -183,6 +254,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--null-max-games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
+    if args.simulate:
+        if not 2 <= args.seats <= args.entrants:
+            parser.error(f"--seats must be within 2..--entrants ({args.entrants}), not {args.seats}")
+        figures = simulate(args)
+        command = " ".join([sys.executable, *sys.argv])
+        if args.json:
+            print(json.dumps({"command": command, **figures}))
+        else:
+            print("command:", command)
+            for key, value in figures.items():
+                print(f"{key}: {value}")
+        return
     if not 2 <= args.seats <= args.bots:
         parser.error(f"--seats must be within 2..--bots ({args.bots}), not {args.seats}")
     print("command:", " ".join([sys.executable, *sys.argv]))
@@ -192,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"field: {args.bots} bots, greedy with a random move at p = {', '.join(f'{p:g}' for p in noise)} "
         f"(strongest first); {args.seats}-seat tables; {args.tournaments} tournaments per format"
     )
-    rule = StopRule(confidence=args.confidence, max_games=args.max_games)
+    rule = StopRule(confidence=args.confidence, max_games=args.max_games, margin=args.margin)
     started = time.perf_counter()
 
     def bots_for(seed: int, ps: Sequence[float], names: Sequence[str]) -> dict[str, NoisyGreedy]:
@@ -201,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     fixed: dict[str, list[int | None]] = {"random tables": [], "balanced tables": []}
     right: dict[str, list[list[bool]]] = {"random tables": [], "balanced tables": []}
     formats: dict[str, Callable[..., object]] = {"random tables": random_tables, "balanced tables": balanced_tables}
-    stops: list[tuple[int, Outcome, bool]] = []
+    stops: list[tuple[int, Outcome, bool, int]] = []
     for t in range(args.tournaments):
         seed = args.seed + t
         for name, run in formats.items():
@@ -210,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             right[name].append(table.right)
         stops.append(asyncio.run(stop_rule(bots_for(seed, noise, truth), truth, args.seats, seed, rule)))
     equal = [f"e{i}" for i in range(args.bots)]
-    null_rule = StopRule(confidence=args.confidence, max_games=args.null_max_games)
+    null_rule = StopRule(confidence=args.confidence, max_games=args.null_max_games, margin=args.margin)
     null = [
         asyncio.run(stop_rule(bots_for(seed, [args.null_p] * args.bots, equal), equal, args.seats, seed, null_rule))
         for seed in range(args.seed + 10_000, args.seed + 10_000 + args.null_tournaments)
@@ -222,11 +305,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, values in fixed.items():
         unsettled = sum(v is None for v in values)
         print(f"| {name} (oracle, horizon {args.horizon}) | {spread(values)} | {unsettled} of {len(values)} |")
-    settled = [g for g, outcome, _ in stops if outcome is Outcome.SETTLED]
-    capped = sum(outcome is Outcome.CAP_REACHED for _, outcome, _ in stops)
-    wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right in stops)
+    settled = [g for g, outcome, _, _ in stops if outcome is Outcome.SETTLED]
+    capped = sum(outcome is Outcome.CAP_REACHED for _, outcome, _, _ in stops)
+    wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right, _ in stops)
     print(
-        f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _ in stops])} | "
+        f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _, _ in stops])} | "
         f"{capped} of {len(stops)} reached the cap of {args.max_games} |"
     )
     checkpoints = [g for g in (10, 25, 50, 100, 200, 300) if g <= args.horizon]
@@ -239,10 +322,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"\nstop rule: settled {len(settled)} of {len(stops)}, {wrong} on a wrong order "
         f"(promised at most {1 - args.confidence:.0%} of runs)"
     )
-    null_stops = sum(outcome is Outcome.SETTLED for _, outcome, _ in null)
+    null_wrong = sum(ordered > 0 for _, _, _, ordered in null)
+    null_equal = sum(outcome is Outcome.SETTLED and ordered == 0 for _, outcome, _, ordered in null)
     print(
-        f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): settled (wrongly) in {null_stops} of "
-        f"{len(null)} tournaments (promised at most {1 - args.confidence:.0%})"
+        f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): a pair proven in some order (wrongly) in "
+        f"{null_wrong} of {len(null)} tournaments (promised at most {1 - args.confidence:.0%}); "
+        f"settled as all equal in {null_equal}"
     )
     print(f"\n{seconds:.0f} s")
 

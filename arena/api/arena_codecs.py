@@ -70,7 +70,7 @@ def policy_from_pb(msg: pb.FailurePolicy) -> dict[str, Any]:
 
 
 def stop_rule_to_pb(rule: StopRule) -> pb.StopRule:
-    msg = pb.StopRule(confidence=rule.confidence, max_games=rule.max_games)
+    msg = pb.StopRule(confidence=rule.confidence, max_games=rule.max_games, equal_margin=rule.margin)
     if rule.top is not None:
         msg.top = rule.top
     return msg
@@ -78,4 +78,7 @@ def stop_rule_to_pb(rule: StopRule) -> pb.StopRule:
 
 def stop_rule_from_pb(msg: pb.StopRule) -> StopRule:
     """The rule, unset fields taking the defaults; InvalidSetting names a value out of range."""
-    return StopRule(**{f: getattr(msg, f) for f in ("confidence", "top", "max_games") if msg.HasField(f)})
+    fields = {f: getattr(msg, f) for f in ("confidence", "top", "max_games") if msg.HasField(f)}
+    if msg.HasField("equal_margin"):
+        fields["margin"] = msg.equal_margin
+    return StopRule(**fields)

@@ -261,9 +261,18 @@ def _verdict_to_pb(verdict: Verdict) -> pb.StopProgress:
         games=verdict.games,
         outcome=OUTCOME_TO_PB[verdict.outcome],
         pairs=[
-            pb.RankPair(upper=p.upper, lower=p.lower, above=p.above, below=p.below, settled=p.settled)
+            pb.RankPair(
+                upper=p.upper,
+                lower=p.lower,
+                above=p.above,
+                below=p.below,
+                settled=p.settled,
+                equal=p.equal,
+                games_needed=p.games_needed,
+            )
             for p in verdict.pairs
         ],
+        order=verdict.order,
     )
 
 

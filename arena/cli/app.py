@@ -74,7 +74,13 @@ from arena.tournaments.entries import MAX_ENTRANTS
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import verify
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import DEFAULT_CONFIDENCE, DEFAULT_MAX_GAMES, StopRule
+from arena.tournaments.stop_rule import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_MARGIN,
+    DEFAULT_MAX_GAMES,
+    StopRule,
+    largest_settled_field,
+)
 from arena.web import DEFAULT_HTTP_PORT
 from arena.web.limits import WEB_OPTION_HELP, WebLimits, web_option
 from sdk import env
@@ -625,6 +631,14 @@ def tournament_create(
             show_default=False,
         ),
     ] = None,
+    equal_margin: Annotated[
+        float | None,
+        typer.Option(
+            help="With --until-settled: two bots count as equal once shown to finish above each other less "
+            f"than 1/2 + MARGIN of the time, 0..0.4; 0: never equal [default: {DEFAULT_MARGIN}].",
+            show_default=False,
+        ),
+    ] = None,
     spectator_delay: Annotated[
         int,
         typer.Option(
@@ -637,7 +651,7 @@ def tournament_create(
     db: DbOption = None,
     admin_token: AdminTokenOption = None,
 ) -> None:
-    stop_rule = _stop_rule(until_settled, confidence, top, max_games)
+    stop_rule = _stop_rule(until_settled, confidence, top, max_games, equal_margin)
     policy = FailurePolicy(
         absent_wait_ms=absent_wait_ms,
         grace_ms=grace_ms,
@@ -670,13 +684,31 @@ def tournament_create(
     console = Console()
     console.print(f"Created tournament {made.name!r}; bots may enter until it starts.", highlight=False, markup=False)
     console.print(tournament_view(made))
+    if stop_rule is not None:
+        _warn_unsettled(stop_rule, table_size, max_entrants)
+
+
+def _warn_unsettled(rule: StopRule, table_size: int, max_entrants: int | None) -> None:
+    """Warn on stderr when the cap is unlikely to settle the field: one whose neighbours finish
+    above each other 65% of the time (`games_to_settle`), of the tournament's most entrants."""
+    most = max_entrants or MAX_ENTRANTS
+    largest = largest_settled_field(table_size, rule, most)
+    if largest == most:
+        return
+    fits = f"settles at most {largest} entrants" if largest else "settles no field"
+    typer.echo(
+        f"warning: a cap of {rule.max_games} games {fits} whose neighbours finish above each other 65% of the "
+        f"time, and up to {most} may enter: raise --max-games, lower --max-entrants, set --top or a wider "
+        "--equal-margin, or expect the cap to end it",
+        err=True,
+    )
 
 
 def _stop_rule(
-    until_settled: bool, confidence: float | None, top: int | None, max_games: int | None
+    until_settled: bool, confidence: float | None, top: int | None, max_games: int | None, margin: float | None
 ) -> StopRule | None:
     """The stop rule the options ask for; each of its options needs --until-settled."""
-    given = {"--confidence": confidence, "--top": top, "--max-games": max_games}
+    given = {"--confidence": confidence, "--top": top, "--max-games": max_games, "--equal-margin": margin}
     if not until_settled:
         for option, value in given.items():
             if value is not None:
@@ -686,6 +718,7 @@ def _stop_rule(
         confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
         top=top,
         max_games=DEFAULT_MAX_GAMES if max_games is None else max_games,
+        margin=DEFAULT_MARGIN if margin is None else margin,
     )
 
 
@@ -779,10 +812,11 @@ def ratings(
 ) -> None:
     with arena(server, db) as client:
         rows = client.ratings(tournament, bootstrap)
+        stop = client.tournament(tournament).stop if tournament else None
     show(
         as_json,
-        lambda: documents.ratings(tournament, rows),
-        lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}"),
+        lambda: documents.ratings(tournament, rows, stop),
+        lambda: ratings_table(rows, f"Ratings: {_scope(tournament)}", stop),
     )
 
 

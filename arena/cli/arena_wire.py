@@ -163,8 +163,19 @@ def _reveal_from_pb(msg: pb.RevealSeedsResponse, sent: pb.RevealSeedsRequest) ->
 
 
 def _verdict_from_pb(msg: pb.StopProgress) -> Verdict:
-    pairs = tuple(PairCheck(p.upper, p.lower, p.above, p.below, p.settled) for p in msg.pairs)
-    return Verdict(msg.rounds, msg.games, OUTCOME_FROM_PB[msg.outcome], pairs)
+    pairs = tuple(
+        PairCheck(
+            p.upper,
+            p.lower,
+            p.above,
+            p.below,
+            p.settled,
+            p.equal,
+            p.games_needed if p.HasField("games_needed") else None,
+        )
+        for p in msg.pairs
+    )
+    return Verdict(msg.rounds, msg.games, OUTCOME_FROM_PB[msg.outcome], pairs, tuple(msg.order))
 
 
 def _tournament_reply(

@@ -21,7 +21,7 @@ from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from arena.tournaments.failure_policy import FailureAction
-from arena.tournaments.stop_rule import Outcome
+from arena.tournaments.stop_rule import Outcome, PairCheck, Verdict
 
 _ACTIONS = {
     FailureAction.FORFEIT: "forfeit the seat",
@@ -127,20 +127,32 @@ def _stop_facts(t: Tournament) -> list[tuple[str, str]]:
     if rule is None:
         return []
     places = "all places" if rule.top is None else f"the first {rule.top} places"
-    facts = [("stop rule", f"settle {places} at {rule.confidence:g} confidence, at most {rule.max_games} games")]
+    equal = (
+        f"neither above the other {50 + 100 * rule.margin:g}% of the time (margin {rule.margin:g})"
+        if rule.margin
+        else "never: every pair must be ordered"
+    )
+    facts = [
+        ("stop rule", f"settle {places} at {rule.confidence:g} confidence, at most {rule.max_games} games"),
+        ("equal bots", equal),
+    ]
     verdict = t.stop
     if verdict is not None:
         facts.append(("rounds played", f"{verdict.rounds} ({verdict.games} games): {_OUTCOMES[verdict.outcome]}"))
-        for place, p in enumerate(verdict.pairs, start=1):
-            state = "settled" if p.settled else "open"
-            facts.append(
-                (
-                    f"places {place}-{place + 1}",
-                    f"{p.upper} above {p.lower}: {state} "
-                    f"(finished above {p.above}, below {p.below} in their shared games)",
-                )
-            )
+        facts += [(f"places {place}-{place + 1}", pair_line(p)) for place, p in enumerate(verdict.pairs, start=1)]
     return facts
+
+
+def pair_line(p: PairCheck) -> str:
+    """One adjacent pair of a stop-rule tournament: settled, equal or open, its tally and, while
+    open, about how many more games it needs."""
+    tally = f"finished above {p.above}, below {p.below} in their shared games"
+    if p.settled:
+        return f"{p.upper} above {p.lower}: settled ({tally})"
+    if p.equal:
+        return f"{p.upper} and {p.lower}: equal ({tally})"
+    needed = "" if p.games_needed is None else f"; about {p.games_needed} more games"
+    return f"{p.upper} above {p.lower}: open ({tally}{needed})"
 
 
 def _secret(seed: int | None, what: str) -> str:
@@ -195,12 +207,13 @@ def win_decimals(wins: Sequence[float]) -> int:
     return 2
 
 
-def ratings_table(rows: Sequence[RatingRow], title: str) -> RenderableType:
+def ratings_table(rows: Sequence[RatingRow], title: str, stop: Verdict | None = None) -> RenderableType:
     """The rating table (rank by mu - 3 sigma, then mu, sigma, games, wins, averages; wins have one
     number of decimals down the column, and a caption explains them when they are fractions), and
     under it how sure each rank is: the ranks the bot could hold at 95%, the probability that the
     bot one row up is stronger, and when asked for, the bootstrap's share of the same. Two tables,
-    so each fits a terminal of 80 columns."""
+    so each fits a terminal of 80 columns; a stop-rule tournament's `stop` adds its pairs
+    (`stop_table`), which say which neighbours are proven in order and which proven equal."""
     decimals = win_decimals([r.wins for r in rows])
     table = Table(title=escape(title), caption=SHARED_WINS if decimals else None)
     for column in ("#", "bot", "μ", "σ", "μ−3σ", "games", "wins", "avg pts", "avg place"):
@@ -217,7 +230,24 @@ def ratings_table(rows: Sequence[RatingRow], title: str) -> RenderableType:
             "-" if r.average_points is None else f"{r.average_points:.1f}",
             "-" if r.average_placing is None else f"{r.average_placing:.2f}",
         )
-    return Group(table, rank_confidence_table(rows))
+    if stop is None:
+        return Group(table, rank_confidence_table(rows))
+    return Group(table, rank_confidence_table(rows), stop_table(stop))
+
+
+def stop_table(verdict: Verdict) -> Table:
+    """A stop-rule tournament's adjacent pairs in the rule's order: which are settled, equal or
+    still open, as `tournament show` lists them."""
+    table = Table(title=f"Stop rule after {verdict.rounds} rounds: {_OUTCOMES[verdict.outcome]}")
+    for column in ("places", "pair", "state", "above-below", "more games"):
+        table.add_column(column, justify="left" if column in ("pair", "state") else "right")
+    for place, p in enumerate(verdict.pairs, start=1):
+        link = "and" if p.equal and not p.settled else "above"
+        needed = "" if p.games_needed is None or p.decided else f"~{p.games_needed}"
+        table.add_row(
+            f"{place}-{place + 1}", escape(f"{p.upper} {link} {p.lower}"), p.state, f"{p.above}-{p.below}", needed
+        )
+    return table
 
 
 def rank_confidence_table(rows: Sequence[RatingRow]) -> Table:

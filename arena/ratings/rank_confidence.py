@@ -7,6 +7,10 @@ Three figures, all about *skill* (the bot's true strength), not about one game's
   left out on purpose: with it the figure would be the chance of the first bot beating the second
   in one game, which stays below Phi(Δmu / (beta·√2)) however many games are played, and so never
   says a rank is settled. The posteriors are treated as independent, as TrueSkill keeps them.
+  It is a description, not a stop rule: on two *equal* bots it too passes 0.95 sooner or later
+  (their means drift apart by chance while their sigmas shrink), so stopping a tournament once it
+  does would stop on a coin flip. `arena.tournaments.stop_rule` holds its error however often it
+  is read.
 * `rank_intervals`: the ranks a bot holds in the central 95% of `RANK_SAMPLES` joint draws of
   every bot's skill from its posterior (ranked by the drawn skill, best first); a table of more
   than `RANK_DRAWS // RANK_SAMPLES` bots gets fewer draws (`rank_samples`, never under

@@ -46,7 +46,7 @@ import heapq
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 from typing import Any
@@ -152,6 +152,101 @@ def table_count(entrants: int, table_size: int, rounds: int | None = None) -> in
 def _full_rounds(n: int, k: int) -> int:
     """The fewest rounds (n tables each) that let every pair of n entrants meet at k-seat tables."""
     return -(-(n - 1) // (k * (k - 1)))
+
+
+MIXED_EVERY = 8
+"""Every this many rounds of a stop-rule tournament (round 0 first) is a balanced round of the
+format (`round_robin`) rather than a round of open pairs: the floor of mixed tables, so every pair
+keeps meeting and a bot misplaced in the order still meets the bots it belongs among."""
+
+
+def stop_round(
+    entrants: Sequence[str],
+    table_size: int,
+    seed: int,
+    round_index: int,
+    rounds: int | None,
+    order: Sequence[str],
+    open_pairs: Mapping[tuple[str, str], float],
+    seats_so_far: Mapping[str, Sequence[int]] | None = None,
+) -> Schedule:
+    """Round `round_index` of a stop-rule tournament (`arena.tournaments.stop_rule`), drawn with
+    `seed` (`round_seed`): a balanced round of the format every `MIXED_EVERY` rounds from round 0
+    (so round 0 is the schedule the tournament would have without the rule), else
+    `open_pair_round` over the rule's order and open pairs after the rounds before."""
+    if round_index % MIXED_EVERY == 0 or not open_pairs:
+        return round_robin(entrants, table_size, seed, rounds)
+    return open_pair_round(order, open_pairs, table_size, seed, rounds, seats_so_far)
+
+
+def open_pair_round(
+    order: Sequence[str],
+    open_pairs: Mapping[tuple[str, str], float],
+    table_size: int,
+    seed: int,
+    rounds: int | None = None,
+    seats_so_far: Mapping[str, Sequence[int]] | None = None,
+) -> Schedule:
+    """As many tables as a round of the format (`table_count`), each of k consecutive places of
+    `order` (best first) chosen to hold the most `open_pairs` (adjacent places whose order is not
+    yet decided), each with the shared games it still wants (`stop_rule.open_pairs`).
+
+    Tables come in units of k: one window of places played k times, its seats rotated, so each of
+    its entrants sits once in every seat. Each unit takes the window whose open pairs want the
+    most games and counts k of them as given to each (water-filling: the neediest pairs get the
+    most tables, and the fewer are open the more each gets: with every pair of 8 entrants open, a
+    pair shares 0.75-1 table of every 4-seat table against the format's 12/56 = 0.21). The k mod
+    tables left over (T not a multiple of k) take the next window, each seated where its
+    entrants have sat least (`seats_so_far`, the tournament's counts before the round, and the
+    round's own), so seat counts stay within one a round. Bots far from every open pair may sit a
+    round out; `MIXED_EVERY` keeps every bot playing.
+    """
+    if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
+        raise InvalidSetting(f"table size must be {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE} players, not {table_size}")
+    if len(set(order)) != len(order):
+        raise InvalidSetting("entrants must be distinct")
+    n, k = len(order), table_size
+    if n < k:
+        raise NotEnoughEntrants(f"{n} entrants cannot fill a {k}-seat table; need at least {k}")
+    place = {e: i for i, e in enumerate(order)}
+    want: dict[int, float] = {}
+    for (a, b), wanted in open_pairs.items():
+        low = min(place[a], place[b])
+        if abs(place[a] - place[b]) != 1:
+            raise InvalidSetting(f"{a} and {b} are not adjacent in the order")
+        want[low] = wanted
+    if not want:
+        want = dict.fromkeys(range(n - 1), 1.0)
+    rng = random.Random(seed)
+    counts = {e: list(seats_so_far.get(e, [0] * k)) if seats_so_far else [0] * k for e in order}
+    seatings: list[tuple[int, ...]] = []
+    total = table_count(n, k, rounds)
+    while len(seatings) < total:
+        start = max(
+            range(n - k + 1), key=lambda s: (sum(max(0.0, want.get(i, 0.0)) for i in range(s, s + k - 1)), rng.random())
+        )
+        for i in range(start, start + k - 1):
+            if i in want:
+                want[i] -= k
+        window = rng.sample(range(start, start + k), k)
+        unit = [tuple(window[(s + shift) % k] for s in range(k)) for shift in range(k)]
+        if total - len(seatings) < k:
+            unit = [_least_sat(window, counts, order, rng) for _ in range(total - len(seatings))]
+        for seats in unit:
+            for s, i in enumerate(seats):
+                counts[order[i]][s] += 1
+        seatings += unit
+    tables = tuple(ScheduledTable(tuple(order[i] for i in seats)) for seats in seatings)
+    return Schedule(k, tuple(sorted(order)), tables)
+
+
+def _least_sat(
+    window: list[int], counts: Mapping[str, list[int]], order: Sequence[str], rng: random.Random
+) -> tuple[int, ...]:
+    """The seating of `window`'s places whose entrants have sat least in the seats it gives them."""
+    options = list(permutations(window))
+    rng.shuffle(options)
+    return min(options, key=lambda seats: sum(counts[order[i]][s] for s, i in enumerate(seats)))
 
 
 def schedule_seed(tournament_seed: int) -> int:

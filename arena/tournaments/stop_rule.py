@@ -1,44 +1,71 @@
-"""The stop rule: play balanced rounds until the top of the rating table is settled, or a game cap.
+"""The stop rule: play rounds until every adjacent pair of the table is settled, or a game cap.
 
-A stop-rule tournament plays its schedule one round at a time (a round is the schedule the
-tournament would play without the rule: a full round robin, or its N bounded rounds; round r's
-tables are drawn from `arena.tournaments.schedule.round_seed`). After each complete round it looks at the
-rating table and asks, for each adjacent pair of the top places (rank i above rank i+1, i = 1..K,
-K the organiser's `top`, default every pair), whether the upper bot is *proven* stronger than the
-lower one. If every such pair is, the tournament is **settled** and stops; if another round would
-go over `max_games`, it stops with the **cap reached** and names the pairs still open.
+A stop-rule tournament plays one round at a time (a round has as many tables as the schedule the
+tournament would play without the rule: a full round robin, or its N bounded rounds). Round 0 is
+that schedule; later rounds seat the current neighbours together (`stop_round` in
+`arena.tournaments.schedule`). After each complete round it looks at the order (`Evidence.order`)
+and asks, for each adjacent pair of the top places (rank i above rank i+1, i = 1..K, K the
+organiser's `top`, default every pair), whether the upper bot is *proven* stronger than the lower
+one, or the two are *proven equal* within the organiser's `margin`. If every such pair is one or
+the other, the tournament is **settled** and stops; if another round would go over `max_games`,
+it stops with the **cap reached** and names the pairs still open.
 
-**The test, and why.** Strength here is what the table claims: bot a is stronger than bot b if a
-finishes above b in more than half of the games they share (ties, equal ranks, are left out).
-Each shared game is one Bernoulli outcome X (1: a above b). For every q in (1/2, 1] the
-likelihood ratio prod (2q)^X (2(1-q))^(1-X) is a non-negative supermartingale whenever a's chance
-of finishing above b is at most 1/2 in every game, whatever the table, seats and earlier games
-were; so is their mixture with a uniform weight over q, which has the closed form
+**The tests, and why.** Strength here is what the table claims: let p be the chance that bot a
+finishes above bot b in a game they share (ties, equal ranks, are left out). Each shared game is
+one Bernoulli outcome X (1: a above b). Two kinds of test martingale, each a non-negative
+supermartingale under its null whatever the table, seats and earlier games (and whatever decided
+which games the two share):
 
-    M(S, F) = sum_{j <= S} C(N+1, j) / ((N+1) C(N, S)),   N = S + F,
+* *a above b* (null: p <= 1/2 in every game): the likelihood ratio prod (2q)^X (2(1-q))^(1-X)
+  mixed over q uniform in (1/2, 1], in closed form
+  M(S, F) = sum_{j <= S} C(N+1, j) / ((N+1) C(N, S)), N = S + F,
+  S and F the games a finished above and below b;
+* *a is not ahead by the margin* (null: p >= 1/2 + delta in every game): the likelihood ratio
+  prod (q/p0)^X ((1-q)/(1-p0))^(1-X), p0 = 1/2 + delta, mixed over q uniform in [0, p0], in
+  closed form E(S, F) = sum_{i <= F} C(N+1, S+1+i) r^i / ((N+1) C(N, S)), r = p0 / (1 - p0).
+  Each factor has mean p q/p0 + (1-p)(1-q)/(1-p0) <= 1 once p >= p0 > q. The pair is **equal
+  within delta** once both directions are shown (a not ahead of b by delta, b not ahead of a):
+  the two-one-sided-tests form of an equivalence test, made sequential.
 
-S and F the games a finished above and below b. Ville's inequality bounds the chance that such a
-test martingale *ever* reaches 1/alpha by alpha, so it may be looked at after every round, for as
-long as the tournament runs, and a pair that reached it once stays proven. Which pairs are
-adjacent depends on the data, so the bound is split (Bonferroni) over all n(n-1) ordered pairs of
-the n entrants: alpha = (1 - confidence) / (n(n-1)) each. A fixed-sample test repeated after
-every round would not hold its level (the repeated looks inflate it); an SPRT needs an effect size
-chosen in advance, which an organiser cannot know, and is only optimal near it; a mixture needs
-none and loses only a log factor. The tallies are exact integers (`proven`), so a decision never
-depends on floating point and resume repeats it bit for bit.
+Ville's inequality bounds the chance that a test martingale *ever* reaches 1/alpha by alpha, so
+every test may be looked at after every round, for as long as the tournament runs, and a pair that
+reached it once stays decided. This is what an SPRT does, without its weakness: an SPRT needs the
+effect size in advance and is only efficient near it; a mixture needs none and loses only a log
+factor. Which pairs are adjacent depends on the data, so the bound is split (Bonferroni):
+alpha = (1 - confidence) / (n(n-1)) for each of the four tests of each of the n(n-1)/2 pairs.
+Whatever a pair's p, at most two of its four tests have a true null (p = 1/2: both orders;
+p >= 1/2 + delta: "b above a" and "a not ahead"), so the chance of any wrong decision in the
+tournament is at most n(n-1)/2 * 2 alpha = 1 - confidence. A fixed-sample test repeated after
+every round would not hold its level (the repeated looks inflate it). The tallies are exact
+integers (`proven`, `within_margin`), so a decision never depends on floating point and resume
+repeats it bit for bit.
 
-**The promise.** Call a reported pair wrong if, in every game the two share, the lower bot's
-chance of finishing above the upper one is at least 1/2. The chance that a tournament ever
-reports a wrong pair as settled, and so that it stops settled on a wrong order, is at most
-1 - confidence. Where that chance varies from game to game (seats, the other players) and is at
-least 1/2 only on average, the bound holds only as far as the seat-balanced rounds even it out;
-tests/tournaments/test_stop_rule.py measures the rate on simulated equal bots and
-benchmarks/rating_quality.py on real games. What it does not promise: bots below place K+1 are
-not compared with the top.
+**Not a stop rule:** `arena.ratings.rank_confidence.superiority` (the posterior chance that the
+upper bot is stronger) reaches any level on two *equal* bots too: their posteriors narrow while
+their means drift apart by chance, so stopping once it passes 0.95 stops on a coin flip. Only the
+tests above hold their error however often they are read.
 
-**Determinism.** `Evidence` is fed complete rounds only and `Evidence.verdict` takes the rating
-order after them, so the decision after each round is a pure function of the committed results
-of complete rounds: a resumed tournament decides the same as one that never stopped.
+**The order.** Which pairs are adjacent is read from a Bradley-Terry fit of the same tallies
+(`Evidence.order`): strengths held fixed over the tournament (TrueSkill's tau = 0: a tournament's
+field does not learn while it plays), pooling every shared game, so a close pair is seen in its
+true order far sooner than by the tournament's TrueSkill table, whose tau lets the ratings drift
+and keeps the order of close bots wrong 13-20% of the time however long it plays. The order only
+decides which pairs are looked at; a decision is always the pair's own head-to-head evidence.
+
+**The promise.** Call a reported pair wrong if it is reported proven in an order the bots' true
+chances contradict (the lower bot's chance of finishing above the upper one is at least 1/2 in
+every game they share), or reported equal while one finishes above the other at least
+1/2 + delta of the time. The chance that a tournament ever reports a wrong pair, and so that it
+stops settled on a wrong order or a wrong "equal", is at most 1 - confidence. Where that chance
+varies from game to game (seats, the other players) and is past its bound only on average, the
+bound holds only as far as the seat-balanced rounds even it out; `benchmarks/rating_quality.py
+--simulate` measures the rate on Plackett-Luce fields of known skill through this code
+(docs/benchmarks.md, "Rating quality"). What it does not promise: bots below place K+1 are not
+compared with the top.
+
+**Determinism.** `Evidence` is fed complete rounds only and its order and decisions are functions
+of their results, so the decision after each round is a pure function of the committed results of
+complete rounds: a resumed tournament decides the same as one that never stopped.
 """
 
 from __future__ import annotations
@@ -53,23 +80,36 @@ from typing import Any
 
 from arena.errors import InvalidSetting
 from arena.tournaments.entries import MAX_GAMES
+from arena.tournaments.schedule import MIXED_EVERY
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_CONFIDENCE = 0.5
 MAX_CONFIDENCE = 0.9999
 DEFAULT_MAX_GAMES = 2000
-"""Enough for a field of 5-8 bots whose neighbours finish above each other 70% of the time to
-settle at 95% (docs/benchmarks.md, "Rating quality"); a field of equal bots stops here."""
+"""What a round of 4-seat tables at 8 entrants whose neighbours finish above each other 60% of
+the time settles in mostly, and 16 at 70% (docs/benchmarks.md, "Rating quality"); with
+`margin` 0, a field holding two equal bots stops here."""
+DEFAULT_MARGIN = 0.1
+"""Two bots are equal within the margin when neither finishes above the other in 60% or more of
+their shared games; tighter margins take quadratically more games to show."""
+MAX_MARGIN = 0.4
+_MARGIN_DENOMINATOR = 1000
+"""Margins are read to 1/1000 and tested as that exact fraction."""
+BRADLEY_TERRY_STEPS = 200
+"""Iterations of the Bradley-Terry fit at most (each starts from the last round's strengths)."""
+_FIT_TOLERANCE = 1e-10
 
 
 @dataclass(frozen=True, slots=True)
 class StopRule:
     """A stop-rule tournament's settings: the confidence, how many top places must be settled
-    (None: all) and the most games it may play."""
+    (None: all), the most games it may play, and the margin within which two bots count as equal
+    (0: never equal, every pair must be ordered)."""
 
     confidence: float = DEFAULT_CONFIDENCE
     top: int | None = None
     max_games: int = DEFAULT_MAX_GAMES
+    margin: float = DEFAULT_MARGIN
 
     def __post_init__(self) -> None:
         if (
@@ -84,20 +124,32 @@ class StopRule:
             raise InvalidSetting(f"the stop rule's top places must be at least 1, not {self.top}")
         if not isinstance(self.max_games, int) or not 1 <= self.max_games <= MAX_GAMES:
             raise InvalidSetting(f"the stop rule's max games must be within 1..{MAX_GAMES}, not {self.max_games}")
+        if (
+            isinstance(self.margin, bool)
+            or not isinstance(self.margin, (int, float))
+            or not (0 <= self.margin <= MAX_MARGIN)
+        ):
+            raise InvalidSetting(f"the stop rule's equal margin must be within 0..{MAX_MARGIN}, not {self.margin}")
 
     def pair_error(self, entrants: int) -> Fraction:
-        """The error allowed to one ordered pair of a field of `entrants` (exact)."""
+        """The error allowed to each test of one pair of a field of `entrants` (exact)."""
         return (1 - Fraction(self.confidence)) / max(1, entrants * (entrants - 1))
 
+    @property
+    def exact_margin(self) -> Fraction:
+        """The margin as the exact fraction the tests use (to 1/1000)."""
+        return Fraction(round(self.margin * _MARGIN_DENOMINATOR), _MARGIN_DENOMINATOR)
+
     def to_json(self) -> dict[str, Any]:
-        return {"confidence": self.confidence, "top": self.top, "max_games": self.max_games}
+        return {"confidence": self.confidence, "top": self.top, "max_games": self.max_games, "margin": self.margin}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StopRule:
-        unknown = set(data) - {"confidence", "top", "max_games"}
+        """The stored rule; one stored before margins existed has none (0), as it was played."""
+        unknown = set(data) - {"confidence", "top", "max_games", "margin"}
         if unknown:
             raise InvalidSetting(f"unknown stop rule settings: {', '.join(sorted(unknown))}")
-        return cls(**data)
+        return cls(**{"margin": 0.0, **data})
 
 
 class Outcome(StrEnum):
@@ -106,21 +158,34 @@ class Outcome(StrEnum):
     PLAYING = "playing"
     """Not settled and another round fits under the cap: it plays on."""
     SETTLED = "settled"
-    """Every adjacent pair of the top places is proven in the table's order."""
+    """Every adjacent pair of the top places is proven in the table's order, or proven equal."""
     CAP_REACHED = "cap-reached"
     """Not settled, and another round would go over `max_games`."""
 
 
 @dataclass(frozen=True, slots=True)
 class PairCheck:
-    """One adjacent pair of the table: how often each finished above the other (ties left out)
-    and whether the upper one is proven stronger."""
+    """One adjacent pair of the table: how often each finished above the other (ties left out),
+    whether the upper one is proven stronger or the two proven equal within the margin, and, while
+    neither, about how many more games the tournament needs for one of them (None: no estimate,
+    the tally pointing to neither)."""
 
     upper: str
     lower: str
     above: int
     below: int
     settled: bool
+    equal: bool = False
+    games_needed: int | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.settled or self.equal
+
+    @property
+    def state(self) -> str:
+        """'settled' (the upper one proven stronger), 'equal' or 'open'."""
+        return "settled" if self.settled else "equal" if self.equal else "open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +197,13 @@ class Verdict:
     outcome: Outcome
     pairs: tuple[PairCheck, ...]
     """The adjacent pairs of the top places, best first."""
+    order: tuple[str, ...] = ()
+    """Every entrant, in the order the pairs were read from (best first)."""
 
     @property
     def unsettled(self) -> tuple[PairCheck, ...]:
-        return tuple(p for p in self.pairs if not p.settled)
+        """The pairs neither proven in order nor proven equal."""
+        return tuple(p for p in self.pairs if not p.decided)
 
 
 def proven(above: int, below: int, alpha: Fraction) -> bool:
@@ -155,8 +223,144 @@ def proven(above: int, below: int, alpha: Fraction) -> bool:
     return ((1 << (n + 1)) - tail) * alpha.numerator >= needed
 
 
+def not_ahead(above: int, below: int, margin: Fraction, alpha: Fraction) -> bool:
+    """Whether E(above, below) (module docstring) reached 1/alpha: shown that the bot finishing
+    `above` times is not ahead by `margin` (its chance of finishing above stays under 1/2 + margin).
+
+    Exact, as integers. The mixture is at most the likelihood ratio at its best q, exp(N KL), so
+    a float check of that bound (with room for rounding) turns most calls away first.
+    """
+    if margin <= 0:
+        return False
+    n = above + below
+    p0 = Fraction(1, 2) + margin
+    share = above / n if n else 0.0
+    if n == 0 or share >= p0:
+        return False
+    q0 = float(p0)
+    kl = (above * math.log(share / q0) if above else 0.0) + below * math.log((1 - share) / (1 - q0))
+    if kl < math.log(alpha.denominator / alpha.numerator) - 1e-9:
+        return False
+    a, d = p0.numerator, p0.denominator - p0.numerator  # r = a / d
+    # total = sum_i C(N+1, S+1+i) a^i d^(F-i), by Horner from i = F (where C(N+1, N+1) = 1) down.
+    total = binomial = power = 1
+    for i in range(below - 1, -1, -1):
+        j = above + 1 + i
+        binomial = binomial * (j + 1) // (n + 1 - j)
+        power *= d
+        total = total * a + binomial * power
+    # E = total / (d^F (N+1) C(N, S)).
+    return total * alpha.numerator >= power * (n + 1) * math.comb(n, above) * alpha.denominator
+
+
+def _log_mixture(above: int, below: int) -> float:
+    """log M(above, below), in floats: for estimates only."""
+    n = above + below
+    terms = [math.lgamma(n + 2) - math.lgamma(j + 1) - math.lgamma(n + 2 - j) for j in range(above + 1)]
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms)) - math.log(n + 1) - _log_comb(n, above)
+
+
+def _log_equivalence(above: int, below: int, margin: float) -> float:
+    """log E(above, below) at margin `margin`, in floats: for estimates only."""
+    n = above + below
+    r = math.log((0.5 + margin) / (0.5 - margin))
+    terms = [_log_comb(n + 1, above + 1 + i) + i * r for i in range(below + 1)]
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms)) - math.log(n + 1) - _log_comb(n, above)
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def comparisons_needed(share: float, alpha: Fraction, margin: float, limit: int = 200_000) -> int | None:
+    """About how many shared games (ties left out) a pair needs for a decision if the upper bot
+    keeps finishing above the other a `share` of the time: the fewest N at which the order test
+    (share above 1/2) or the equivalence tests (share within the margin) would pass on a tally of
+    that share. None when neither could within `limit` (a share of exactly 1/2 without a margin)."""
+    threshold = math.log(alpha.denominator / alpha.numerator)
+
+    def passes(n: int) -> bool:
+        above = round(share * n)
+        below = n - above
+        if share > 0.5 and above > below and _log_mixture(above, below) >= threshold:
+            return True
+        return (
+            margin > 0
+            and abs(share - 0.5) < margin
+            and _log_equivalence(above, below, margin) >= threshold
+            and _log_equivalence(below, above, margin) >= threshold
+        )
+
+    high = 1
+    while not passes(high):
+        high *= 2
+        if high > limit:
+            return None
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if passes(mid) else (mid, high)
+    return high
+
+
+def games_to_settle(entrants: int, table_size: int, rule: StopRule, share: float = 0.65) -> int:
+    """About how many games a field of `entrants` needs to settle every adjacent pair if each
+    bot finishes above the next one a `share` of the time: each pair's shared games
+    (`comparisons_needed`) over the rate at which the rounds seat a pair of neighbours together
+    (k-1 tables of every n in a round of neighbours, k(k-1)/(n(n-1)) in a mixed round)."""
+    needed = comparisons_needed(share, rule.pair_error(entrants), rule.margin)
+    if needed is None:
+        return MAX_GAMES + 1
+    n, k = entrants, table_size
+    focused = (k - 1) / n
+    mixed = k * (k - 1) / (n * (n - 1))
+    rate = ((MIXED_EVERY - 1) * focused + mixed) / MIXED_EVERY
+    return math.ceil(needed / rate)
+
+
+def shared_games_wanted(above: int, below: int, alpha: Fraction, margin: float) -> float:
+    """A quick guess at the shared games (ties left out) an open pair still wants, for sharing
+    out a round's tables (`arena.tournaments.schedule.open_pair_round`): the evidence a test
+    needs, log(1/alpha) and the mixture's cost of about log(N), over the information a game gives
+    at the pair's present share (the Kullback-Leibler divergence from the test's null), for
+    whichever test is nearer; less what the pair has. Close to `comparisons_needed`, at a
+    fraction of its cost."""
+    n = above + below
+    share = (above + 1) / (n + 2)
+    evidence = math.log(alpha.denominator / alpha.numerator) + math.log(n + 2)
+    best = evidence / _kl(max(share, 1 - share), 0.5)
+    if margin > 0 and abs(share - 0.5) < margin:
+        best = min(best, evidence / min(_kl(share, 0.5 + margin), _kl(share, 0.5 - margin)))
+    return max(1.0, best - n)
+
+
+def _kl(p: float, q: float) -> float:
+    """The Kullback-Leibler divergence of a Bernoulli(q) from a Bernoulli(p); tiny, not 0, at p = q."""
+    return max(1e-9, p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q)))
+
+
+def open_pairs(verdict: Verdict, rule: StopRule) -> dict[tuple[str, str], float]:
+    """The verdict's open pairs (upper, lower), each with the shared games it still wants."""
+    alpha = rule.pair_error(len(verdict.order))
+    return {(p.upper, p.lower): shared_games_wanted(p.above, p.below, alpha, rule.margin) for p in verdict.unsettled}
+
+
+def largest_settled_field(table_size: int, rule: StopRule, most: int, share: float = 0.65) -> int | None:
+    """The most entrants, up to `most`, that `games_to_settle` puts within the rule's cap (None:
+    not even a field of `table_size`); the games grow with the field, so a binary search."""
+    if games_to_settle(table_size, table_size, rule, share) > rule.max_games:
+        return None
+    low, high = table_size, most + 1
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if games_to_settle(mid, table_size, rule, share) <= rule.max_games else (low, mid)
+    return low
+
+
 class Evidence:
-    """The head-to-head tallies of a stop-rule tournament and the ordered pairs proven so far,
+    """The head-to-head tallies of a stop-rule tournament, the pairs decided so far and the order,
     fed one complete round at a time."""
 
     def __init__(self, rule: StopRule, entrants: Sequence[str]) -> None:
@@ -165,9 +369,14 @@ class Evidence:
         self.rounds = 0
         self.games = 0
         self._alpha = rule.pair_error(len(self.entrants))
+        self._margin = rule.exact_margin
         self._above: dict[tuple[str, str], int] = {(a, b): 0 for a in self.entrants for b in self.entrants if a != b}
+        self._looked: dict[tuple[str, str], int] = {}
         self.proven: set[tuple[str, str]] = set()
         """Ordered pairs (a, b) with a proven stronger than b at some look."""
+        self.not_ahead: set[tuple[str, str]] = set()
+        """Ordered pairs (a, b) with a shown not ahead of b by the margin at some look."""
+        self._strength = dict.fromkeys(self.entrants, 1.0)
 
     def add_round(self, games: Iterable[Mapping[str, int]]) -> None:
         """Count one complete round (each game's ranks by bot, 1 = first), then look once."""
@@ -179,26 +388,80 @@ class Evidence:
                 elif ranks[b] < ranks[a]:
                     self._above[b, a] += 1
         self.rounds += 1
-        for pair in self._above:
-            if pair not in self.proven and proven(self._above[pair], self._above[pair[::-1]], self._alpha):
+        for pair, above in self._above.items():
+            below = self._above[pair[::-1]]
+            if self._looked.get(pair) == above + below:
+                continue
+            self._looked[pair] = above + below
+            if pair not in self.proven and proven(above, below, self._alpha):
                 self.proven.add(pair)
+            if pair not in self.not_ahead and not_ahead(above, below, self._margin, self._alpha):
+                self.not_ahead.add(pair)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Bradley-Terry strengths of the tallies by minorise-maximise steps (Hunter 2004), from
+        the last round's; each bot also holds one virtual win and one virtual loss against a bot
+        of strength 1, so a bot that never lost still has a finite strength."""
+        w = self._strength
+        for _ in range(BRADLEY_TERRY_STEPS):
+            change = 0.0
+            for a in self.entrants:
+                wins = 1.0
+                denominator = 2 / (w[a] + 1)
+                for b in self.entrants:
+                    if b != a:
+                        shared = self._above[a, b] + self._above[b, a]
+                        if shared:
+                            wins += self._above[a, b]
+                            denominator += shared / (w[a] + w[b])
+                new = wins / denominator
+                change = max(change, abs(math.log(new / w[a])))
+                w[a] = new
+            if change < _FIT_TOLERANCE:
+                break
+
+    def order(self) -> list[str]:
+        """Every entrant by Bradley-Terry strength, best first (by name on equal strength)."""
+        return sorted(self.entrants, key=lambda e: (-self._strength[e], e))
 
     def above(self, a: str, b: str) -> int:
         """Games in which `a` finished above `b` so far."""
         return self._above[a, b]
 
-    def verdict(self, order: Sequence[str], round_games: int) -> Verdict:
-        """The decision now: `order` is the rating table after the rounds counted (best first),
-        `round_games` the games another round would add."""
+    def equal(self, a: str, b: str) -> bool:
+        """Whether `a` and `b` are proven equal within the margin."""
+        return (a, b) in self.not_ahead and (b, a) in self.not_ahead
+
+    def verdict(self, order: Sequence[str] | None, round_games: int, *, estimate: bool = True) -> Verdict:
+        """The decision now: `order` the table to read the pairs from (best first; None: the
+        rule's own, `order()`), `round_games` the games another round would add; `estimate`
+        False leaves out the open pairs' estimates of games needed (a simulation needs none)."""
+        order = self.order() if order is None else list(order)
         places = len(order) - 1 if self.rule.top is None else min(self.rule.top, len(order) - 1)
-        pairs = tuple(
-            PairCheck(upper, lower, self._above[upper, lower], self._above[lower, upper], (upper, lower) in self.proven)
-            for upper, lower in pairwise(order[: places + 1])
-        )
-        if all(p.settled for p in pairs):
+        pairs = tuple(self._check(upper, lower, estimate) for upper, lower in pairwise(order[: places + 1]))
+        if all(p.decided for p in pairs):
             outcome = Outcome.SETTLED
         elif self.games + round_games > self.rule.max_games:
             outcome = Outcome.CAP_REACHED
         else:
             outcome = Outcome.PLAYING
-        return Verdict(self.rounds, self.games, outcome, pairs)
+        return Verdict(self.rounds, self.games, outcome, pairs, tuple(order))
+
+    def _check(self, upper: str, lower: str, estimate: bool) -> PairCheck:
+        above, below = self._above[upper, lower], self._above[lower, upper]
+        settled, equal = (upper, lower) in self.proven, self.equal(upper, lower)
+        needed = None
+        if estimate and not (settled or equal) and self.games:
+            needed = self._games_needed(above, below)
+        return PairCheck(upper, lower, above, below, settled, equal, needed)
+
+    def _games_needed(self, above: int, below: int) -> int | None:
+        """More games, at the pair's rate of shared games so far, until the tally at its present
+        share (pulled a game each way towards even) would decide it."""
+        shared = above + below
+        share = (above + 1) / (shared + 2)
+        needed = comparisons_needed(share, self._alpha, float(self._margin))
+        if needed is None or shared == 0:
+            return None
+        return max(1, math.ceil(max(0, needed - shared) * self.games / shared))

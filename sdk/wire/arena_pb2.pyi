@@ -204,40 +204,48 @@ class CreateTournamentRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., table_size: _Optional[int] = ..., games_per_table: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., move_limit_ms: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., failure_policy: _Optional[_Union[FailurePolicy, _Mapping]] = ..., max_entrants: _Optional[int] = ..., entry_code: _Optional[str] = ..., rounds: _Optional[int] = ..., stop_rule: _Optional[_Union[StopRule, _Mapping]] = ..., spectator_delay_s: _Optional[int] = ...) -> None: ...
 
 class StopRule(_message.Message):
-    __slots__ = ("confidence", "top", "max_games")
+    __slots__ = ("confidence", "top", "max_games", "equal_margin")
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     TOP_FIELD_NUMBER: _ClassVar[int]
     MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
+    EQUAL_MARGIN_FIELD_NUMBER: _ClassVar[int]
     confidence: float
     top: int
     max_games: int
-    def __init__(self, confidence: _Optional[float] = ..., top: _Optional[int] = ..., max_games: _Optional[int] = ...) -> None: ...
+    equal_margin: float
+    def __init__(self, confidence: _Optional[float] = ..., top: _Optional[int] = ..., max_games: _Optional[int] = ..., equal_margin: _Optional[float] = ...) -> None: ...
 
 class RankPair(_message.Message):
-    __slots__ = ("upper", "lower", "above", "below", "settled")
+    __slots__ = ("upper", "lower", "above", "below", "settled", "equal", "games_needed")
     UPPER_FIELD_NUMBER: _ClassVar[int]
     LOWER_FIELD_NUMBER: _ClassVar[int]
     ABOVE_FIELD_NUMBER: _ClassVar[int]
     BELOW_FIELD_NUMBER: _ClassVar[int]
     SETTLED_FIELD_NUMBER: _ClassVar[int]
+    EQUAL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_NEEDED_FIELD_NUMBER: _ClassVar[int]
     upper: str
     lower: str
     above: int
     below: int
     settled: bool
-    def __init__(self, upper: _Optional[str] = ..., lower: _Optional[str] = ..., above: _Optional[int] = ..., below: _Optional[int] = ..., settled: _Optional[bool] = ...) -> None: ...
+    equal: bool
+    games_needed: int
+    def __init__(self, upper: _Optional[str] = ..., lower: _Optional[str] = ..., above: _Optional[int] = ..., below: _Optional[int] = ..., settled: _Optional[bool] = ..., equal: _Optional[bool] = ..., games_needed: _Optional[int] = ...) -> None: ...
 
 class StopProgress(_message.Message):
-    __slots__ = ("rounds", "games", "outcome", "pairs")
+    __slots__ = ("rounds", "games", "outcome", "pairs", "order")
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     PAIRS_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
     rounds: int
     games: int
     outcome: StopOutcome
     pairs: _containers.RepeatedCompositeFieldContainer[RankPair]
-    def __init__(self, rounds: _Optional[int] = ..., games: _Optional[int] = ..., outcome: _Optional[_Union[StopOutcome, str]] = ..., pairs: _Optional[_Iterable[_Union[RankPair, _Mapping]]] = ...) -> None: ...
+    order: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, rounds: _Optional[int] = ..., games: _Optional[int] = ..., outcome: _Optional[_Union[StopOutcome, str]] = ..., pairs: _Optional[_Iterable[_Union[RankPair, _Mapping]]] = ..., order: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GameCounts(_message.Message):
     __slots__ = ("scheduled", "running", "finished", "played")

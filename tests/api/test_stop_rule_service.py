@@ -168,12 +168,20 @@ def test_cli_creates_and_shows_a_stop_rule_tournament(arena: tuple[ArenaProcess,
     assert code == 0, output
     assert "stop rule: a full round robin after another until settled" in output
     assert "settle the first 3 places at 0.95 confidence, at most 500 games" in output
+    assert "neither above the other 60% of the time (margin 0.1)" in output
+    assert "warning: a cap of 500 games settles at most" in output, "a field the cap cannot settle is warned of"
     code, output = arena_cli("tournament", "show", "capped", "--server", arena[0].target)
     assert code == 0, output
     assert "rounds played" in output and "2 (6 games): game cap reached before it settled" in output
     assert "places 1-2" in output and "places 2-3" in output
     code, output = arena_cli("tournament", "show", "capped", "--json", "--server", arena[0].target)
     document = json.loads(output)
-    assert code == 0 and document["stop_rule"] == {"confidence": 0.9, "top": None, "max_games": 8}
+    assert code == 0 and document["stop_rule"] == {"confidence": 0.9, "top": None, "max_games": 8, "margin": 0.1}
     assert (document["stop"]["rounds"], document["stop"]["outcome"]) == (2, "cap-reached")
-    assert [set(p) for p in document["stop"]["pairs"]] == [{"upper", "lower", "above", "below", "settled"}] * 2
+    keys = {"upper", "lower", "above", "below", "settled", "equal", "games_needed"}
+    assert [set(p) for p in document["stop"]["pairs"]] == [keys] * 2
+    assert sorted(document["stop"]["order"]) == sorted(EQUAL)
+    code, output = arena_cli("ratings", "--tournament", "capped", "--json", "--server", arena[0].target)
+    assert code == 0 and json.loads(output)["stop"] == document["stop"]
+    code, output = arena_cli("ratings", "--tournament", "capped", "--server", arena[0].target)
+    assert code == 0 and "Stop rule after 2 rounds" in output and "open" in output

@@ -14,7 +14,15 @@ import pytest
 
 import arena.tournaments.schedule
 from arena.errors import InvalidSetting, NotEnoughEntrants
-from arena.tournaments.schedule import Schedule, game_seed, round_robin, table_count
+from arena.tournaments.schedule import (
+    MIXED_EVERY,
+    Schedule,
+    game_seed,
+    open_pair_round,
+    round_robin,
+    stop_round,
+    table_count,
+)
 
 SMALL_FIELDS_DIGEST = "2cdbaa30e52f26e92f7b29d7d30101144ddb8f803b6038b21059f31788c61cd9"
 """Of the seats of the schedules the recursive matching and quadratic ordering made, before issue #11
@@ -206,3 +214,53 @@ def test_cyclic_rounds_get_fresh_cyclic_orders(table_size: int, entrants: int, r
     pairs = schedule.pair_counts()
     for (a, b), count in successors(schedule).items():
         assert count <= math.ceil(pairs[min(a, b), max(a, b)] / (table_size - 1)) + 1, (a, b, count)
+
+
+def test_a_round_of_open_pairs_seats_them_together_and_keeps_seats_balanced() -> None:
+    """Eight entrants at 4 seats with one open pair: every table of the round holds it (the format's
+    round would seat it at 3 of 8 tables at most), each unit of four tables seats each of its bots
+    once in every seat, and the round has as many tables as the format's."""
+    order = [f"b{i}" for i in range(8)]
+    schedule = open_pair_round(order, {("b3", "b4"): 50.0}, 4, seed=9)
+    assert len(schedule.tables) == table_count(8, 4)
+    assert all({"b3", "b4"} <= set(t.seats) for t in schedule.tables)
+    for t in schedule.tables:
+        places = sorted(order.index(b) for b in t.seats)
+        assert places == list(range(places[0], places[0] + 4)), "consecutive places"
+    for first in range(0, len(schedule.tables), 4):
+        unit = schedule.tables[first : first + 4]
+        for bot in unit[0].seats:
+            assert sorted(t.seats.index(bot) for t in unit) == [0, 1, 2, 3]
+
+
+def test_rounds_of_open_pairs_share_tables_by_need_and_keep_every_bots_seats_within_one() -> None:
+    """Many rounds at 5 entrants (5 tables a round, so one table is left over each round): seat
+    counts carried from round to round stay within one of each other for every bot, and the pair
+    that wants the most games gets the most tables."""
+    order = ["a", "b", "c", "d", "e"]
+    seats = {e: [0, 0, 0, 0] for e in order}
+    shared = dict.fromkeys([("a", "b"), ("d", "e")], 0)
+    for r in range(40):
+        schedule = open_pair_round(order, {("a", "b"): 400.0, ("d", "e"): 10.0}, 4, seed=r, seats_so_far=seats)
+        for t in schedule.tables:
+            for s, bot in enumerate(t.seats):
+                seats[bot][s] += 1
+            for pair in shared:
+                shared[pair] += set(pair) <= set(t.seats)
+    assert all(max(c) - min(c) <= 1 for c in seats.values()), seats
+    assert shared["a", "b"] > shared["d", "e"]
+
+
+def test_a_stop_rule_round_keeps_a_floor_of_mixed_rounds() -> None:
+    """Every MIXED_EVERY rounds from round 0 is the format's own balanced round, whatever is open."""
+    entrants = [f"e{i}" for i in range(8)]
+    for r in (0, MIXED_EVERY, 2 * MIXED_EVERY):
+        assert stop_round(entrants, 4, 5, r, None, entrants, {("e0", "e1"): 9.0}) == round_robin(entrants, 4, 5)
+    focused = stop_round(entrants, 4, 5, 1, None, entrants, {("e0", "e1"): 9.0})
+    assert all({"e0", "e1"} <= set(t.seats) for t in focused.tables)
+    assert stop_round(entrants, 4, 5, 1, None, entrants, {}) == round_robin(entrants, 4, 5), "nothing open"
+
+
+def test_a_round_of_open_pairs_refuses_pairs_that_are_not_neighbours() -> None:
+    with pytest.raises(InvalidSetting, match="a and c are not adjacent in the order"):
+        open_pair_round(["a", "b", "c", "d"], {("a", "c"): 1.0}, 3, seed=1)

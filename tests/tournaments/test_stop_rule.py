@@ -93,7 +93,7 @@ def simulate(strengths: dict[str, float], rule: StopRule, seed: int, table_size:
 def test_equal_bots_are_declared_settled_no_more_often_than_promised() -> None:
     """Five equal bots, looked at after every round up to the cap: every settled stop is wrong.
     At confidence 0.7 the promise is at most 30% such stops."""
-    rule = StopRule(confidence=0.7, max_games=150)
+    rule = StopRule(confidence=0.7, max_games=150, margin=0)
     outcomes = [simulate({b: 0.0 for b in "abcde"}, rule, seed) for seed in range(200)]
     settled = outcomes.count(Outcome.SETTLED) / len(outcomes)
     assert settled <= 1 - rule.confidence
@@ -102,7 +102,7 @@ def test_equal_bots_are_declared_settled_no_more_often_than_promised() -> None:
 
 def test_equal_bots_one_pair_at_a_time_keep_the_promise_too() -> None:
     """Top 1 (the leader above the runner-up): the pair looked at changes with the data every round."""
-    rule = StopRule(confidence=0.8, top=1, max_games=200)
+    rule = StopRule(confidence=0.8, top=1, max_games=200, margin=0)
     outcomes = [simulate({b: 0.0 for b in "abcd"}, rule, 1000 + seed) for seed in range(200)]
     assert outcomes.count(Outcome.SETTLED) / len(outcomes) <= 1 - rule.confidence
 
@@ -116,6 +116,7 @@ def test_separated_bots_settle_in_their_order() -> None:
 def test_the_verdict_reads_the_order_the_top_places_and_the_cap() -> None:
     rule = StopRule(confidence=0.9, top=2, max_games=30)
     evidence = Evidence(rule, ["a", "b", "c", "d"])
+    assert evidence.verdict(None, round_games=10).order == ("a", "b", "c", "d"), "no games yet: by name"
     # a above b above c above d at every table, c and d tied with each other once.
     games = [{"a": 1, "b": 2, "c": 3, "d": 4}] * 9 + [{"a": 1, "b": 2, "c": 3, "d": 3}]
     evidence.add_round(games)
@@ -163,6 +164,8 @@ def test_more_looks_need_no_more_evidence_than_one_look() -> None:
         ({"top": 0}, "the stop rule's top places must be at least 1, not 0"),
         ({"max_games": 0}, "the stop rule's max games must be within 1..50000, not 0"),
         ({"max_games": 50_001}, "the stop rule's max games must be within 1..50000, not 50001"),
+        ({"margin": -0.1}, "the stop rule's equal margin must be within 0..0.4, not -0.1"),
+        ({"margin": 0.5}, "the stop rule's equal margin must be within 0..0.4, not 0.5"),
     ],
 )
 def test_settings_out_of_range_are_refused_in_one_line(settings: dict[str, float], message: str) -> None:
@@ -172,7 +175,9 @@ def test_settings_out_of_range_are_refused_in_one_line(settings: dict[str, float
 
 
 def test_settings_round_trip_through_their_stored_form() -> None:
-    rule = StopRule(confidence=0.9, top=3, max_games=500)
+    rule = StopRule(confidence=0.9, top=3, max_games=500, margin=0.05)
     assert StopRule.from_json(rule.to_json()) == rule
+    stored_before_margins = {"confidence": 0.9, "top": None, "max_games": 500}
+    assert StopRule.from_json(stored_before_margins).margin == 0, "played on as it was created: never equal"
     with pytest.raises(InvalidSetting, match="unknown stop rule settings: alpha"):
         StopRule.from_json({"alpha": 0.1})

@@ -27,7 +27,7 @@ from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
 from arena.tournaments.runner import TournamentRunner
-from arena.tournaments.schedule import round_robin, round_seed, schedule_seed
+from arena.tournaments.schedule import MIXED_EVERY, round_robin, round_seed, schedule_seed
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Outcome, StopRule
 from sdk.engine import EndReason, GameRecord, Kept, RoundResult
@@ -149,7 +149,7 @@ def outcome(engine: Engine, name: str) -> tuple[object, ...]:
     return [p[1:] for p in played], table, tournament.stop
 
 
-def test_it_plays_balanced_rounds_drawn_from_the_seed_until_settled(engine: Engine) -> None:
+def test_it_plays_seat_balanced_rounds_drawn_from_the_seed_until_settled(engine: Engine) -> None:
     create(engine, "settles", StopRule(confidence=0.9))
     started = show(engine, "settles")
     assert started.games.total == ROUND and started.stop is not None and started.stop.rounds == 0
@@ -161,8 +161,12 @@ def test_it_plays_balanced_rounds_drawn_from_the_seed_until_settled(engine: Engi
     with Session(engine) as session:
         tables = store.show_schedule(session=session, tournament="settles").tables
     for r in range(t.stop.rounds):
-        drawn = round_robin(sorted(STRENGTH), 3, round_seed(schedule_seed(SEED), r))
-        assert tables[r * ROUND : (r + 1) * ROUND] == drawn.tables, f"round {r} is drawn from the schedule seed"
+        played = tables[r * ROUND : (r + 1) * ROUND]
+        if r % MIXED_EVERY == 0:
+            drawn = round_robin(sorted(STRENGTH), 3, round_seed(schedule_seed(SEED), r))
+            assert played == drawn.tables, f"round {r} is the format's round, drawn from the schedule seed"
+        for bot in STRENGTH:
+            assert sorted(table.seats.index(bot) for table in played) == [0, 1, 2], f"round {r}: once in each seat"
     assert round_seed(schedule_seed(SEED), 0) == schedule_seed(SEED), "round 0 is the ordinary schedule"
 
 

@@ -28,8 +28,7 @@ from arena.errors import (
 )
 from arena.names import check_name
 from arena.play.spectators import MAX_SPECTATOR_DELAY_S
-from arena.ratings.table import Standing, arena_env
-from arena.ratings.table import rating_table as _table
+from arena.ratings.table import arena_env
 from arena.records import GameCounts, GameStatus, Tournament, TournamentStatus
 from arena.storage.async_store import Transactions, in_steps, on_session
 from arena.storage.store.common import (
@@ -50,7 +49,6 @@ from arena.storage.tables import (
     BotRow,
     EntryRow,
     GameRow,
-    RatingHistoryRow,
     ScheduledTableRow,
     SeatResultRow,
     TournamentRow,
@@ -68,10 +66,11 @@ from arena.tournaments.schedule import (
     round_robin,
     round_seed,
     schedule_seed,
+    stop_round,
     table_count,
 )
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, Verdict
+from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, Verdict, open_pairs
 
 MAX_FAILURE_LENGTH = 300
 """A failed tournament's reason is cut to this many characters."""
@@ -437,13 +436,30 @@ def _entrants(session: Session, row: TournamentRow) -> dict[str, int]:
     return {name: stored(bot_id, "bot id") for name, bot_id in session.exec(query)}
 
 
-def _schedule_round(session: Session, row: TournamentRow, entrants: Mapping[str, int], round_index: int) -> None:
-    """Store round `round_index` of the schedule and its games with their seeds, in the caller's
-    transaction; table indices go on from the rounds before, so every game's seed (`game_seed`)
-    is fresh."""
+def _schedule_stop_round(
+    session: Session, row: TournamentRow, entrants: Mapping[str, int], verdict: Verdict, rule: StopRule
+) -> None:
+    """Store a stop-rule tournament's next round (`stop_round`), drawn from the rule's order and
+    open pairs after the rounds before and every entrant's seat counts so far."""
     assert row.id is not None
-    seats = round_seats(entrants, row.table_size, row.seed, round_index, row.rounds)
-    _insert_tables(session, row.id, round_index * len(seats), seats, row.games_per_table, row.seed)
+    names = {bot_id: name for name, bot_id in entrants.items()}
+    seats_so_far = {name: [0] * row.table_size for name in entrants}
+    for seats in session.exec(select(ScheduledTableRow.seats).where(col(ScheduledTableRow.tournament_id) == row.id)):
+        for seat, bot_id in enumerate(seats):
+            seats_so_far[names[bot_id]][seat] += 1
+    round_index = verdict.rounds
+    schedule = stop_round(
+        list(entrants),
+        row.table_size,
+        round_seed(schedule_seed(row.seed), round_index),
+        round_index,
+        row.rounds,
+        verdict.order,
+        open_pairs(verdict, rule),
+        seats_so_far,
+    )
+    tables = [[entrants[name] for name in table.seats] for table in schedule.tables]
+    _insert_tables(session, row.id, round_index * len(tables), tables, row.games_per_table, row.seed)
 
 
 def _insert_tables(
@@ -511,7 +527,7 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
             session.rollback()
             return verdict
         if verdict.outcome is Outcome.PLAYING:
-            _schedule_round(session, row, entrants, verdict.rounds)
+            _schedule_stop_round(session, row, entrants, verdict, rule)
         else:
             session.exec(
                 sa.update(TournamentRow)
@@ -527,8 +543,8 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
 
 def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple[Verdict, dict[str, int], int]:
     """The stop rule's verdict after the tournament's complete rounds, the entrants (name to id)
-    and how many of its games are not finished. The rating order is the tournament's ratings after
-    the last game of those rounds (from the rating history), so a round in play changes nothing."""
+    and how many of its games are not finished. The order is the rule's own, from the results of
+    those rounds alone (`Evidence.order`), so a round in play changes nothing."""
     entrants = _entrants(session, row)
     per_round = table_count(len(entrants), row.table_size, row.rounds)
     round_games = per_round * row.games_per_table
@@ -554,21 +570,7 @@ def _stop_verdict(session: Session, row: TournamentRow, rule: StopRule) -> tuple
     evidence = Evidence(rule, list(entrants))
     while len(by_round.get(evidence.rounds, ())) == round_games:
         evidence.add_round(by_round[evidence.rounds])
-    env = arena_env()
-    latest: dict[str, tuple[int, float, float]] = {}
-    for bot_id, mu, sigma, seq in session.exec(
-        select(RatingHistoryRow.bot_id, RatingHistoryRow.mu_after, RatingHistoryRow.sigma_after, GameRow.commit_seq)
-        .join(GameRow, col(RatingHistoryRow.game_id) == GameRow.id)
-        .where(col(RatingHistoryRow.tournament_id) == row.id, col(GameRow.table_index) < evidence.rounds * per_round)
-    ):
-        name, seq = names[bot_id], stored(seq, "commit order of a rated game")
-        if name not in latest or seq > latest[name][0]:
-            latest[name] = (seq, mu, sigma)
-    standings = [
-        Standing(name, *latest[name][1:]) if name in latest else Standing(name, env.mu, env.sigma) for name in entrants
-    ]
-    order = [r.bot for r in _table(standings)]
-    return evidence.verdict(order, round_games), entrants, int(open_games)
+    return evidence.verdict(None, round_games), entrants, int(open_games)
 
 
 @writes
