@@ -86,9 +86,9 @@ DEFAULT_CONFIDENCE = 0.95
 MIN_CONFIDENCE = 0.5
 MAX_CONFIDENCE = 0.9999
 DEFAULT_MAX_GAMES = 2000
-"""What a round of 4-seat tables at 8 entrants whose neighbours finish above each other 60% of
-the time settles in mostly, and 16 at 70% (docs/benchmarks.md, "Rating quality"); with
-`margin` 0, a field holding two equal bots stops here."""
+"""Under it 8 entrants at 4-seat tables whose neighbours finish above each other 60% of the time
+settle in 91% of simulated runs (docs/benchmarks.md, "Rating quality"); larger or closer fields
+mostly stop here, and so, with `margin` 0, does any field holding two equal bots."""
 DEFAULT_MARGIN = 0.1
 """Two bots are equal within the margin when neither finishes above the other in 60% or more of
 their shared games; tighter margins take quadratically more games to show."""
