@@ -84,7 +84,7 @@ def simulate(strengths: dict[str, float], rule: StopRule, seed: int, table_size:
             games.append({bot: ordered.index(bot) + 1 for bot in points})
         evidence.add_round(games)
         order = sorted(bots, key=lambda b: (-totals[b], b))
-        verdict = evidence.verdict(order, len(schedule.tables))
+        verdict = evidence.verdict(order, len(schedule.tables), estimate=False)
         if verdict.outcome is not Outcome.PLAYING:
             return verdict.outcome
     raise AssertionError("the cap always ends a tournament")
