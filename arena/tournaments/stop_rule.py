@@ -95,8 +95,8 @@ their shared games; tighter margins take quadratically more games to show."""
 MAX_MARGIN = 0.4
 _MARGIN_DENOMINATOR = 1000
 """Margins are read to 1/1000 and tested as that exact fraction."""
-BRADLEY_TERRY_STEPS = 200
-"""Iterations of the Bradley-Terry fit at most (each starts from the last round's strengths)."""
+BRADLEY_TERRY_STEPS = 500
+"""Iterations of the Bradley-Terry fit at most."""
 _FIT_TOLERANCE = 1e-10
 
 
@@ -376,7 +376,8 @@ class Evidence:
         """Ordered pairs (a, b) with a proven stronger than b at some look."""
         self.not_ahead: set[tuple[str, str]] = set()
         """Ordered pairs (a, b) with a shown not ahead of b by the margin at some look."""
-        self._strength = dict.fromkeys(self.entrants, 1.0)
+        self._strength: dict[str, float] = {}
+        """The fitted strengths, emptied by each round (`order` fits them again)."""
 
     def add_round(self, games: Iterable[Mapping[str, int]]) -> None:
         """Count one complete round (each game's ranks by bot, 1 = first), then look once."""
@@ -397,13 +398,15 @@ class Evidence:
                 self.proven.add(pair)
             if pair not in self.not_ahead and not_ahead(above, below, self._margin, self._alpha):
                 self.not_ahead.add(pair)
-        self._fit()
+        self._strength = {}
 
-    def _fit(self) -> None:
-        """Bradley-Terry strengths of the tallies by minorise-maximise steps (Hunter 2004), from
-        the last round's; each bot also holds one virtual win and one virtual loss against a bot
-        of strength 1, so a bot that never lost still has a finite strength."""
-        w = self._strength
+    def _fit(self) -> dict[str, float]:
+        """Bradley-Terry strengths of the tallies by minorise-maximise steps (Hunter 2004), each
+        bot also holding one virtual win and one virtual loss against a bot of strength 1 (so a
+        bot that never lost still has a finite strength). Fitted when the order is asked for,
+        always from strength 1, so the order is a function of the tallies alone: the same after
+        a resume as after round-by-round looks."""
+        w = dict.fromkeys(self.entrants, 1.0)
         for _ in range(BRADLEY_TERRY_STEPS):
             change = 0.0
             for a in self.entrants:
@@ -420,9 +423,12 @@ class Evidence:
                 w[a] = new
             if change < _FIT_TOLERANCE:
                 break
+        return w
 
     def order(self) -> list[str]:
         """Every entrant by Bradley-Terry strength, best first (by name on equal strength)."""
+        if not self._strength:
+            self._strength = self._fit()
         return sorted(self.entrants, key=lambda e: (-self._strength[e], e))
 
     def above(self, a: str, b: str) -> int:
