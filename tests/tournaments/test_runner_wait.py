@@ -71,14 +71,22 @@ def test_a_due_game_waits_for_its_absent_bot_without_looking_again_and_starts_on
     monkeypatch.setattr(referee, "Game", CountedGame)
     game = GameToPlay(1, "t", 0, 0, 7, ("A", "B"), 60_000)
 
-    async def db(work: object, **_: object) -> GameToPlay:
-        assert work is store.mark_game_running
-        return game
+    class Store:
+        """A stand-in store: only mark_game_running is asked, as play."""
+
+        def for_play(self) -> Store:
+            return self
+
+        async def __call__(self, work: object, **_: object) -> GameToPlay:
+            assert work is store.mark_game_running
+            return game
+
+    db = Store()
 
     async def scenario() -> tuple[int, int, int, int, int, bool]:
         hub = SessionHub()
         hub.open("A", Hello("A", "1", 4, False), "a")
-        runner = TournamentRunner(db, Referee(hub), hub)  # a stand-in store: only mark_game_running is asked
+        runner = TournamentRunner(db, Referee(hub), hub)  # type: ignore[arg-type]
         looks = 0
         absent = runner._absent
 
