@@ -201,10 +201,12 @@ def connection(
     ] = None,
 ) -> None:
     """How every command that talks to a running arena connects to it."""
-    if tls or tls_ca is not None or tls_server_name is not None:
-        from sdk.tls import ClientTls  # gRPC's: a command that reads a database never needs it
+    if not (tls or tls_ca is not None or tls_server_name is not None):
+        _CLIENT_TLS.set(None)  # plaintext; set each time, as a program that runs commands in turn needs
+        return
+    from sdk.tls import ClientTls  # gRPC's: a command that reads a database never needs it
 
-        _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
+    _CLIENT_TLS.set(ClientTls.from_options(tls, tls_ca, tls_server_name))
 
 
 def show(as_json: bool, document: Callable[[], documents.Document], view: Callable[[], RenderableType]) -> None:
