@@ -21,37 +21,15 @@ import asyncio
 import os
 import sys
 import tempfile
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import sqlalchemy as sa
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from storage_commit import postgres_schema
 
 from tests.tournaments.large_field import Outcome, Scenario
 
 PHASES = ("entering", "starting", "playing")
-
-
-@contextmanager
-def postgres_schema(base: str) -> Iterator[str]:
-    """A URL whose search_path is a new schema, dropped on exit."""
-    schema = f"scout_bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(base)
-    with admin.begin() as connection:
-        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield (
-            sa.make_url(base)
-            .update_query_dict({"options": f"-csearch_path={schema}"})
-            .render_as_string(hide_password=False)
-        )
-    finally:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 def report(kind: str, outcome: Outcome) -> None:

@@ -43,41 +43,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.relay import relay
+
 CONNECT_TIMEOUT_S = 60.0
 WARMUP_S = 5.0
 FLOOD_START_S = 2.0
 """Time the flood process is given to open its connections before the flooded window starts."""
 TOURNAMENT = "flood"
-
-
-async def relay(address: str, target: str, opened: set[asyncio.StreamWriter]) -> int:
-    """A TCP relay on a free port of 127.0.0.1 whose every connection goes on to `target`
-    from `address` (its source bound there): returns the relay's port. The writers of both sides
-    of each connection are added to `opened`, for closing them at the end."""
-    host, port = target.rsplit(":", 1)
-
-    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(1 << 16):
-                writer.write(data)
-                await writer.drain()
-        except OSError:
-            pass
-        finally:
-            writer.close()
-
-    async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            upstream = await asyncio.open_connection(host, int(port), local_addr=(address, 0))
-        except OSError:
-            writer.close()
-            return
-        opened.update((writer, upstream[1]))
-        await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer), return_exceptions=True)
-
-    server = await asyncio.start_server(accepted, "127.0.0.1", 0)
-    bound: int = server.sockets[0].getsockname()[1]
-    return bound
 
 
 def server_pid(db_url: str) -> int:

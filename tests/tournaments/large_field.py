@@ -32,6 +32,7 @@ import grpc
 
 from sdk.wire import arena_pb2_grpc
 from sdk.wire.arena_client import ENTER_TOURNAMENT, REGISTER_BOT, request
+from tests.relay import relay
 from tests.tournaments.arena_process import ArenaProcess
 
 T = TypeVar("T")
@@ -98,34 +99,6 @@ class Outcome:
     def stops(self) -> list[str]:
         """Lines of the arena's log saying a tournament's play stopped or failed."""
         return [line for line in self.log.splitlines() if " stopped: " in line or "failed, the others go on" in line]
-
-
-async def relay(address: str, port: int, opened: list[asyncio.StreamWriter]) -> int:
-    """A TCP relay on a free port of 127.0.0.1 whose connections go on to the arena's `port` from
-    `address`; returns the relay's port."""
-
-    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(1 << 16):
-                writer.write(data)
-                await writer.drain()
-        except OSError:
-            pass
-        finally:
-            writer.close()
-
-    async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
-        except OSError:
-            writer.close()
-            return
-        opened.extend((writer, up_writer))
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    server = await asyncio.start_server(accepted, "127.0.0.1", 0)
-    bound: int = server.sockets[0].getsockname()[1]
-    return bound
 
 
 class Scenario:
@@ -209,8 +182,8 @@ class Scenario:
 
     async def _field(self) -> None:
         """Register `bots` bots from `hosts` addresses and enter each in the field tournament."""
-        opened: list[asyncio.StreamWriter] = []
-        ports = [await relay(f"127.0.0.{h + 2}", self.arena.port, opened) for h in range(self.hosts)]
+        opened: set[asyncio.StreamWriter] = set()
+        ports = [await relay(f"127.0.0.{h + 2}", self.arena.target, opened) for h in range(self.hosts)]
         channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in ports]
         names = [f"field{i:04d}" for i in range(self.bots)]
         out = self.outcome
