@@ -15,7 +15,7 @@ from arena.play.sessions import SessionHub
 from arena.records import GameToPlay
 from arena.storage import store
 from arena.tournaments.runner import POLL_S, TournamentRunner, wait_at_most
-from sdk.engine import Game
+from sdk.engine import Game, Kept
 from sdk.protocol import Hello
 from tests.play.clock import settle
 
@@ -56,9 +56,9 @@ def test_a_wait_ends_when_its_time_is_up_without_a_wake() -> None:
 class CountedGame(Game):
     dealt = 0
 
-    def __init__(self, players: int, seed: int) -> None:
+    def __init__(self, players: int, seed: int, *, kept: Kept | None = None) -> None:
         CountedGame.dealt += 1
-        super().__init__(players, seed)
+        super().__init__(players, seed, kept=kept)
 
 
 def test_a_due_game_waits_for_its_absent_bot_without_looking_again_and_starts_once_it_connects(
