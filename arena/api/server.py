@@ -35,7 +35,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -51,6 +51,7 @@ from arena.api.reflection import enable_reflection
 from arena.api.resources import DEFAULT_REGISTRATIONS_PER_MINUTE, ResourceLimits, fit_open_file_limit, option
 from arena.api.tls import ServerTls
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
+from arena.names import shown
 from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import SessionHub
@@ -156,6 +157,15 @@ class ArenaServer:
             self.engine.dispose()
 
 
+def log_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's handler of errors nothing else caught (a callback's, such as grpc's
+    poller under load): one escaped line, where asyncio's own handler logs several lines and a
+    traceback, and the arena's log is one line an event (docs/security.md, "Client strings")."""
+    error = context.get("exception")
+    cause = "" if error is None else f": {type(error).__name__} {shown(str(error))}"
+    log.error("event loop: %s%s", shown(str(context.get("message", "unexpected error"))), cause)
+
+
 async def start_server(
     config: ServerConfig,
     directory: BotDirectory | None = None,
@@ -164,7 +174,9 @@ async def start_server(
     """Build, bind and start the server. `directory` defaults to an in-memory one, or the
     database's with `config.database_url`; `on_answer` is the referee's metrics hook (see
     `Referee`). A database problem, or an open-file limit too low for the connection cap, raises
-    `arena.errors.ArenaError` with a one-line reason."""
+    `arena.errors.ArenaError` with a one-line reason. The running loop's uncaught errors are logged
+    one line each from then on (`log_loop_error`)."""
+    asyncio.get_running_loop().set_exception_handler(log_loop_error)
     credentials = None if config.tls is None else config.tls.credentials()
     resources = config.resources
     caps = {option("max_connections"): resources.max_connections}

@@ -506,14 +506,19 @@ def web(
 ) -> None:
     """Only reads: the database must hold an arena already (nothing is created or migrated), and
     it may be one a running arena serves."""
-    # Here, not at the top: FastAPI is a second's import on a busy machine, and no other command needs it.
+    try:
+        limits = _web_limits(locals())
+        fit_open_file_limit({web_option("max_connections"): limits.max_connections})
+    except (ValueError, ArenaError) as exc:
+        fail(str(exc))
+    # Here, not at the top: FastAPI is a second's import on a busy machine, and no other command needs
+    # it; and after the open-file check, so a refusal exits before gRPC's poller (which the web app's
+    # imports start) can trip over the process's end.
     from arena.cli.clients import LocalArena
     from arena.web.app import create_app
     from arena.web.serving import WebServer, bind, serve_database
 
     try:
-        limits = _web_limits(locals())
-        fit_open_file_limit({web_option("max_connections"): limits.max_connections})
         engine = LocalArena.open(db).engine
         sock = bind(host, port)
     except (ValueError, ArenaError, OSError) as exc:

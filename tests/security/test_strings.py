@@ -15,6 +15,7 @@ import pytest
 from google.protobuf.message_factory import GetMessageClass
 
 from arena.api.boundary import ARENA, HELLO_TOURNAMENTS, STRING_CAPS, string_fields
+from arena.api.server import log_loop_error
 from sdk import Bot
 from sdk.runner import ArenaRefused, run_async
 from sdk.wire import arena_pb2, arena_pb2_grpc
@@ -233,3 +234,21 @@ def test_the_sdk_runner_stops_with_the_rule_when_its_bot_name_breaks_it() -> Non
 
     with pytest.raises(ArenaRefused, match=r"^INVALID_ARGUMENT: Hello.bot_name 'my bot' is not a name: use 1 to 40 "):
         asyncio.run(scenario())
+
+
+def test_an_error_only_the_event_loop_saw_is_one_escaped_line(caplog: pytest.LogCaptureFixture) -> None:
+    """asyncio's own handler logs a callback's error (grpc's poller's, under load) over several
+    lines with a traceback; the arena's logs it as one line, and installs it when it starts."""
+
+    async def scenario() -> object:
+        async with running_arena():
+            loop = asyncio.get_running_loop()
+            loop.call_exception_handler(
+                {"message": "Exception in callback Poller()\nhandle: <Handle>", "exception": OSError("bad\x1b[2J fd")}
+            )
+            return loop.get_exception_handler()
+
+    assert asyncio.run(scenario()) is log_loop_error
+    (record,) = [r for r in caplog.records if r.getMessage().startswith("event loop: ")]
+    assert "OSError" in record.getMessage() and record.exc_info is None
+    assert_log_is_clean(caplog.records)
