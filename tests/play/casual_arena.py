@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -131,45 +131,37 @@ class Visitor:
     def start(self, rivals: list[str], move_ms: int = 0) -> tuple[int, Any]:
         return self.request("POST", "/api/play/games", {"rivals": rivals, "move_ms": move_ms})
 
-    def first_message(self, game_id: str, timeout: float = 30.0) -> dict[str, Any]:
-        """The first message of the game's feed (its end, for a game that has ended)."""
+    def feed(self, game_id: str, timeout: float) -> Iterator[dict[str, Any]]:
+        """The messages of the game's feed as they come, until it ends (closed when left)."""
         conn = self._connection(timeout)
         try:
             conn.request("GET", f"/api/play/games/{game_id}/feed", headers={"Cookie": f"scout_play={self.cookie}"})
             response = conn.getresponse()
             assert response.status == 200, response.read()
-            while True:
-                line = response.fp.readline().decode()
-                assert line, "the feed ended without a message"
+            while line := response.fp.readline().decode():
                 if line.startswith("data: "):
-                    message: dict[str, Any] = json.loads(line.removeprefix("data: "))
-                    return message
+                    yield json.loads(line.removeprefix("data: "))
         finally:
             conn.close()
+
+    def first_message(self, game_id: str, timeout: float = 30.0) -> dict[str, Any]:
+        """The first message of the game's feed (its end, for a game that has ended)."""
+        for message in self.feed(game_id, timeout):
+            return message
+        raise AssertionError("the feed ended without a message")
 
     def play_out(self, game_id: str, timeout: float = 120.0) -> dict[str, Any]:
         """Play the game to its end from its feed, answering every request with the first legal
         action (a flip: keep the hand); the feed's last message."""
-        conn = self._connection(timeout)
-        try:
-            conn.request("GET", f"/api/play/games/{game_id}/feed", headers={"Cookie": f"scout_play={self.cookie}"})
-            response = conn.getresponse()
-            assert response.status == 200, response.read()
-            while True:
-                line = response.fp.readline().decode()
-                assert line, "the feed ended before the game"
-                if not line.startswith("data: "):
-                    continue
-                message: dict[str, Any] = json.loads(line.removeprefix("data: "))
-                if message["type"] in ("over", "stopped"):
-                    return message
-                if message["type"] == "request":
-                    action = {"flip": False} if message["kind"] == "flip" else message["view"]["legal"][0]
-                    answer = {"request_id": message["request_id"], "action": action}
-                    status, reply = self.request("POST", f"/api/play/games/{game_id}/decisions", answer)
-                    assert status == 200 and reply["accepted"], reply
-        finally:
-            conn.close()
+        for message in self.feed(game_id, timeout):
+            if message["type"] in ("over", "stopped"):
+                return message
+            if message["type"] == "request":
+                action = {"flip": False} if message["kind"] == "flip" else message["view"]["legal"][0]
+                answer = {"request_id": message["request_id"], "action": action}
+                status, reply = self.request("POST", f"/api/play/games/{game_id}/decisions", answer)
+                assert status == 200 and reply["accepted"], reply
+        raise AssertionError("the feed ended before the game")
 
 
 def in_thread(call: Callable[[], T]) -> T:
