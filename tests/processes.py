@@ -20,6 +20,7 @@ import functools
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,3 +159,18 @@ def kill_group(popen: subprocess.Popen[Any]) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(popen.pid, signal.SIGKILL)
     popen.wait(timeout=STOP_WAIT_S)
+
+
+_LIMIT_THEN_EXEC = (
+    "import os, resource, sys; "
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2]))); "
+    "os.execv(sys.argv[3], sys.argv[3:])"
+)
+
+
+def with_open_file_limit(argv: list[str], soft: int, hard: int) -> list[str]:
+    """`argv` run under RLIMIT_NOFILE (soft, hard), set by a fresh interpreter that then execs it.
+
+    Not `Popen(preexec_fn=...)`: that runs Python between fork and exec in a test worker whose gRPC
+    threads may hold locks the child then needs, which can hang or crash the child under load."""
+    return [sys.executable, "-c", _LIMIT_THEN_EXEC, str(soft), str(hard), *argv]

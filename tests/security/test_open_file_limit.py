@@ -18,6 +18,7 @@ import pytest
 
 from arena.api.resources import FD_RESERVE
 from arena.web.limits import WebLimits
+from tests.processes import with_open_file_limit
 from tests.timeouts import START_S
 
 START_TIMEOUT_S = START_S
@@ -28,11 +29,10 @@ BOTH = 1000 + WebLimits().max_connections + FD_RESERVE
 def run(soft: int, hard: int, *args: str) -> subprocess.Popen[str]:
     """`python -m arena ARGS` with RLIMIT_NOFILE set to (soft, hard) before it runs."""
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
+        with_open_file_limit([sys.executable, "-m", "arena", *args], soft, hard),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)),
     )
 
 

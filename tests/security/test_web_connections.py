@@ -29,6 +29,7 @@ from arena.api.resources import FD_RESERVE
 from arena.web.limits import WebLimits
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from tests.api.rawclient import RawBot
+from tests.processes import with_open_file_limit
 
 START_TIMEOUT_S = 60.0
 SLACK_S = 30.0
@@ -66,16 +67,12 @@ def arena(tmp_path: Path, *args: str, nofile: tuple[int, int] | None = None) -> 
     to `nofile` before it runs; stopped (or killed) on the way out."""
     log = tmp_path / "arena.log"
 
-    def limit() -> None:
-        if nofile is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
-
+    argv = [sys.executable, "-m", "arena", "serve", "--json", "--db", str(tmp_path / "a.db"), *PORTS, *args]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--json", "--db", str(tmp_path / "a.db"), *PORTS, *args],
+        argv if nofile is None else with_open_file_limit(argv, *nofile),
         stdout=subprocess.PIPE,
         stderr=log.open("w"),
         text=True,
-        preexec_fn=limit,
     )
     try:
         assert proc.stdout is not None
