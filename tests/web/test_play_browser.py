@@ -1,15 +1,17 @@
-"""A person plays whole games on the Play page by clicking (issue #15): flips at round start,
-shows, a scout with a turn-over and an insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at
-2), an illegal show refused with the referee's reason, the final ranking; the record replays to
-the same totals, the game is stored and its replay linked, and no message the page gets holds a
-card of another hand. The 3-seat game reloads the page mid-game (back within the grace period) and
-plays on in the same seat."""
+"""A person plays whole games on the Play page by clicking (issue #15): flips at round start
+(each round's preview compared, card by card, with the hand after the flip and with the engine's
+flip of the dealt hand, RULES.md §3: the order stays), shows, a scout with a turn-over and an
+insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at 2), an illegal show refused with the
+referee's reason, the final ranking; the record replays to the same totals, the game is stored
+and its replay linked, and no message the page gets holds a card of another hand. The 3-seat
+game reloads the page mid-game (back within the grace period) and plays on in the same seat."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +89,26 @@ def _legal_shows(page: Any) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in (part.split(",") for part in text.split(";") if part)]
 
 
-def play_game(page: Any, url: str, rivals: list[str], name: str, reload: bool = False) -> dict[str, int]:
-    """Play one game by clicking; returns how often each kind of move was made. With `reload`,
-    the page is reloaded after the first flip (the browser drops its stream and comes back within
-    the grace): the game goes on in the same seat."""
+CARDS = """(sel) => [...document.querySelectorAll(sel + ' .card')]
+  .map((c) => ['.top', '.bottom'].map((part) => Number(c.querySelector(part).textContent)))"""
+"""The cards drawn in the element `sel`, left to right, each as [value in play, value underneath]."""
+
+
+@dataclass
+class Played:
+    """How often each kind of move was made, and each round's flip choice as the page drew it."""
+
+    done: dict[str, int]
+    previews: list[tuple[bool, list[list[int]]]] = field(default_factory=list)
+    """By round: (turned over, the preview of the orientation chosen)."""
+
+
+def play_game(page: Any, url: str, rivals: list[str], name: str, reload: bool = False) -> Played:
+    """Play one game by clicking, turning the hand over in even rounds and keeping it in odd ones.
+    At each round start the preview of the orientation chosen is compared, card by card, with
+    the hand the page holds at the person's next turn, after the flip. With `reload`, the page is
+    reloaded after the first flip (the browser drops its stream and comes back within the grace):
+    the game goes on in the same seat."""
     page.add_init_script(RECORD_MESSAGES)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -101,12 +119,20 @@ def play_game(page: Any, url: str, rivals: list[str], name: str, reload: bool = 
     page.fill("input[name=move_ms]", "0")
     page.click("#start")
     done = {"flip": 0, "show": 0, "scout": 0, "scout_show": 0, "illegal": 0}
+    played = Played(done)
+    unchecked: list[list[int]] | None = None
     while (phase := _phase(page, errors)) != "over":
         request = page.evaluate("document.body.dataset.request")
+        if unchecked is not None and phase == "turn":
+            assert page.evaluate(CARDS, "#hand") == unchecked, "the hand after the flip is not the one previewed"
+            unchecked = None
         if phase == "flip":
             if not done["flip"]:
                 screenshot(page, f"play-{name}-flip")
-            page.click("#turn" if done["flip"] % 2 == 0 else "#keep")
+            turn = done["flip"] % 2 == 0
+            unchecked = page.evaluate(CARDS, "#flip-turned" if turn else "#flip-keep")
+            played.previews.append((turn, unchecked))
+            page.click("#turn" if turn else "#keep")
             done["flip"] += 1
         elif not done["illegal"] and page.locator("#active .card").count() >= 2:
             illegal = page.locator("#hand .card:not(.legal)")
@@ -147,7 +173,7 @@ def play_game(page: Any, url: str, rivals: list[str], name: str, reload: bool = 
             reload = False
     page.wait_for_selector("#result .ranking li")
     screenshot(page, f"play-{name}-over")
-    return done
+    return played
 
 
 def _default_move(page: Any, done: dict[str, int]) -> None:
@@ -180,10 +206,17 @@ def _cards(value: Any) -> Iterator[tuple[int, int]]:
                 yield from _cards(item)
 
 
-def check_game(page: Any, room: PlayRoom) -> CasualGame:
+def check_game(page: Any, room: PlayRoom, played: Played) -> CasualGame:
     (casual,) = room.games.values()
     assert casual.result is not None
     record = casual.result.record
+    # Each round's preview is the hand the engine holds after that flip (RULES.md §3: the two
+    # values of each card swap, the order stays).
+    assert len(played.previews) == len(record.deals)
+    for deal, flips, (turned, preview) in zip(record.deals, record.flips, played.previews, strict=True):
+        assert flips[casual.seat] is turned
+        dealt = deal[casual.seat]
+        assert preview == [[c.bottom, c.top] if turned else [c.top, c.bottom] for c in dealt]
     ranking = page.locator("#result .ranking li").all_inner_texts()
     assert len(ranking) == record.players
     replayed = replay(record)
@@ -222,8 +255,9 @@ def check_game(page: Any, room: PlayRoom) -> CasualGame:
 )
 def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], rivals: list[str], name: str) -> None:
     url, play_room = room
-    done = play_game(page, url, rivals, name, reload=name == "3")
-    check_game(page, play_room)
+    played = play_game(page, url, rivals, name, reload=name == "3")
+    check_game(page, play_room, played)
+    done = played.done
     if name == "2":
         page.click("#replay")
         page.wait_for_selector("#replay[data-ready='true']")

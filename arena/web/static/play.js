@@ -20,7 +20,8 @@
     el.title = `${c[0]} in play, ${c[1]} underneath`;
     return el;
   }
-  const turned = (hand) => hand.slice().reverse().map((c) => [c[1], c[0]]);
+  // The hand turned over (RULES.md §3): each card's two values swap, the order stays as it is.
+  const turned = (hand) => hand.map((c) => [c[1], c[0]]);
   const legalActions = () => [...st.legal].map((k) => JSON.parse(k));
   const myTurn = () => st.request && st.request.kind === "action";
 
