@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.web.game_json import Json, cards_json, event_json, table_json
+from arena.web.game_json import Json, cards_json, event_json, observation_json, round_result_json
 from sdk.engine import (
     Action,
     Card,
@@ -182,17 +182,6 @@ def _seat_json(s: SeatState) -> Json:
     }
 
 
-def _result_json(r: RoundResult) -> Json:
-    return {
-        "round": r.round,
-        "reason": r.reason.name,
-        "rule": r.reason.value,
-        "scores": list(r.scores),
-        "hand_sizes": list(r.hand_sizes),
-        "exempt": r.exempt,
-    }
-
-
 def frame_json(frame: Frame) -> Json:
     """A frame as the viewer gets it: `seats` is the omniscient table, `views[s]` seat s's view.
 
@@ -200,12 +189,7 @@ def frame_json(frame: Frame) -> Json:
     `public` and `events`, where they are the same for every seat (as they are whenever no seat
     has a flip decision the others have not seen yet), and in the view itself where they differ."""
     views = [
-        {
-            "seat": v.seat,
-            "hand": cards_json(v.hand),
-            "table": table_json(v.table),
-            "news": [event_json(e) for e in news],
-        }
+        {**observation_json(v, legal=False), "news": [event_json(e) for e in news]}
         for v, news in zip(frame.views, frame.news, strict=False)
     ]
     events = [event_json(e) for e in frame.events]
@@ -226,7 +210,7 @@ def frame_json(frame: Frame) -> Json:
         "active_set": cards_json(frame.active_set),
         "active_owner": frame.active_owner,
         "seats": [_seat_json(s) for s in frame.seats],
-        "results": [_result_json(r) for r in frame.results],
+        "results": [round_result_json(r) for r in frame.results],
         "public": public,
         "views": views,
     }

@@ -1,21 +1,12 @@
 """The messages of a person's seat as the Play page's JSON: built only from what the referee sends
-that seat and from `observe(game, seat)`, so nothing of another hand can reach the browser."""
+that seat and from `observe(game, seat)`, so nothing of another hand can reach the browser. The
+engine values in them (events, the seat's view) are `arena.web.game_json`'s, as on every page."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sdk.engine import Card
-from sdk.engine.actions import End, action_to_dict
-from sdk.engine.events import (
-    Event,
-    FlipsRevealed,
-    RoundEnded,
-    RoundStarted,
-    Scouted,
-    ScoutedAndShown,
-    Shown,
-)
+from arena.web.game_json import event_json, observation_json
 from sdk.engine.observation import Observation
 from sdk.protocol import (
     ActionAccepted,
@@ -27,83 +18,6 @@ from sdk.protocol import (
     GameStarted,
     PublicEvent,
 )
-
-
-def card_json(card: Card) -> list[int]:
-    """A card as [value in play, value underneath]."""
-    return [card.top, card.bottom]
-
-
-def _shown(e: Shown) -> dict[str, Any]:
-    return {"type": "shown", "seat": e.seat, "start": e.start, "cards": [card_json(c) for c in e.cards]}
-
-
-def _scouted(e: Scouted) -> dict[str, Any]:
-    end = End(e.end).name.lower()
-    return {
-        "type": "scouted",
-        "seat": e.seat,
-        "end": end,
-        "flip": e.flip,
-        "card": card_json(e.card),
-        "position": e.position,
-    }
-
-
-def event_json(event: Event) -> dict[str, Any]:
-    """A public event (RULES.md: each is seen by every seat)."""
-    if isinstance(event, RoundStarted):
-        return {
-            "type": "round_started",
-            "round": event.round,
-            "first": event.first_player,
-            "hand_size": event.hand_size,
-        }
-    if isinstance(event, FlipsRevealed):
-        return {"type": "flips", "round": event.round, "flips": list(event.flips)}
-    if isinstance(event, Shown):
-        return _shown(event)
-    if isinstance(event, Scouted):
-        return _scouted(event)
-    if isinstance(event, ScoutedAndShown):
-        return {"type": "scout_show", "scouted": _scouted(event.scouted), "shown": _shown(event.shown)}
-    if isinstance(event, RoundEnded):
-        return {
-            "type": "round_ended",
-            "round": event.round,
-            "reason": event.reason.value,
-            "scores": list(event.scores),
-            "hand_sizes": list(event.hand_sizes),
-        }
-    raise TypeError(f"not an event: {event!r}")
-
-
-def view_json(obs: Observation) -> dict[str, Any]:
-    """The seat's view without its history (the page keeps the events it was sent)."""
-    table = obs.table
-    return {
-        "seat": obs.seat,
-        "hand": [card_json(c) for c in obs.hand],
-        "legal": [action_to_dict(a) for a in obs.legal_actions],
-        "round": table.round,
-        "rounds": table.rounds,
-        "phase": table.phase.value,
-        "to_move": table.to_move,
-        "active": [card_json(c) for c in table.active_set],
-        "active_owner": table.active_owner,
-        "seats": [
-            {
-                "hand_size": s.hand_size,
-                "captured": s.captured,
-                "chips": s.scout_chips,
-                "scout_show": s.has_scout_show,
-                "flipped": s.flipped,
-                "round_scores": list(s.round_scores),
-                "total": s.total,
-            }
-            for s in table.seats
-        ],
-    }
 
 
 def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] | None:
@@ -119,7 +33,7 @@ def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] 
             "request_id": msg.request_id,
             "kind": msg.kind.value,
             "time_left_ms": msg.time_left_ms,
-            "view": view_json(msg.observation),
+            "view": observation_json(msg.observation),
         }
     elif isinstance(msg, GameOver):
         out = {
@@ -133,7 +47,7 @@ def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] 
     else:
         return None
     if view is not None:
-        out["view"] = view_json(view)
+        out["view"] = observation_json(view)
     return out
 
 

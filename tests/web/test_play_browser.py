@@ -187,7 +187,7 @@ def _default_move(page: Any, done: dict[str, int]) -> None:
         done["scout"] += 1
 
 
-CARD_FIELDS = ("hand", "active", "cards")
+CARD_FIELDS = ("hand", "active_set", "cards")
 
 
 def _cards(value: Any) -> Iterator[tuple[int, int]]:
@@ -240,13 +240,28 @@ def check_game(page: Any, room: PlayRoom, played: Played) -> CasualGame:
     mine = {(min(c), max(c)) for deal in deals for c in deal[casual.seat]}
     public = set()
     for m in messages:
-        if m["type"] == "event" and m["event"]["type"] in ("shown", "scouted", "scout_show"):
+        if m["type"] == "event" and m["event"]["type"] in ("shown", "scouted", "scouted_and_shown"):
             public |= set(_cards(m["event"]))
     others = {(min(c), max(c)) for deal in deals for s, hand in enumerate(deal) if s != casual.seat for c in hand}
     for m in messages:
         leaked = (set(_cards(m)) & others) - public - mine
         assert not leaked, f"message {m} holds cards of another hand: {leaked}"
     return casual
+
+
+TOLD = """async (seat) => {
+  const data = await (await fetch(document.getElementById("replay").dataset.frames)).json();
+  const told = [];
+  let size = 0;
+  for (const f of data.frames) {
+    for (const e of f.views[seat].news || f.events) {
+      told.push(ScoutEvents.tell(data.game.seats, e, { me: seat, taken: size }));
+      size = ScoutEvents.activeAfter(size, e);
+    }
+  }
+  return told;
+}"""
+"""The replay page's words for seat `seat`'s events, every frame's, in order."""
 
 
 @pytest.mark.parametrize(
@@ -258,9 +273,14 @@ def test_play_a_whole_game_by_clicking(page: Any, room: tuple[str, PlayRoom], ri
     played = play_game(page, url, rivals, name, reload=name == "3")
     check_game(page, play_room, played)
     done = played.done
+    # One describer of events (static/events.js) for every page: the Play page's moves, told from
+    # its feed, read word for word as the replay page tells the person's seat's events from the
+    # frames, two encodings of the same events (arena/web/game_json.py).
+    moves = page.locator("#log li").all_inner_texts()[::-1]
+    page.click("#replay")
+    page.wait_for_selector("#replay[data-ready='true']")
+    assert page.evaluate(TOLD, play_room.games[next(iter(play_room.games))].seat) == moves
     if name == "2":
-        page.click("#replay")
-        page.wait_for_selector("#replay[data-ready='true']")
         screenshot(page, "play-2-replay")
     assert done["flip"] >= 1 and done["show"] >= 1 and done["scout"] >= 1 and done["illegal"] == 1
     if len(rivals) >= 2:

@@ -58,7 +58,7 @@
     root.dataset.seen = String(seen);
     if (d.event.type === "round_ended") ended[d.event.round] = d.event;
     if (d.event.type === "round_started") log = [];
-    const text = T.tell(names, d.event, before);
+    const text = ScoutEvents.tell(names, d.event, { taken: before });
     log.push(text);
     $("caption").textContent = `${text} (played ${time(d.played_at)})`;
     draw();

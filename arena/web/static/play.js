@@ -5,10 +5,9 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const st = { game: null, players: [], seat: 0, view: null, request: null, legal: new Set(),
-    sel: null, scout: null, ssArmed: false, lastSeq: -1, source: null, deadline: 0 };
+    sel: null, scout: null, ssArmed: false, lastSeq: -1, activeSize: 0, source: null, deadline: 0 };
   const key = (a) => JSON.stringify(a);
   const name = (s) => (s === st.seat ? "You" : st.players[s] || `seat ${s}`);
-  const cardText = (c) => `${c[0]}/${c[1]}`;
 
   // 6 and 9 are underlined, as on the printed cards: upside down, one reads as the other.
   const value = (n) => (n === 6 || n === 9 ? `<u>${n}</u>` : `${n}`);
@@ -31,35 +30,24 @@
     $("log").prepend(li);
   }
 
-  function describe(e) {
-    switch (e.type) {
-      case "round_started": return `Round ${e.round + 1} starts: ${e.first === st.seat ? "you play" : name(e.first) + " plays"} first, ${e.hand_size} cards each.`;
-      case "flips": return "Hands: " + e.flips.map((f, s) => `${name(s)} ${f ? "turned over" : "kept"}`).join(", ") + ".";
-      case "shown": return `${name(e.seat)} ${e.seat === st.seat ? "show" : "shows"} ${e.cards.map(cardText).join(" ")}.`;
-      case "scouted": return `${name(e.seat)} ${e.seat === st.seat ? "scout" : "scouts"} the ${e.end} card ${cardText(e.card)}${e.flip ? " (turned over)" : ""} into position ${e.position + 1}.`;
-      case "scout_show": return `Scout & Show: ${describe(e.scouted)} ${describe(e.shown)}`;
-      case "round_ended": return `Round ${e.round + 1} ends: ${reason(e.reason)}. Scores: ` + e.scores.map((p, s) => `${name(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ") + ".";
-      default: return "";
-    }
-  }
-
-  /** An end reason as the referee names it ("6.1 a player emptied their hand") as a sentence part. */
-  const reason = (r) => r.replace(/^([\d.]+) (.*)$/, "$2 (rule $1)");
+  // An event in words (events.js, as on every page); `taken`: the active set's size before it.
+  const describe = (e, taken) => ScoutEvents.tell(st.players, e, { me: st.seat, taken });
 
   function render() {
     const v = st.view;
     if (!v || st.stopped) return;
+    const t = v.table;
     const rivals = $("rivals");
-    rivals.replaceChildren(...v.seats.map((s, i) => {
+    rivals.replaceChildren(...t.seats.map((s, i) => {
       const d = document.createElement("div");
-      d.className = "rival" + (v.to_move === i ? " to-move" : "");
-      d.innerHTML = `<strong></strong><br>${s.hand_size} card${s.hand_size === 1 ? "" : "s"} · ${s.captured} captured · ${s.chips} chip${s.chips === 1 ? "" : "s"}` +
-        `${v.seats.length > 2 ? (s.scout_show ? " · S&amp;S left" : " · S&amp;S used") : ""}<br>total ${s.total}`;
+      d.className = "rival" + (t.to_move === i ? " to-move" : "");
+      d.innerHTML = `<strong></strong><br>${s.hand_size} card${s.hand_size === 1 ? "" : "s"} · ${s.captured} captured · ${s.scout_chips} chip${s.scout_chips === 1 ? "" : "s"}` +
+        `${t.seats.length > 2 ? (s.has_scout_show ? " · S&amp;S left" : " · S&amp;S used") : ""}<br>total ${s.total}`;
       d.title = "chips: scout chips received; S&S: the Scout & Show chip, once a round";
-      d.querySelector("strong").textContent = name(i) + (v.to_move === i ? " (to move)" : "");
+      d.querySelector("strong").textContent = name(i) + (t.to_move === i ? " (to move)" : "");
       return d;
     }));
-    $("owner").textContent = v.active_owner === null ? "(none yet)" : `(${name(v.active_owner)}'s)`;
+    $("owner").textContent = t.active_owner === null ? "(none yet)" : `(${name(t.active_owner)}'s)`;
     renderActive(v);
     renderHand(v);
     const flipping = st.request && st.request.kind === "flip";
@@ -69,8 +57,8 @@
       $("flip-turned").replaceChildren(...turned(v.hand).map((c) => card(c)));
     }
     const acts = myTurn() ? legalActions() : [];
-    const over = v.phase === "over";
-    $("scoutshow").hidden = v.seats.length === 2; // never at 2 players (RULES.md)
+    const over = t.phase === "over";
+    $("scoutshow").hidden = t.seats.length === 2; // never at 2 players (RULES.md)
     document.querySelector(".play-buttons").hidden = flipping || over;
     $("hand").hidden = flipping; // both orientations are shown above, each with its button
     $("clock").hidden = over;
@@ -78,10 +66,10 @@
     $("show").disabled = !(myTurn() && st.sel && (!st.scout || st.scout.position !== undefined));
     $("flipcard").hidden = !(st.scout && st.scout.position === undefined);
     $("cancel").hidden = !(st.scout || st.sel || st.ssArmed);
-    $("status").textContent = v.phase === "over" ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
-      : myTurn() ? "Your turn." : v.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(v.to_move)}…`;
+    $("status").textContent = over ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
+      : myTurn() ? "Your turn." : t.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(t.to_move)}…`;
     document.body.dataset.request = st.request ? st.request.request_id : "";
-    document.body.dataset.phase = v.phase === "over" ? "over" : flipping ? "flip" : myTurn() ? "turn" : "wait";
+    document.body.dataset.phase = over ? "over" : flipping ? "flip" : myTurn() ? "turn" : "wait";
     prompt();
   }
 
@@ -106,8 +94,9 @@
 
   function renderActive(v) {
     const ends = myTurn() && !st.scout && canScout();
-    $("active").replaceChildren(...v.active.map((c, i) => {
-      const end = i === 0 ? "left" : i === v.active.length - 1 ? "right" : null;
+    const active = v.table.active_set;
+    $("active").replaceChildren(...active.map((c, i) => {
+      const end = i === 0 ? "left" : i === active.length - 1 ? "right" : null;
       const taken = st.scout && st.scout.position === undefined && end === st.scout.end;
       if (taken) return card(st.scout.flip ? [c[1], c[0]] : c, "scouted");
       const el = card(c, ends && end ? "pickable" : "");
@@ -216,7 +205,8 @@
     if (m.type === "event") {
       if (m.seq <= st.lastSeq) return render();
       st.lastSeq = m.seq;
-      log(describe(m.event));
+      log(describe(m.event, st.activeSize));
+      st.activeSize = ScoutEvents.activeAfter(st.activeSize, m.event);
       if (m.event.type === "round_ended") showRound(m.event);
     } else if (m.type === "request") {
       st.request = m; st.legal = new Set(m.view.legal.map(key)); reset();
@@ -236,12 +226,12 @@
   function showRound(e) {
     const box = $("result");
     box.hidden = false;
-    box.textContent = describe(e);
+    box.textContent = describe(e, null);
   }
 
   function finish(m) {
     if (st.source) st.source.close();
-    if (st.view) st.view.phase = "over";
+    if (st.view) st.view.table.phase = "over";
     const box = $("result");
     box.hidden = false;
     box.scrollIntoView({ block: "nearest" });

@@ -63,7 +63,7 @@
       }
     }
     const taken = activeBefore(i);
-    events(i).forEach((e) => parts.push(T.tell(names, e, taken)));
+    events(i).forEach((e) => parts.push(ScoutEvents.tell(names, e, { me: mine(), taken })));
     return parts.join(" ");
   }
 

@@ -1,4 +1,4 @@
-// Drawing a SCOUT table (cards, hands, seats, the active set) and telling its events in words.
+// Drawing a SCOUT table (cards, hands, seats, the active set); its events in words are events.js's.
 // Shared by the replay viewer (replay.js) and the live page (live.js); no build step, no library.
 "use strict";
 
@@ -33,9 +33,7 @@ const ScoutTable = (() => {
     return node;
   }
 
-  function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
-
-  function tops(cards) { return cards.map((c) => c[0]).join("-"); }
+  const { plural, signed } = ScoutEvents;
 
   // One table model, whoever looks: {names, round, rounds, phase, active, owner, toMove, me,
   // scoutAndShow, seats: [{hand (cards or null), handSize, captured (cards or null),
@@ -64,7 +62,7 @@ const ScoutTable = (() => {
       if (m.owner === i) head.append(el("span", "tag owner", "owner"));
       if (m.toMove === i) head.append(el("span", "tag turn", "to move"));
       if (s.flipped === true) head.append(el("span", "tag", "flipped ↻"));
-      const total = el("span", "total", `${s.total >= 0 ? "+" : ""}${s.total}`);
+      const total = el("span", "total", signed(s.total));
       total.title = "game total so far";
       head.append(total);
       seat.append(head);
@@ -129,38 +127,13 @@ const ScoutTable = (() => {
       for (let r = 0; r < rounds; r++) {
         const e = ended[r];
         if (e) total += e.scores[s];
-        row.append(el("td", "", e ? (e.scores[s] >= 0 ? "+" : "") + e.scores[s] : "·"));
+        row.append(el("td", "", e ? signed(e.scores[s]) : "·"));
       }
-      row.append(el("td", "", (total >= 0 ? "+" : "") + total));
+      row.append(el("td", "", signed(total)));
       table.append(row);
     });
     root.replaceChildren(table);
   }
 
-  // An event in words; `taken`: how many cards the active set held before it (for captures).
-  function tell(names, e, taken) {
-    const who = (s) => names[s];
-    const scouted = (x) => `${who(x.seat)} scouts the ${x.card[0]} from the ${x.end} end${x.flip ? ", turned over," : ""} into hand position ${x.position}`;
-    const shown = (x, beaten) => {
-      const cap = beaten > 0 ? `, capturing ${plural(beaten, "card")}` : "";
-      return `${who(x.seat)} shows ${tops(x.cards)} from hand position ${x.start}${cap}`;
-    };
-    switch (e.type) {
-      case "round_started": return `Round ${e.round + 1} is dealt: ${plural(e.hand_size, "card")} each; ${who(e.first_player)} plays first.`;
-      case "flips_revealed": {
-        const flipped = e.flips.map((f, s) => (f ? who(s) : null)).filter((x) => x);
-        return `Flip decisions revealed: ${flipped.length ? flipped.join(", ") + " turned the hand over" : "nobody turned the hand over"}.`;
-      }
-      case "shown": return shown(e, taken) + ".";
-      case "scouted": return scouted(e) + ".";
-      case "scouted_and_shown": return `Scout & Show: ${scouted(e.scouted)}, then ${shown(e.shown, taken - 1)}.`;
-      case "round_ended": {
-        const pts = e.scores.map((p, s) => `${who(s)} ${p >= 0 ? "+" : ""}${p}`).join(", ");
-        return `Round ${e.round + 1} over (rule ${e.rule}). Scores: ${pts}.`;
-      }
-      default: return "";
-    }
-  }
-
-  return { el, card, back, render, fromTable, scores, tell, plural };
+  return { el, card, back, render, fromTable, scores };
 })();
