@@ -72,7 +72,7 @@ class Arena:
     would decide at the same moments, and the window would see bursts of every game at once."""
 
     def __init__(self, shape: Shape, on_answer: Callable[[float], None] | None, server: Any = None) -> None:
-        """`server`: an `arena.api.server` server to play on (left running by `close`); None
+        """`server`: an `arena.startup.arena` arena to play on (left running by `close`); None
         starts one in memory, with connection caps that fit `shape`."""
         self.shape = shape
         self.on_answer = on_answer
@@ -85,13 +85,14 @@ class Arena:
 
     async def connect(self) -> None:
         from arena.api.resources import ResourceLimits
-        from arena.api.server import ServerConfig, start_server
+        from arena.startup.arena import start_arena
+        from arena.startup.settings import ArenaSettings
 
         shape = self.shape
         if self.own_server:
             room = shape.bots + 100
             limits = ResourceLimits(max_connections=room, max_streams_per_connection=room, max_calls=room)
-            self.server = await start_server(ServerConfig(port=0, resources=limits), on_answer=self.on_answer)
+            self.server = await start_arena(ArenaSettings(port=0, resources=limits), on_answer=self.on_answer)
         server = self.server
         target = f"127.0.0.1:{server.port}"
         self.names = [f"bench-{i}" for i in range(shape.bots)]
@@ -165,7 +166,7 @@ class Arena:
 async def random_games(
     server: Any, games: int, players: int, bots: int, processes: int, legal: bool = False
 ) -> AsyncIterator[list[int]]:
-    """Keep `games` games of `players` random bots running on `server` (`arena.api.server`'s):
+    """Keep `games` games of `players` random bots running on `server` (`arena.startup.arena.start_arena`'s):
     `bots` bots spread over `processes` client processes, which list their own legal actions
     unless `legal`. Yields the client processes' pids once every game has started; on exit the
     games end and the clients go."""

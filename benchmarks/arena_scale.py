@@ -155,7 +155,7 @@ def cell_mode(argv: list[str]) -> None:
     games, players, bots, processes = (int(x) for x in argv[:4])
     think_ms, jitter_ms, seconds = (float(x) for x in argv[4:7])
     logging.basicConfig(level=logging.CRITICAL)
-    from arena.api.server import tune_gc
+    from arena.startup.arena import tune_gc
 
     tune_gc()
     cell = asyncio.run(measure_cell(Shape(games, players, bots, processes, False, think_ms, jitter_ms), seconds))
@@ -299,7 +299,7 @@ def main() -> None:
     logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
 
-    from arena.api.server import tune_gc
+    from arena.startup.arena import tune_gc
 
     tune_gc()  # as the arena process does: every phase runs with it
     print("command: .venv/bin/python", " ".join(sys.argv))

@@ -8,7 +8,7 @@ client mode), so "server CPU" is this process's CPU time over the measuring wind
 
 1. Baseline: a bare grpc.aio bidirectional stream service; the server writes a ~500-byte message,
    the client answers ~20 bytes, repeated, on `--games` streams at once.
-2. Arena: the real arena server (`arena.api.server.start_server`) keeps `--games` games of
+2. Arena: the real arena server (`arena.startup.arena.start_arena`) keeps `--games` games of
    `--players` random bots running; the bots are `sdk.runner` sessions (`--bots` of them, spread
    over `--bot-processes` processes, each seated in games up to its capacity) with the SDK's
    defaults: they compute legal actions themselves unless `--legal-actions` has the arena list them.
@@ -232,7 +232,7 @@ def main() -> None:
     logging.basicConfig(level=logging.CRITICAL)
     from google.protobuf.internal import api_implementation
 
-    from arena.api.server import tune_gc
+    from arena.startup.arena import tune_gc
 
     tune_gc()  # as the arena process does: both phases run with it
     print("command: python", " ".join(sys.argv))

@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=200, help="the hub's cap by default")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
-    from arena.api.server import tune_gc
+    from arena.startup.arena import tune_gc
 
     tune_gc()
     print("command: python", " ".join(sys.argv))

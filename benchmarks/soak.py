@@ -4,7 +4,7 @@
         [--bot-processes 4] [--sample-seconds 30] [--move-ms 30000] [--stall-seconds 60]
         [--drain-seconds 600]
 
-This process runs the arena (`arena.api.server.start_server`, in memory) and keeps `--games` games in
+This process runs the arena (`arena.startup.arena.start_arena`, in memory) and keeps `--games` games in
 flight, each of 2–5 seats drawn from the least busy of `--bots` random bots; the bots are
 `sdk.runner` sessions spread over `--bot-processes` client processes (this script again, in client
 mode), answering at once with a random legal action. The move limit is generous (`--move-ms`) so
@@ -58,13 +58,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def soak(args: argparse.Namespace) -> int:
-    from arena.api.server import ServerConfig, start_server, tune_gc
     from arena.play.referee import Limits
     from arena.play.sessions import Unavailable
+    from arena.startup.arena import start_arena, tune_gc
+    from arena.startup.settings import ArenaSettings
 
     stats = Stats()
-    server = await start_server(ServerConfig(port=0), on_answer=stats.record)
-    tune_gc()  # as `arena.api.server.serve` does in the arena process
+    server = await start_arena(ArenaSettings(port=0), on_answer=stats.record)
+    tune_gc()  # as `arena.startup.arena.serve` does in the arena process
     target = f"127.0.0.1:{server.port}"
     names = [f"soak-{i}" for i in range(args.bots)]
     tokens = [await server.directory.register(name) for name in names]

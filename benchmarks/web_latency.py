@@ -14,7 +14,7 @@
    p50/p99/max per page (target: p99 <= 50 ms for the ladder and the tournament page). Then the
    same on a copy while another process commits `--commit-rate` of the tournament's games a
    second (so every page is rendered again each second), a load every `--interval-ms`.
-2. Flood. The arena (`arena.api.server.start_server`, web pages on, on a copy of that database)
+2. Flood. The arena (`arena.startup.arena.start_arena`, web pages on, on a copy of that database)
    keeps games of random bots running as `benchmarks/arena_throughput.py` does; decisions per
    second are measured without and with a flood of `--rate` page loads per second (ladder and
    tournament page in turn, from another process, open loop), alternating `--repeat` times in
@@ -316,11 +316,12 @@ async def arena_phase(
 ) -> tuple[throughput.Figures, dict[str, float] | None]:
     """arena_throughput's arena phase on a database, its web pages on; with `flood_rate`, a
     flood client loads them meanwhile. Returns the figures and the flood's report."""
-    from arena.api.server import ServerConfig, start_server
+    from arena.startup.arena import start_arena
+    from arena.startup.settings import ArenaSettings
 
     window = throughput.Window()
-    server = await start_server(
-        ServerConfig(port=0, database_url=f"sqlite:///{db}", http_port=0), on_answer=window.record
+    server = await start_arena(
+        ArenaSettings(port=0, database_url=f"sqlite:///{db}", http_port=0), on_answer=window.record
     )
     assert server.web is not None
     try:
@@ -426,7 +427,7 @@ def main() -> None:
             print_latency(what, times, cpu)
     if args.skip_flood:
         return
-    from arena.api.server import tune_gc
+    from arena.startup.arena import tune_gc
 
     tune_gc()
     ratios = []

@@ -19,8 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from arena import records
 from arena.api import arena_wire
-from arena.api.pages import Page, PageTokens
-from arena.api.peers import RateLimiter, Request, Response, bearer_token, peer_host
+from arena.api.peers import Request, Response, bearer_token, peer_host
 from arena.api.read_limits import BOOTSTRAP_RESAMPLES_PER_UNIT, EXPORT_GAMES_PER_UNIT, ITEMS_PER_UNIT, ReadGate
 from arena.api.resources import DEFAULT_REGISTRATIONS_PER_MINUTE, ResourceLimits
 from arena.directory import BotDirectory, NameTaken
@@ -43,12 +42,14 @@ from arena.errors import (
     UnknownTournament,
 )
 from arena.names import shown
+from arena.page_tokens import Page, PageTokens
 from arena.play.referee import Limits, Referee
 from arena.play.sessions import AtCapacity, NotConnected
 from arena.ratings.rank_confidence import MAX_RESAMPLES, RankStatistics
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate
+from arena.token_buckets import RateLimiter
 from arena.tournaments.isolation import start_or_fail
 from arena.tournaments.runner import TournamentRunner
 from sdk.wire import arena_pb2 as pb
@@ -257,7 +258,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         return arena_wire.reply(pb.EnterTournamentResponse, bot=bot, tournament=tournament)
 
     # The read calls: each is admitted by the read gate (per-caller limits), works on the database
-    # within its bound, and lists one page at a time (arena.api.pages).
+    # within its bound, and lists one page at a time (arena.page_tokens).
 
     async def ListTournaments(
         self,

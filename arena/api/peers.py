@@ -1,19 +1,8 @@
-"""Who is calling, and how often they may: per-peer token buckets for the arena's public calls.
-
-Anyone who can reach the port may call the unauthenticated methods, so each kind of call gets a
-`RateLimiter` keyed by the caller (its host, from `peer_host`). A bucket holds `burst` calls and
-refills at `rate` calls per second, so a person at a terminal never notices it while a loop is
-slowed to the refill rate. The limiter forgets the least recently seen peers beyond `max_peers`,
-so a flood from many addresses cannot grow it without bound either.
-"""
+"""Who is calling a gRPC method: its host (`peer_host`, what the per-peer token buckets of
+`arena.token_buckets` are keyed by) and its bearer token (`bearer_token`)."""
 
 from __future__ import annotations
 
-import ipaddress
-import time
-from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 import grpc
@@ -33,73 +22,6 @@ def peer_host(peer: str) -> str:
     if address.startswith("["):
         return address[1 : address.find("]")]
     return address.rpartition(":")[0] or address
-
-
-def address_key(host: str) -> str:
-    """What a per-address limit counts a host by: an IPv4 address as it is, an IPv6 one by its
-    /64 (one machine's usual allocation, so a host cannot dodge its bucket by hopping addresses
-    within it); anything else as it is.
-
-    >>> address_key("127.0.0.1"), address_key("2001:db8::1:2"), address_key("unix:/tmp/s")
-    ('127.0.0.1', '2001:db8::/64', 'unix:/tmp/s')
-    """
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None and not address.is_loopback:
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return host
-
-
-@dataclass(slots=True)
-class _Bucket:
-    tokens: float
-    updated: float
-
-
-class RateLimiter:
-    """A token bucket per key: `allow(key)` spends one call if the key's bucket has one."""
-
-    def __init__(
-        self, rate: float, burst: int, *, max_peers: int = 10_000, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        if rate <= 0 or burst < 1:
-            raise ValueError(f"a rate limit needs a positive rate and a burst of at least 1, not {rate}/s and {burst}")
-        self.rate = rate
-        self.burst = burst
-        self._max_peers = max_peers
-        self._clock = clock
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
-
-    def allow(self, key: str) -> bool:
-        """Spend one call of `key`'s bucket; False (nothing spent) if it is empty."""
-        bucket = self._refilled(key)
-        if bucket.tokens < 1:
-            return False
-        bucket.tokens -= 1
-        return True
-
-    def __len__(self) -> int:
-        """How many peers it currently remembers."""
-        return len(self._buckets)
-
-    def retry_after(self, key: str) -> float:
-        """Seconds until `key` may call again (0 if it may now)."""
-        return max(0.0, (1 - self._refilled(key).tokens) / self.rate)
-
-    def _refilled(self, key: str) -> _Bucket:
-        now = self._clock()
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = _Bucket(float(self.burst), now)
-            if len(self._buckets) > self._max_peers:
-                self._buckets.popitem(last=False)
-        else:
-            bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
-            bucket.updated = now
-            self._buckets.move_to_end(key)
-        return bucket
 
 
 Request = TypeVar("Request")

@@ -1,7 +1,7 @@
 """How much the read calls (lists, shows, ratings, export) may ask of the arena, and from whom.
 
 The read calls need no token, so anyone who can reach the port can loop them. `ReadGate` holds
-each caller to a token bucket (`arena.api.peers.RateLimiter`):
+each caller to a token bucket (`arena.token_buckets.RateLimiter`):
 
 - a call without a token (or with one the arena does not know) spends from its host's bucket
   (`ResourceLimits.read_rate`/`read_burst`); every client on one host shares it;
@@ -42,11 +42,12 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.api.peers import RateLimiter, Request, Response, address_key, peer_host
+from arena.api.peers import Request, Response, peer_host
 from arena.api.resources import ResourceLimits
 from arena.directory import BotDirectory, token_hash
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate
+from arena.token_buckets import RateLimiter, address_key
 
 T = TypeVar("T")
 

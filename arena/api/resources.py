@@ -77,17 +77,6 @@ class ResourceLimits:
     global_token_read_burst: int = 500
     read_concurrency: int = 2
     """Read calls working on the database at once; the others wait their turn."""
-    web_rate: float = 20.0
-    """Web requests per second of one address (static assets not counted; `arena.web.rate_limits`)."""
-    web_burst: int = 200
-    """...and how many it may make at once (a page and its assets, a few tabs opened together)."""
-    web_global_rate: float = 500.0
-    """Web requests per second of every address together."""
-    web_global_burst: int = 1000
-    web_render_rate: float = 25.0
-    """Web answers rendered per second for every address together (answers the page cache keeps are
-    not counted): the share of the arena's work a page flood from any number of addresses can take."""
-    web_render_burst: int = 100
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -131,12 +120,6 @@ OPTION_HELP = {
     "global_token_read_rate": "Read units per second of every bot calling with its own token together.",
     "global_token_read_burst": "Read units every bot with its own token together may spend at once.",
     "read_concurrency": "Read calls working on the database at once.",
-    "web_rate": "Web requests per second of one address (static files not counted); beyond it 429.",
-    "web_burst": "Web requests one address may make at once.",
-    "web_global_rate": "Web requests per second of every address together; beyond it 429.",
-    "web_global_burst": "Web requests every address together may make at once.",
-    "web_render_rate": "Web answers rendered per second for every address together (kept answers not counted).",
-    "web_render_burst": "Web answers rendered at once for every address together.",
 }
 """The command-line help of each field, for `scout-arena serve`."""
 

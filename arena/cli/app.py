@@ -47,7 +47,6 @@ from arena.api.resources import (
     OPTION_HELP,
     ResourceLimits,
     fit_open_file_limit,
-    option,
 )
 from arena.cli import demo as demo_module
 from arena.cli.replay import replay_lines
@@ -88,9 +87,9 @@ from sdk.addresses import DEFAULT_TARGET
 from sdk.cli import OneLineGroup
 
 if TYPE_CHECKING:
-    from arena.api.server import ArenaServer
     from arena.cli.clients import ArenaClient
     from arena.ratings.table import RatingRow
+    from arena.startup.arena import ArenaServer
     from sdk.tls import ClientTls
 
 DEFAULT_SERVER = DEFAULT_TARGET
@@ -99,20 +98,11 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 PAST_TOLERANCE = timedelta(minutes=1)
 """How far in the past a start time may be and still mean now (`parse_start`)."""
 _POLICY = FailurePolicy()
-_RESOURCES = ResourceLimits()
 """The failure policy's defaults, shown by `tournament create --help`."""
+_RESOURCES = ResourceLimits()
 _LIMITS = Limits()
 _WEB = WebLimits()
 _CASUAL = CasualLimits()
-_PLAY_OPTIONS = {
-    "max_games": "play_games",
-    "places_per_address": "play_places_per_address",
-    "games_per_visitor": "play_games_per_visitor",
-    "starts_per_address": "play_starts_per_address",
-    "per_bot": "play_per_bot",
-    "queue": "play_queue",
-}
-"""`serve`'s options for the Play room's limits (`CasualLimits`), by field."""
 
 
 _CONNECTION_OPTIONS = ("--tls", "--tls-ca", "--tls-server-name")
@@ -372,12 +362,12 @@ def serve(
     global_token_read_burst: Annotated[
         int, typer.Option(help=OPTION_HELP["global_token_read_burst"])
     ] = _RESOURCES.global_token_read_burst,
-    web_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_rate"])] = _RESOURCES.web_rate,
-    web_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_burst"])] = _RESOURCES.web_burst,
-    web_global_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_global_rate"])] = _RESOURCES.web_global_rate,
-    web_global_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_global_burst"])] = _RESOURCES.web_global_burst,
-    web_render_rate: Annotated[float, typer.Option(help=OPTION_HELP["web_render_rate"])] = _RESOURCES.web_render_rate,
-    web_render_burst: Annotated[int, typer.Option(help=OPTION_HELP["web_render_burst"])] = _RESOURCES.web_render_burst,
+    web_rate: Annotated[float, typer.Option(help=WEB_OPTION_HELP["rate"])] = _WEB.rate,
+    web_burst: Annotated[int, typer.Option(help=WEB_OPTION_HELP["burst"])] = _WEB.burst,
+    web_global_rate: Annotated[float, typer.Option(help=WEB_OPTION_HELP["global_rate"])] = _WEB.global_rate,
+    web_global_burst: Annotated[int, typer.Option(help=WEB_OPTION_HELP["global_burst"])] = _WEB.global_burst,
+    web_render_rate: Annotated[float, typer.Option(help=WEB_OPTION_HELP["render_rate"])] = _WEB.render_rate,
+    web_render_burst: Annotated[int, typer.Option(help=WEB_OPTION_HELP["render_burst"])] = _WEB.render_burst,
     http_port: Annotated[
         int,
         typer.Option(
@@ -420,43 +410,67 @@ def serve(
     ] = _CASUAL.queue,
 ) -> None:
     # Before logging is set up: importing Alembic (through the server's storage) logs its plugins at INFO.
-    from arena.api.server import ServerConfig, announce_json
-    from arena.api.server import serve as serve_arena
-    from arena.api.tls import server_tls
     from arena.cli.clients import database_url
+    from arena.startup.arena import announce_json
+    from arena.startup.arena import serve as serve_arena
+    from arena.startup.settings import ArenaSettings
 
-    level = logging.getLevelName(log_level.upper())
-    if not isinstance(level, int):
-        fail(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)-7s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr
-    )
-    try:
-        limits = Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, grace_ms=grace_ms, max_invalid=max_invalid)
-    except ValueError as exc:
-        fail(re.sub(r"\b(move_ms|time_bank_ms|grace_ms|max_invalid)\b", lambda m: option(m[1]), str(exc)))
-    values = locals()
-    try:
-        resources = ResourceLimits.from_options({name: values[name] for name in OPTION_HELP})
-        web_limits = _web_limits(values)
-    except ValueError as exc:
-        fail(str(exc))
-    try:
-        casual = CasualLimits(**{name: values[flag] for name, flag in _PLAY_OPTIONS.items()})
-    except ValueError as exc:
-        fail(re.sub(r"^(\w+)", lambda m: option(_PLAY_OPTIONS.get(m[1], m[1])), str(exc)))
-    config = ServerConfig(
-        host,
-        port,
-        admin_token,
-        limits,
-        None if in_memory else database_url(db),
-        tls=server_tls(tls_cert, tls_key),
-        registrations_per_minute=registrations_per_minute,
-        resources=resources,
+    settings = ArenaSettings.from_options(
+        host=host,
+        port=port,
+        admin_token=admin_token,
+        database_url=None if in_memory else database_url(db),
         http_port=None if no_http or in_memory else http_port,
-        web_limits=web_limits,
-        casual=casual,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        registrations_per_minute=registrations_per_minute,
+        log_level=log_level,
+        limits={"move_ms": move_ms, "time_bank_ms": time_bank_ms, "grace_ms": grace_ms, "max_invalid": max_invalid},
+        resources={
+            "max_connections": max_connections,
+            "max_streams_per_connection": max_streams_per_connection,
+            "max_calls": max_calls,
+            "handshake_timeout_ms": handshake_timeout_ms,
+            "idle_connection_ms": idle_connection_ms,
+            "hello_timeout_ms": hello_timeout_ms,
+            "read_rate": read_rate,
+            "read_burst": read_burst,
+            "token_read_rate": token_read_rate,
+            "token_read_burst": token_read_burst,
+            "global_read_rate": global_read_rate,
+            "global_read_burst": global_read_burst,
+            "global_token_read_rate": global_token_read_rate,
+            "global_token_read_burst": global_token_read_burst,
+            "read_concurrency": read_concurrency,
+        },
+        web={
+            "max_connections": web_max_connections,
+            "max_connections_per_address": web_max_connections_per_address,
+            "idle_timeout_ms": web_idle_timeout_ms,
+            "header_timeout_ms": web_header_timeout_ms,
+            "body_timeout_ms": web_body_timeout_ms,
+            "max_body_bytes": web_max_body_bytes,
+            "rate": web_rate,
+            "burst": web_burst,
+            "global_rate": web_global_rate,
+            "global_burst": web_global_burst,
+            "render_rate": web_render_rate,
+            "render_burst": web_render_burst,
+        },
+        casual={
+            "max_games": play_games,
+            "places_per_address": play_places_per_address,
+            "games_per_visitor": play_games_per_visitor,
+            "starts_per_address": play_starts_per_address,
+            "per_bot": play_per_bot,
+            "queue": play_queue,
+        },
+    )
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)-7s %(message)s",
+        datefmt="%H:%M:%S",
+        stream=sys.stderr,
     )
 
     def announce(server: ArenaServer) -> None:
@@ -481,7 +495,7 @@ def serve(
         sys.stdout.flush()
 
     try:
-        asyncio.run(serve_arena(config, announce))
+        asyncio.run(serve_arena(settings, announce))
     except OSError as exc:
         fail(str(exc))
 
@@ -507,7 +521,16 @@ def web(
     """Only reads: the database must hold an arena already (nothing is created or migrated), and
     it may be one a running arena serves."""
     try:
-        limits = _web_limits(locals())
+        limits = WebLimits.from_options(
+            {
+                "max_connections": web_max_connections,
+                "max_connections_per_address": web_max_connections_per_address,
+                "idle_timeout_ms": web_idle_timeout_ms,
+                "header_timeout_ms": web_header_timeout_ms,
+                "body_timeout_ms": web_body_timeout_ms,
+                "max_body_bytes": web_max_body_bytes,
+            }
+        )
         fit_open_file_limit({web_option("max_connections"): limits.max_connections})
     except (ValueError, ArenaError) as exc:
         fail(str(exc))
@@ -529,14 +552,9 @@ def web(
         sys.stdout.flush()
 
     try:
-        asyncio.run(serve_database(create_app(engine, limits=ResourceLimits()), sock, announce, limits))
+        asyncio.run(serve_database(create_app(engine, limits=limits), sock, announce, limits))
     finally:
         engine.dispose()
-
-
-def _web_limits(values: dict[str, Any]) -> WebLimits:
-    """The web port's limits from `serve`'s or `web`'s --web-* options; ValueError naming the option."""
-    return WebLimits.from_options({name: values[f"web_{name}"] for name in WEB_OPTION_HELP})
 
 
 # ---- tournaments ----------------------------------------------------------------------------------

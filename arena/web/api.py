@@ -1,5 +1,5 @@
 """The JSON API under /api/: the pages' data, a page at a time, described by the OpenAPI document
-at /api/openapi.json. Lists take `page_size` (0: the default, at most `arena.pages.MAX_PAGE_SIZE`)
+at /api/openapi.json. Lists take `page_size` (0: the default, at most `arena.page_tokens.MAX_PAGE_SIZE`)
 and `page_token` (the `next_page_token` of the page before), as the gRPC lists do; errors are
 `{"error": {"status": N, "message": "..."}}` (`errors`)."""
 

@@ -17,12 +17,12 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
-from arena.api.pages import PageTokens
-from arena.api.resources import ResourceLimits
+from arena.page_tokens import PageTokens
 from arena.storage.async_store import AsyncStore
 from arena.web import api, live, pages, play, replay
 from arena.web.context import WebContext
 from arena.web.errors import install_error_handlers
+from arena.web.limits import WebLimits
 from arena.web.page_cache import PageCache, kept_route, route_patterns
 from arena.web.play_room import PlayRoom
 from arena.web.rate_limits import RateLimits, WebGate
@@ -41,15 +41,15 @@ def create_app(
     arena: Any = None,
     page_ttl_s: float = PAGE_TTL_S,
     store_casual: bool | None = None,
-    limits: ResourceLimits | None = None,
+    limits: WebLimits | None = None,
 ) -> FastAPI:
     """The web app over the arena database `engine` (read through worker threads, never on the
     event loop). `arena` is the running arena it is served in, for live games; None serves the
     database alone. Answers of the pages and the API are kept until the arena changes, which is
     looked at every `page_ttl_s` seconds (`page_cache`; 0: at every request). Finished casual
     games are stored when `store_casual` says so (None: when served in an arena, since `scout-arena
-    web` serves its database read-only). Requests are rate-limited as `limits` says (its `web_*`
-    fields), per address and for everyone (`rate_limits`); None: not at all, for a caller that
+    web` serves its database read-only). Requests are rate-limited as `limits` says (its rate and
+    burst fields), per address and for everyone (`rate_limits`); None: not at all, for a caller that
     bounds them itself (the commands that serve the pages pass theirs)."""
     app = FastAPI(
         title="Scout Arena",

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
-from arena.api.pages import PageTokens
+from arena.page_tokens import PageTokens
 from arena.storage.async_store import AsyncStore
 from arena.web.reads import WebReads
 

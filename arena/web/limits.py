@@ -1,4 +1,5 @@
-"""What the web port lets its clients hold: connections, time and request bytes (`WebLimits`).
+"""What the web port lets its clients hold: connections, time, request bytes and requests a second
+(`WebLimits`).
 
 Anyone who can reach the port can open connections and send requests as slowly or as large as
 they like, so each is bounded (`arena.web.bounded_http` enforces them on every connection):
@@ -22,6 +23,9 @@ they like, so each is bounded (`arena.web.bounded_http` enforces them on every c
 - `max_body_bytes`: the largest request body, by Content-Length (refused 413 before any of it is
   read) or counted as a chunked body streams in (413 once it passes); the JSON API's bodies (the
   Play page's starts and answers) are a few hundred bytes.
+- `rate`/`burst`, `global_rate`/`global_burst` and `render_rate`/`render_burst`: the token buckets
+  of one address, of every address together and of the renders everyone shares
+  (`arena.web.rate_limits` says what each counts).
 """
 
 from __future__ import annotations
@@ -47,6 +51,17 @@ class WebLimits:
     header_timeout_ms: int = 10_000
     body_timeout_ms: int = 10_000
     max_body_bytes: int = 16 * 1024
+    rate: float = 20.0
+    """Web requests per second of one address (static assets not counted; `rate_limits`)."""
+    burst: int = 200
+    """...and how many it may make at once (a page and its assets, a few tabs opened together)."""
+    global_rate: float = 500.0
+    """Web requests per second of every address together."""
+    global_burst: int = 1000
+    render_rate: float = 25.0
+    """Web answers rendered per second for every address together (answers the page cache keeps are
+    not counted): the share of the arena's work a page flood from any number of addresses can take."""
+    render_burst: int = 100
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -75,6 +90,12 @@ WEB_OPTION_HELP = {
         "or whose answer has not been read for this long."
     ),
     "max_body_bytes": "Largest web request body; a larger one is answered 413 without being read.",
+    "rate": "Web requests per second of one address (static files not counted); beyond it 429.",
+    "burst": "Web requests one address may make at once.",
+    "global_rate": "Web requests per second of every address together; beyond it 429.",
+    "global_burst": "Web requests every address together may make at once.",
+    "render_rate": "Web answers rendered per second for every address together (kept answers not counted).",
+    "render_burst": "Web answers rendered at once for every address together.",
 }
 """The command-line help of each field, for `scout-arena serve` and `scout-arena web`."""
 

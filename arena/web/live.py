@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from arena.api.peers import address_key
 from arena.play.spectators import Crowded, SpectatorHub
 from arena.records import GameStatus
 from arena.storage import store
+from arena.token_buckets import address_key
 from arena.web.context import Web, WebContext
 from arena.web.errors import error_response
 from arena.web.live_stream import EventStream, LiveCursor, sse

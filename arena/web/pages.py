@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from arena.api.pages import MAX_PAGE_SIZE
+from arena.page_tokens import MAX_PAGE_SIZE
 from arena.records import GameStatus, TournamentStatus
 from arena.storage import store
 from arena.web import reads

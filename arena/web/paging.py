@@ -1,6 +1,6 @@
-"""Lists a page at a time, with the signed page tokens of `arena.pages` (the gRPC lists' own):
+"""Lists a page at a time, with the signed page tokens of `arena.page_tokens` (the gRPC lists' own):
 a token continues only the list (and filters) it was issued for, and a page holds at most
-`arena.pages.MAX_PAGE_SIZE` items."""
+`arena.page_tokens.MAX_PAGE_SIZE` items."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from arena.api.pages import PageTokens
+from arena.page_tokens import PageTokens
 from arena.records import GameStatus
 
 T = TypeVar("T")

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import Path, Query
 from pydantic import BeforeValidator
 
-from arena.api.pages import MAX_PAGE_SIZE
 from arena.names import MAX_LOOKUP_NAME, MAX_PAGE_TOKEN
+from arena.page_tokens import MAX_PAGE_SIZE
 from arena.records import GameStatus
 
 GameId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the game's id, as `games list` shows it")]

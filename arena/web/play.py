@@ -25,9 +25,9 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
-from arena.api.peers import address_key
 from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
 from arena.play.sessions import Answer, AtCapacity, MalformedDecision
+from arena.token_buckets import address_key
 from arena.web.context import Web
 from arena.web.play_room import QUEUE_POLL_S, PlayLimit, PlayRoom, Queued
 from arena.web.seat_json import message_json, reply_json

@@ -2,16 +2,16 @@
 answered 429 with Retry-After, and a budget of the work behind the answers.
 
 The pages and the JSON API need no login, so anyone who can reach the port can loop them. Every
-request but a static asset's spends from three buckets (`arena.api.peers.RateLimiter`, the one
+request but a static asset's spends from three buckets (`arena.token_buckets.RateLimiter`, the one
 the gRPC read calls use):
 
-- its address's (`ResourceLimits.web_rate`/`web_burst`): a person clicking around never notices
+- its address's (`WebLimits.rate`/`burst`, `arena.web.limits`): a person clicking around never notices
   it, a loop from one address is slowed to the refill rate;
-- everyone's (`web_global_rate`/`web_global_burst`): however many addresses a flood comes from, the port
+- everyone's (`global_rate`/`global_burst`): however many addresses a flood comes from, the port
   answers at most that many requests a second, a 429 costing far less than an answer;
 - and, when the answer is work (a page or an API answer rendered, not one the page cache keeps;
-  a replay or a live page read), the render budget everyone shares (`web_render_rate`/
-  `web_render_burst`): a render reads the database and builds the page, a kept answer is a copy.
+  a replay or a live page read), the render budget everyone shares (`render_rate`/
+  `render_burst`): a render reads the database and builds the page, a kept answer is a copy.
 
 The address's and everyone's buckets are asked in that order, so a flooder refused by its own
 bucket spends nothing of everyone's. The Play room's own requests (`/play`, `/api/play/`) and
@@ -35,8 +35,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.api.peers import RateLimiter, address_key
-from arena.api.resources import ResourceLimits
+from arena.token_buckets import RateLimiter, address_key
+from arena.web.limits import WebLimits
 
 UNLIMITED_PATHS = ("/static/",)
 """Paths that spend from no bucket: the static assets, files a browser keeps."""
@@ -58,12 +58,12 @@ class Refusal:
 
 
 class WebGate:
-    """The buckets of one web app, as `limits` sets them (its `web_*` fields)."""
+    """The buckets of one web app, as `limits` sets them (its rate and burst fields)."""
 
-    def __init__(self, limits: ResourceLimits, clock: Callable[[], float] = time.monotonic) -> None:
-        self._addresses = RateLimiter(limits.web_rate, limits.web_burst, clock=clock)
-        self._everyone = RateLimiter(limits.web_global_rate, limits.web_global_burst, clock=clock)
-        self._renders = RateLimiter(limits.web_render_rate, limits.web_render_burst, clock=clock)
+    def __init__(self, limits: WebLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._addresses = RateLimiter(limits.rate, limits.burst, clock=clock)
+        self._everyone = RateLimiter(limits.global_rate, limits.global_burst, clock=clock)
+        self._renders = RateLimiter(limits.render_rate, limits.render_burst, clock=clock)
 
     def admit(self, address: str) -> Refusal | None:
         """Spend one request of `address` and of everyone; the refusal if either bucket is empty."""

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from typer.main import get_command
 
-from arena.api.server import ADMIN_TOKEN_VARIABLE
 from arena.cli.app import app as scout_arena
+from arena.startup.arena import ADMIN_TOKEN_VARIABLE
 from bots.greedy import GreedyBot
 from sdk import env
 from sdk.cli import app as scout_bot

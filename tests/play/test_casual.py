@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.api.server import ArenaServer, ServerConfig, start_server
 from arena.play.casual import CasualGame
 from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
 from arena.play.results import ForfeitCause
 from arena.play.sessions import AtCapacity, BotConnection, Stream
+from arena.startup.arena import ArenaServer, start_arena
+from arena.startup.settings import ArenaSettings
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
 from arena.storage.store.casual import show_casual_game
@@ -138,7 +139,7 @@ async def _connect(arena: ArenaServer, name: str, bot: Bot, accept_casual: bool)
 
 def test_a_connected_bot_that_accepts_casual_games_is_seated_through_its_own_stream() -> None:
     async def run() -> tuple[CasualGame, list[str]]:
-        arena = await start_server(ServerConfig(port=0))
+        arena = await start_arena(ArenaSettings(port=0))
         bots = []
         try:
             bots.append(await _connect(arena, "alice", GreedyBot(), accept_casual=True))

@@ -85,7 +85,7 @@ def test_the_arena_runs_without_grpcio_tools() -> None:
     done = run_without(
         CODEGEN_ONLY,
         """
-        import arena.cli.app, arena.api.server
+        import arena.cli.app, arena.startup.arena
         from arena.cli.app import app
         try:
             app(["serve", "--help"])

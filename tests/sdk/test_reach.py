@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.api.server import ServerConfig, start_server
+from arena.startup.arena import start_arena
+from arena.startup.settings import ArenaSettings
 from arena.storage.credentials import set_admin_token
 from arena.storage.database import open_database
 from bots import make_example
@@ -19,7 +20,7 @@ from sdk.submit import play_tournament_async
 
 
 async def key_of(url: str | None) -> str:
-    arena = await start_server(ServerConfig(port=0, database_url=url))
+    arena = await start_arena(ArenaSettings(port=0, database_url=url))
     try:
         return await arena_key_async(f"127.0.0.1:{arena.port}")
     finally:

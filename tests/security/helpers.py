@@ -11,7 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from arena.api.server import ArenaServer, ServerConfig, start_server
+from arena.startup.arena import ArenaServer, start_arena
+from arena.startup.settings import ArenaSettings
 
 SHORT = 200
 """The longest error message or log line a client string may cause here."""
@@ -23,7 +24,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 async def running_arena(db: Path | None = None) -> AsyncIterator[ArenaServer]:
     """An arena on a free loopback port, with a SQLite database at `db` if given."""
     url = None if db is None else f"sqlite:///{db}"
-    arena = await start_server(ServerConfig(port=0, database_url=url))
+    arena = await start_arena(ArenaSettings(port=0, database_url=url))
     try:
         yield arena
     finally:

@@ -16,8 +16,9 @@ import grpc
 import pytest
 
 from arena.api.resources import ResourceLimits
-from arena.api.server import ArenaServer, ServerConfig, start_server
 from arena.play.referee import Limits
+from arena.startup.arena import ArenaServer, start_arena
+from arena.startup.settings import ArenaSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc, bot_session_pb2_grpc
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot
@@ -36,7 +37,7 @@ def with_arena(resources: ResourceLimits, test: Callable[[ArenaServer, str], Awa
     """Run `test(arena, target)` against an in-memory arena with `resources`, then stop it."""
 
     async def main() -> T:
-        arena = await start_server(ServerConfig(port=0, resources=resources))
+        arena = await start_arena(ArenaSettings(port=0, resources=resources))
         try:
             return await test(arena, f"127.0.0.1:{arena.port}")
         finally:

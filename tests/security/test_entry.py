@@ -16,8 +16,9 @@ import pytest
 from sqlmodel import Session, select
 
 from arena import records
-from arena.api.server import ServerConfig, start_server
 from arena.cli import arena_wire as client_wire
+from arena.startup.arena import start_arena
+from arena.startup.settings import ArenaSettings
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.tables import TournamentRow
@@ -208,7 +209,7 @@ def test_a_failed_tournament_shows_its_reason_and_cannot_be_started(
 
 def test_registration_is_limited_per_peer() -> None:
     async def main() -> list[tuple[grpc.StatusCode, str]]:
-        arena = await start_server(ServerConfig(port=0, registrations_per_minute=3))
+        arena = await start_arena(ArenaSettings(port=0, registrations_per_minute=3))
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{arena.port}") as channel:
                 stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]

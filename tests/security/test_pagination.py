@@ -17,12 +17,12 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.api.pages import MAX_PAGE_SIZE
 from arena.cli import arena_wire as client_wire
 from arena.cli import remote as remote_client
 from arena.cli.arena_wire import Page
 from arena.cli.clients import LocalArena
 from arena.cli.remote import RemoteArena
+from arena.page_tokens import MAX_PAGE_SIZE
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings

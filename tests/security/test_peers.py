@@ -2,7 +2,8 @@
 
 import pytest
 
-from arena.api.peers import RateLimiter, address_key, peer_host
+from arena.api.peers import peer_host
+from arena.token_buckets import RateLimiter, address_key
 
 
 class Clock:

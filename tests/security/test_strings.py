@@ -15,7 +15,7 @@ import pytest
 from google.protobuf.message_factory import GetMessageClass
 
 from arena.api.boundary import ARENA, HELLO_TOURNAMENTS, STRING_CAPS, string_fields
-from arena.api.server import log_loop_error
+from arena.startup.arena import log_loop_error
 from sdk import Bot
 from sdk.runner import ArenaRefused, run_async
 from sdk.wire import arena_pb2, arena_pb2_grpc

@@ -16,7 +16,8 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from arena import records
-from arena.api.server import ServerConfig, start_server
+from arena.startup.arena import start_arena
+from arena.startup.settings import ArenaSettings
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.failure_policy import FailurePolicy
@@ -56,7 +57,7 @@ async def run_until_finished(
 ) -> records.Tournament:
     """Start an arena on `url`, call `start_bots(target)`, and wait (bounded) for the tournament to
     finish; with `start_once_connected`, start it as soon as those bots are connected."""
-    arena = await start_server(ServerConfig(port=0, database_url=url))
+    arena = await start_arena(ArenaSettings(port=0, database_url=url))
     try:
         start_bots(f"127.0.0.1:{arena.port}")
         assert arena.engine is not None

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.api.pages import MAX_PAGE_SIZE
+from arena.page_tokens import MAX_PAGE_SIZE
 from arena.storage import store
 from arena.web import reads
 from tests.web.conftest import BOTS, GAMES_PER_TABLE, TOURNAMENT, UPCOMING, get_paths

@@ -20,7 +20,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from arena.api.server import ServerConfig, start_server
+from arena.startup.arena import start_arena
+from arena.startup.settings import ArenaSettings
 from arena.storage import store
 from arena.tournaments.settings import TournamentSettings
 from sdk import Action, Bot, Observation
@@ -74,7 +75,7 @@ def live_arena(database_url: str, tokens: dict[str, str]) -> Iterator[LiveArena]
     stopping = asyncio.Event()
 
     async def run() -> None:
-        arena = await start_server(ServerConfig(port=0, database_url=database_url, http_port=0))
+        arena = await start_arena(ArenaSettings(port=0, database_url=database_url, http_port=0))
         assert arena.web is not None
         target = f"127.0.0.1:{arena.port}"
         bots = [

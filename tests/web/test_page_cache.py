@@ -17,11 +17,11 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 from starlette.types import Message, Receive, Scope, Send
 
-from arena.api.resources import ResourceLimits
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from arena.web.app import create_app
+from arena.web.limits import WebLimits
 from arena.web.page_cache import KeptRoute, PageCache
 from arena.web.rate_limits import WebGate
 from tests.storage.helpers import random_result, running_tournament
@@ -126,7 +126,7 @@ def test_once_the_render_budget_is_spent_a_kept_answer_is_served_stale_and_other
     async def run() -> None:
         pages, version = Pages(), Version()
         clock = [0.0]
-        limits = ResourceLimits(web_render_rate=0.5, web_render_burst=2)
+        limits = WebLimits(render_rate=0.5, render_burst=2)
         cache = cache_over(pages, version, reads=("page_token",), gate=WebGate(limits, clock=lambda: clock[0]))
         fresh = await get(cache, "/bots")
         assert (await get(cache, "/bots?page_token=a"))[0] == 200
