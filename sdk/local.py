@@ -40,6 +40,7 @@ from .engine import (
     record_of,
     table_rules,
 )
+from .seating import one_table
 
 PLAY_ACTIONS = (Show, Scout, ScoutShow)
 """What `Bot.choose` may return; a `Flip` is answered by `Bot.flip` with a plain bool."""
@@ -243,16 +244,16 @@ def unique_labels(names: Sequence[str]) -> tuple[str, ...]:
 def balanced_seatings(entrants: int, games: int, seed: int = 0) -> tuple[tuple[int, ...], ...]:
     """`games` seatings of `entrants` bots at one table, `seatings[g][i]` entrant i's seat in game g.
 
-    The arena's schedule for a field of one table (`arena.tournaments.schedule.round_robin`: every entrant in
-    every seat equally often, "who plays right after whom" varied, so two copies of a bot do not
-    always sit side by side), repeated with the entrants relabelled afresh for each repetition.
-    `arena.tournaments.schedule` is pure Python on the standard library, so this needs none of the server's
-    dependencies.
+    The arena's schedule for a field of one table (`sdk.seating.one_table`, which
+    `arena.tournaments.schedule.round_robin` uses too: every entrant in every seat equally often,
+    "who plays right after whom" varied, so two copies of a bot do not always sit side by side),
+    repeated with the entrants relabelled afresh for each repetition.
     """
-    from arena.tournaments.schedule import round_robin
-
     n = table_rules(entrants).players
-    tables = [tuple(int(e) for e in t.seats) for t in round_robin([str(i) for i in range(n)], n, seed).tables]
+    rng = random.Random(seed)
+    order = list(range(n))
+    rng.shuffle(order)
+    tables = [tuple(order[i] for i in table) for table in one_table(n, rng)]
     relabel = random.Random(seed)
     seatings: list[tuple[int, ...]] = []
     label = list(range(n))

@@ -10,8 +10,9 @@ Two formats. The full round robin (`rounds` None) lets every pair of entrants me
   each seat, whatever n is (7 entrants at 4-seat tables: 7 tables, each entrant at 4 of them, once
   per seat). Up to `SMALL_FIELD` (12) entrants, which entrants share a table is found by a seeded
   local search over tables that always makes pair counts differ by at most one; seats are then
-  given out by k successive random perfect matchings of the entrant/table graph (it is regular, so
-  König's theorem guarantees they exist), which balances seats exactly, and an annealed search
+  given out by k successive random perfect matchings of the entrant/table graph (`sdk.seating`,
+  which local play shares; the graph is regular, so König's theorem guarantees they exist), which
+  balances seats exactly, and an annealed search
   over seat swaps that keep those counts makes "who plays right after whom" as varied as it can:
   FACTS.md measured that keeping one cyclic order (the same neighbours every time) doubles the
   spread of an entrant's points. Larger fields use cyclic rounds (below), m of them.
@@ -28,7 +29,7 @@ prints how many pairs never meet). Each block's seat order is chosen so the step
 the next, hence who follows whom, repeats as little as possible across rounds.
 
 Tables are finally ordered so every prefix of the schedule keeps the entrants' table counts close
-(`_fair_order`, round by round for cyclic rounds), so a tournament played part way is as fair as
+(`fair_order`, round by round for cyclic rounds), so a tournament played part way is as fair as
 it can be. Every step is iterative and at most a few seconds for 1,000 entrants; the arena's
 limits on fields and games are in `arena.tournaments.entries`.
 
@@ -42,24 +43,20 @@ limits on fields and games are in `arena.tournaments.entries`.
 from __future__ import annotations
 
 import hashlib
-import heapq
-import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any
 
 from arena.errors import InvalidSetting, NotEnoughEntrants
+from sdk.seating import fair_order, least_square_sum, seated, two_seat_tables
 
 MIN_TABLE_SIZE = 2
 MAX_TABLE_SIZE = 5
 _SEARCH_STEPS = 20_000
 """Local-search moves per attempt; a fixed budget (not a clock) keeps schedules reproducible."""
 _SEARCH_ATTEMPTS = 4
-_NEIGHBOUR_STEPS = 300
-_SEATING_ATTEMPTS = 20
 SMALL_FIELD = 12
 """Full round robins of at most this many entrants (3-5 seats) use the local search over tables,
 which always balances them; larger ones and the bounded format use cyclic rounds."""
@@ -68,7 +65,7 @@ _BLOCK_STEPS = 100_000
 reproducible; a search that gets there at all mostly does within it, so fresh attempts beat more moves."""
 _BLOCK_ATTEMPTS = 4
 _REORDERED_TWO_SEAT_TABLES = 10_000
-"""A 2-seat round robin up to this size is ordered by `_fair_order` as it always was; a larger one
+"""A 2-seat round robin up to this size is ordered by `fair_order` as it always was; a larger one
 keeps the circle method's rounds (fair prefixes already: everyone plays once a round), since the
 greedy order's time grows faster than its tables (a second for 10,000, twenty for 50,000)."""
 
@@ -128,12 +125,12 @@ def round_robin(entrants: Sequence[str], table_size: int, seed: int, rounds: int
     rng.shuffle(order)
     n = len(order)
     if rounds is None and table_size == 2:
-        seatings = _two_seat_tables(n)
+        seatings = two_seat_tables(n)
         if len(seatings) <= _REORDERED_TWO_SEAT_TABLES:
-            seatings = _fair_order(seatings, [0] * n)
+            seatings = fair_order(seatings, [0] * n)
     elif rounds is None and n <= SMALL_FIELD:
         blocks = _balanced_blocks(n, table_size, rng)
-        seatings = _fair_order(_seated(blocks, n, table_size, rng), [0] * n)
+        seatings = fair_order(seated(blocks, n, table_size, rng), [0] * n)
     else:
         seatings = _cyclic_rounds(n, table_size, rounds or _full_rounds(n, table_size), rng)
     tables = tuple(ScheduledTable(tuple(order[i] for i in seats)) for seats in seatings)
@@ -280,23 +277,6 @@ def game_seed(tournament_seed: int, table_index: int, game_index: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def _two_seat_tables(n: int) -> list[tuple[int, ...]]:
-    """Circle-method rounds of all pairs, then the same rounds with the seats swapped."""
-    players: list[int | None] = list(range(n)) + ([None] if n % 2 else [])
-    size = len(players)
-    rounds: list[list[tuple[int, ...]]] = []
-    for r in range(size - 1):
-        pairs: list[tuple[int, ...]] = []
-        for i in range(size // 2):
-            a, b = players[i], players[size - 1 - i]
-            if a is not None and b is not None:
-                pairs.append((a, b) if (r + i) % 2 == 0 else (b, a))
-        rounds.append(pairs)
-        players = [players[0], players[-1], *players[1:-1]]
-    first = [pair for pairs in rounds for pair in pairs]
-    return first + [(b, a) for a, b in first]
-
-
 def _balanced_blocks(n: int, k: int, rng: random.Random) -> list[list[int]]:
     """T = n*m blocks of k entrants, each entrant in k*m of them, pair counts as equal as found.
 
@@ -308,7 +288,7 @@ def _balanced_blocks(n: int, k: int, rng: random.Random) -> list[list[int]]:
     tables = n * m
     pairs = n * (n - 1) // 2
     total = tables * k * (k - 1) // 2
-    target = _least_square_sum(total, pairs)
+    target = least_square_sum(total, pairs)
     best: list[list[int]] = []
     best_cost = -1
     for _ in range(_SEARCH_ATTEMPTS):
@@ -351,180 +331,6 @@ def _balanced_blocks(n: int, k: int, rng: random.Random) -> list[list[int]]:
     return best
 
 
-def _seated(blocks: list[list[int]], n: int, k: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """Give out seats so every entrant sits in every seat equally often, in fresh cyclic orders.
-
-    Each entrant's tables are split into groups of k ("copies" of the entrant); copies and tables
-    then form a k-regular bipartite graph, and each of k random perfect matchings fills one seat.
-    Of a few such seatings, each improved by `_spread_neighbours`, the most varied one is kept.
-    """
-    best: list[list[int]] = []
-    best_cost = -1
-    sharing = {(a, b) for block in blocks for a in block for b in block if a != b}
-    floor = _least_square_sum(len(blocks) * k, len(sharing))
-    tables_of: list[list[int]] = [[] for _ in range(n)]
-    for t, block in enumerate(blocks):
-        for e in block:
-            tables_of[e].append(t)
-    for _ in range(_SEATING_ATTEMPTS):
-        copies: list[tuple[int, list[int]]] = []
-        for e, tables in enumerate(tables_of):
-            shuffled = rng.sample(tables, len(tables))
-            copies += [(e, shuffled[i : i + k]) for i in range(0, len(tables), k)]
-        seats: list[list[int]] = [[-1] * k for _ in blocks]
-        for seat in range(k):
-            match = _perfect_matching([c[1] for c in copies], len(blocks), rng)
-            for copy_index, table in enumerate(match):
-                entrant, tables = copies[copy_index]
-                seats[table][seat] = entrant
-                tables.remove(table)
-        cost = _spread_neighbours(seats, tables_of, floor, rng)
-        if best_cost < 0 or cost < best_cost:
-            best, best_cost = seats, cost
-        if cost == floor:
-            break
-    return [tuple(s) for s in best]
-
-
-def _spread_neighbours(seats: list[list[int]], tables_of: list[list[int]], floor: int, rng: random.Random) -> int:
-    """Make "who plays right after whom" as varied as possible, keeping every seat count.
-
-    Matchings alone can repeat one cyclic order at every table. A move picks two seats i and j
-    and a cycle of tables t1..tr where the entrant in seat j of each is the one in seat i of the
-    next (and of t1 for tr); swapping seats i and j at all of them leaves every entrant's seat
-    counts unchanged. Moves are annealed on the sum of squared successor counts, and `seats` is
-    left at the best state seen (search stops early at `floor`, the least sum possible).
-    Returns that sum.
-    """
-    k = len(seats[0])
-    succ: Counter[tuple[int, int]] = Counter()
-    for row in seats:
-        for s in range(k):
-            succ[row[s], row[(s + 1) % k]] += 1
-    cost = sum(c * c for c in succ.values())
-    best, best_cost = [row[:] for row in seats], cost
-
-    def links(rows: list[int]) -> list[tuple[int, int]]:
-        return [(seats[t][s], seats[t][(s + 1) % k]) for t in rows for s in range(k)]
-
-    for step in range(_NEIGHBOUR_STEPS):
-        i, j = rng.sample(range(k), 2)
-        table = rng.randrange(len(seats))
-        path: list[int] = []
-        where = {seats[table][i]: 0}
-        while True:
-            path.append(table)
-            nxt = seats[table][j]
-            if nxt in where:
-                cycle = path[where[nxt] :]
-                break
-            where[nxt] = len(path)
-            table = rng.choice([t for t in tables_of[nxt] if seats[t][i] == nxt])
-        before = links(cycle)
-        for t in cycle:
-            seats[t][i], seats[t][j] = seats[t][j], seats[t][i]
-        change: Counter[tuple[int, int]] = Counter(links(cycle))
-        change.subtract(before)
-        delta = sum((succ[p] + dv) ** 2 - succ[p] ** 2 for p, dv in change.items())
-        heat = 2.0 * (1 - step / _NEIGHBOUR_STEPS)
-        if delta <= 0 or rng.random() < math.exp(-delta / heat):
-            succ.update(change)
-            cost += delta
-            if cost < best_cost:
-                best, best_cost = [row[:] for row in seats], cost
-                if cost == floor:
-                    break
-        else:
-            for t in cycle:
-                seats[t][i], seats[t][j] = seats[t][j], seats[t][i]
-    seats[:] = best
-    return best_cost
-
-
-def _least_square_sum(total: int, bins: int) -> int:
-    """The least sum of squares of `bins` non-negative integers adding up to `total`."""
-    low, extra = divmod(total, bins)
-    return extra * (low + 1) ** 2 + (bins - extra) * low**2
-
-
-def _perfect_matching(adjacency: list[list[int]], right: int, rng: random.Random) -> list[int]:
-    """A perfect matching of a regular bipartite graph (Kuhn's augmenting paths, random order).
-
-    Returns, for each left vertex, its matched right vertex. The depth-first search keeps its own
-    stack (a path can be as long as the graph is large) and visits, shuffles and matches in the
-    order a recursive search would, so schedules stay what they were.
-    """
-    owner = [-1] * right
-
-    def options(u: int) -> list[int]:
-        shuffled = adjacency[u][:]
-        rng.shuffle(shuffled)
-        return shuffled
-
-    def augment(root: int) -> None:
-        seen = [False] * right
-        # Each frame: a left vertex, its shuffled options, the next option to try, and the right
-        # vertex whose owner is being re-matched below it.
-        stack: list[list[Any]] = [[root, options(root), 0, -1]]
-        while stack:
-            frame = stack[-1]
-            u, tries = frame[0], frame[1]
-            while frame[2] < len(tries):
-                t = tries[frame[2]]
-                frame[2] += 1
-                if seen[t]:
-                    continue
-                seen[t] = True
-                if owner[t] < 0:
-                    owner[t] = u
-                    for below in stack[:-1]:
-                        owner[below[3]] = below[0]
-                    return
-                frame[3] = t
-                stack.append([owner[t], options(owner[t]), 0, -1])
-                break
-            else:
-                stack.pop()
-
-    lefts = list(range(len(adjacency)))
-    rng.shuffle(lefts)
-    for u in lefts:
-        augment(u)
-    match = [-1] * len(adjacency)
-    for t, u in enumerate(owner):
-        match[u] = t
-    return match
-
-
-def _fair_order(tables: list[tuple[int, ...]], played: list[int]) -> list[tuple[int, ...]]:
-    """Order tables greedily: next is the one whose entrants have played least so far (the most
-    they have played, then their total; the earlier table on a tie). `played` counts each
-    entrant's tables before these and is updated.
-
-    A heap with lazy updates: counts only grow, so a table's stored key is never above its true
-    one, and a popped table whose key is still current is the least of all.
-    """
-
-    def key(table: tuple[int, ...]) -> tuple[int, int]:
-        return max(played[e] for e in table), sum(played[e] for e in table)
-
-    heap = [(*key(table), index) for index, table in enumerate(tables)]
-    heapq.heapify(heap)
-    ordered: list[tuple[int, ...]] = []
-    while heap:
-        most, total, index = heap[0]
-        table = tables[index]
-        now = key(table)
-        if now != (most, total):
-            heapq.heapreplace(heap, (*now, index))
-            continue
-        heapq.heappop(heap)
-        ordered.append(table)
-        for e in table:
-            played[e] += 1
-    return ordered
-
-
 def _cyclic_rounds(n: int, k: int, rounds: int, rng: random.Random) -> list[tuple[int, ...]]:
     """`rounds` rounds of n tables: round r is every translate t + B_r (mod n) of a base block B_r,
     seat s of table t holding entrant t + B_r[s]. So in every round each entrant sits once in each
@@ -534,7 +340,7 @@ def _cyclic_rounds(n: int, k: int, rounds: int, rng: random.Random) -> list[tupl
     played = [0] * n
     tables: list[tuple[int, ...]] = []
     for block in _seat_orders(_base_blocks(n, k, rounds, rng), n):
-        tables += _fair_order([tuple((t + b) % n for b in block) for t in range(n)], played)
+        tables += fair_order([tuple((t + b) % n for b in block) for t in range(n)], played)
     return tables
 
 
@@ -556,7 +362,7 @@ def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[i
 
     pairs = n * (n - 1) // 2
     low = n * rounds * k * (k - 1) // 2 // pairs
-    target = _least_square_sum(n * rounds * k * (k - 1) // 2, pairs)
+    target = least_square_sum(n * rounds * k * (k - 1) // 2, pairs)
     best: list[list[int]] = []
     best_cost = -1
     for _ in range(_BLOCK_ATTEMPTS):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -168,19 +167,33 @@ def test_a_stop_signal_stops_the_runner_where_add_signal_handler_is_missing(sig:
     assert out.splitlines() == ["stopped", "SIGINT handler restored: True"]
 
 
-def test_the_lean_install_in_the_bot_guide_names_the_sdks_own_requirements_as_pinned() -> None:
-    """The documented install without the server's packages asks for exactly the SDK's run-time
-    requirements, with the pins pyproject.toml gives them."""
-    guide = (ROOT / "docs" / "bot-guide.md").read_text()
-    line = next(line for line in guide.splitlines() if "pip install --no-deps -e ." in line)
-    documented = set(re.findall(r"'([^']+)'", line))
-    pinned = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
-    assert documented <= pinned
-    assert {re.split(r"[<>=\[]", r)[0] for r in documented} == {"grpcio", "protobuf", "typer", "rich", "filelock"}
+IMPORTED_FROM = {"grpc": "grpcio", "google": "protobuf", "typer": "typer", "rich": "rich", "filelock": "filelock"}
+"""The distributions that the third-party packages sdk/ and bots/ import come from."""
+TRAINING_ONLY = {"numpy"}
+"""Imported by bots/train_*.py's fitting commands alone (the `train` extra), never by playing."""
 
 
-def test_the_sdk_never_imports_the_example_bots_package() -> None:
-    """Example bots are found by name through the `scout_arena.bots` entry points, not imported."""
+def test_the_sdk_distribution_requires_what_sdk_and_bots_import() -> None:
+    """sdk/pyproject.toml (`pip install ./sdk`) names the distributions of every third-party package
+    sdk/ and bots/ import, and nothing else; tests/sdk/test_sdk_install.py installs and plays it."""
+    imported = set()
+    for path in sorted([*(ROOT / "sdk").rglob("*.py"), *(ROOT / "bots").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"sdk", "bots", "__future__"} - TRAINING_ONLY
+    assert third_party <= IMPORTED_FROM.keys(), (
+        f"imported from an unknown distribution: {third_party - IMPORTED_FROM.keys()}"
+    )
+    hook = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["tool"]["hatch"]["metadata"]["hooks"]["custom"]
+    assert sorted(hook["dependencies"]) == sorted(IMPORTED_FROM[name] for name in third_party)
+
+
+def test_the_sdk_never_imports_the_example_bots_nor_the_arena() -> None:
+    """Example bots are found by name through the `scout_arena.bots` entry points, not imported;
+    the arena is another distribution, which the SDK's install (`pip install ./sdk`) does not hold."""
     importing = []
     for path in sorted((ROOT / "sdk").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -189,7 +202,7 @@ def test_the_sdk_never_imports_the_example_bots_package() -> None:
                 if isinstance(node, ast.Import)
                 else ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
             )
-            importing += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "bots"]
+            importing += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in ("bots", "arena")]
     assert importing == []
 
 

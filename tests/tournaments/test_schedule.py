@@ -23,6 +23,7 @@ from arena.tournaments.schedule import (
     stop_round,
     table_count,
 )
+from sdk.local import balanced_seatings
 
 SMALL_FIELDS_DIGEST = "2cdbaa30e52f26e92f7b29d7d30101144ddb8f803b6038b21059f31788c61cd9"
 """Of the seats of the schedules the recursive matching and quadratic ordering made, before issue #11
@@ -264,3 +265,14 @@ def test_a_stop_rule_round_keeps_a_floor_of_mixed_rounds() -> None:
 def test_a_round_of_open_pairs_refuses_pairs_that_are_not_neighbours() -> None:
     with pytest.raises(InvalidSetting, match="a and c are not adjacent in the order"):
         open_pair_round(["a", "b", "c", "d"], {("a", "c"): 1.0}, 3, seed=1)
+
+
+@pytest.mark.parametrize("players", range(2, 6))
+def test_local_play_seats_a_one_table_field_as_the_arena_schedule_does(players: int) -> None:
+    """`scout-bot play` and `check` (sdk.local.balanced_seatings) seat a bot as a tournament of one
+    table would: the SDK's seating (sdk.seating.one_table) is the schedule's."""
+    for seed in range(10):
+        schedule = round_robin([str(i) for i in range(players)], players, seed)
+        tables = [tuple(int(e) for e in table.seats) for table in schedule.tables]
+        seatings = balanced_seatings(players, len(tables), seed)
+        assert [tuple(sorted(range(players), key=seating.__getitem__)) for seating in seatings] == tables, seed
