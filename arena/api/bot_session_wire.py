@@ -15,12 +15,11 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from arena.names import MAX_GAME_ID
-from arena.play.sessions import MalformedDecision, Received
+from arena.play.sessions import MalformedDecision, Outgoing, Received, Relayed
 from sdk.engine import Action, Card, PlayerView
 from sdk.protocol import (
     ActionAccepted,
     ActionRejected,
-    ArenaMessage,
     Decision,
     DecisionRequest,
     ErrorNotice,
@@ -270,15 +269,18 @@ _ENCODERS: dict[type, Callable[[Any], session_pb.ArenaMessage]] = {
 }
 
 
-def arena_batch_bytes(msgs: Sequence[ArenaMessage], legal_actions: bool) -> bytes:
+def arena_batch_bytes(msgs: Sequence[Outgoing], legal_actions: bool) -> bytes:
     """The serialized ArenaBatch of `msgs`, what the Play stream writes (`service.add_bot_session`).
 
     A serialized repeated field is the concatenation of its entries, each framed with the field's
     tag and length, so a batch is joined from messages serialized one by one: a public event
-    goes to every bot at its table and is serialized once for all of them (`_EventCache`)."""
+    goes to every bot at its table and is serialized once for all of them (`_EventCache`); a
+    message another node's referee sent (`Relayed`) comes framed already."""
     parts = []
     for m in msgs:
-        if type(m) is PublicEvent:
+        if type(m) is Relayed:
+            parts.append(m.entry)
+        elif type(m) is PublicEvent:
             parts.append(_events.framed(m))
         elif type(m) is DecisionRequest:
             parts.append(length_delimited(_BATCH_ENTRY, _request_entry(m, legal_actions)))

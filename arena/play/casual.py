@@ -29,7 +29,17 @@ from arena.play.clock import LOOP_CLOCK
 from arena.play.house_pool import SEARCH_BOTS, HousePool, decide
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, final_ranks
-from arena.play.sessions import Answer, AtCapacity, BotConnection, GiveWay, LiveGame, SessionHub, Stream
+from arena.play.sessions import (
+    Answer,
+    AtCapacity,
+    BotConnection,
+    GiveWay,
+    LiveGame,
+    Outgoing,
+    Relayed,
+    SessionHub,
+    Stream,
+)
 from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
 from sdk.loading import example_bots, load_bot
@@ -55,8 +65,9 @@ class Feed(Stream):
         super().__init__(session_id, True, lambda: False)
         self._deliver = deliver
 
-    def send(self, msg: ArenaMessage) -> None:
-        if not self.closed:
+    def send(self, msg: Outgoing) -> None:
+        """Deliver `msg`; a feed's seat is always refereed on its own node, so nothing is `Relayed` to it."""
+        if not self.closed and not isinstance(msg, Relayed):
             self._deliver(msg)
 
     def close(self) -> None:

@@ -63,6 +63,19 @@ class MalformedDecision:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Relayed:
+    """A message to a bot whose game another node of a cluster referees, already in wire form
+    (one framed `ArenaBatch.messages` entry, `arena.cluster.relay`): it is written as it came, so
+    the bot gets the same bytes as from a local referee. `kind` is the message's type, which
+    decides when the stream writes it (`CAN_WAIT`)."""
+
+    kind: type
+    entry: bytes
+
+
+Outgoing: TypeAlias = ArenaMessage | Relayed
+"""What a stream writes to its bot."""
 Answer: TypeAlias = Decision | MalformedDecision
 """A bot's answer to a request, as the arena read it."""
 Received: TypeAlias = Hello | Answer
@@ -90,6 +103,25 @@ class LiveGame(Protocol):
         ...
 
 
+class Relay(Protocol):
+    """What a cluster node adds to the hub (`arena.cluster.relay`): it hears of this node's own
+    streams, and takes the answers for games refereed on another node."""
+
+    def opened(self, conn: BotConnection, stream: Stream) -> None:
+        """A stream of this node became `conn`'s current one."""
+
+    def closed(self, conn: BotConnection, stream: Stream) -> None:
+        """`conn`'s current stream of this node ended."""
+
+    def forward(self, bot: str, answer: Answer) -> bool:
+        """Send `answer` to the node refereeing its game; False if no other node does."""
+        ...
+
+
+def _kind(msg: Outgoing) -> type:
+    return msg.kind if type(msg) is Relayed else type(msg)
+
+
 class Unavailable(Exception):
     """A bot cannot take a seat now; the message says which and why."""
 
@@ -115,6 +147,10 @@ class Stream:
     several games a write of an acceptance alone for each answer: the arena's CPU per decision
     grew as the bots thought longer ("Scale" there).
     """
+
+    relayed = False
+    """True for a stream on another node of a cluster (`arena.cluster.relay.RemoteStream`): that
+    node welcomes its bot and tells it it was superseded, not this one."""
 
     __slots__ = (
         "_clock",
@@ -149,7 +185,7 @@ class Stream:
         """Whether the bot has a request open: an acceptance then waits for its next message."""
         self.tournaments = set(tournaments)
         """The tournaments its Hello named whose end it has not been told yet."""
-        self.pending: list[ArenaMessage] = []
+        self.pending: list[Outgoing] = []
         self.closed = False
         self.overflowed = False
         self.writer: asyncio.Task[object] | None = None
@@ -161,7 +197,7 @@ class Stream:
         """Set while the writer waits for a due write."""
         self._clock = clock
 
-    def send(self, msg: ArenaMessage) -> None:
+    def send(self, msg: Outgoing) -> None:
         """Queue `msg` (dropped once the stream is closed). A bot that lets MAX_QUEUED messages
         pile up unread is cut off: the task serving its call (`writer`) is cancelled and the bot
         counts as disconnected, so a stalled reader cannot hold the arena's memory."""
@@ -169,7 +205,7 @@ class Stream:
             return
         if len(self.pending) < MAX_QUEUED:
             self.pending.append(msg)
-            kind = type(msg)
+            kind = _kind(msg)
             if kind not in CAN_WAIT or len(self.pending) >= MAX_BATCH:
                 self._make_due()
             elif kind is ActionAccepted and self._timer is None and not self._due and not self.deciding():
@@ -177,6 +213,9 @@ class Stream:
         elif self.writer is not None and not self.overflowed:
             self.overflowed = True
             self.writer.cancel()
+
+    def released(self, game_id: str) -> None:
+        """The hub freed the bot's seat of game `game_id` (a relayed stream tells the bot's node)."""
 
     def close(self) -> None:
         """End the call once the messages queued so far are written."""
@@ -188,7 +227,7 @@ class Stream:
         if self._ready is not None and not self._ready.done():
             self._ready.set_result(None)
 
-    async def next_batch(self) -> list[ArenaMessage]:
+    async def next_batch(self) -> list[Outgoing]:
         """Wait for a due write, give other messages BATCH_WAIT_S to join it if `more_coming`, then
         take up to MAX_BATCH (one write for all of them); an empty list once the stream is closed and
         drained. A bot none of whose games is moving is written to at once: its other games wait for
@@ -211,9 +250,9 @@ class Stream:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self.closed and len(self.pending) < MAX_BATCH and all(type(m) in CAN_WAIT for m in self.pending):
+        if not self.closed and len(self.pending) < MAX_BATCH and all(_kind(m) in CAN_WAIT for m in self.pending):
             self._due = False
-            if ActionAccepted in map(type, self.pending) and not self.deciding():
+            if ActionAccepted in map(_kind, self.pending) and not self.deciding():
                 self._timer = self._clock.call_at(self._clock.time() + NEWS_WAIT_S, self._make_due)
         return batch
 
@@ -225,6 +264,7 @@ class BotConnection:
         "accept_casual",
         "capacity",
         "disconnected_at",
+        "elsewhere",
         "gives_way",
         "live_games",
         "moving",
@@ -250,6 +290,9 @@ class BotConnection:
         to send the news of it and the next request, within the event loop's next steps."""
         self.disconnected_at = 0.0
         """The hub's clock when the last stream ended; meaningful only while `stream` is None."""
+        self.elsewhere = 0
+        """Its games refereed on other nodes of a cluster (`arena.cluster.presence`): they count
+        against its capacity here too."""
 
     @property
     def connected(self) -> bool:
@@ -258,13 +301,13 @@ class BotConnection:
     @property
     def busy(self) -> bool:
         """Whether it plays as many games as its capacity: a game that gives way can take no seat now."""
-        return len(self.live_games) >= self.capacity
+        return len(self.live_games) + self.elsewhere >= self.capacity
 
     @property
     def held(self) -> int:
         """Its games that give way to none: what a tournament game counts against its capacity,
         since the games that give way end when it needs their seats."""
-        return len(self.live_games) - len(self.gives_way)
+        return len(self.live_games) - len(self.gives_way) + self.elsewhere
 
     def game_waits(self, game_id: str, waits: bool) -> None:
         """The referee's word that game `game_id` now waits (or no longer waits) for this bot."""
@@ -291,7 +334,7 @@ class BotConnection:
         "Scale")."""
         return bool(self.moving)
 
-    def send(self, msg: ArenaMessage) -> None:
+    def send(self, msg: Outgoing) -> None:
         """Queue `msg` on the current stream; while disconnected it is dropped (resync re-sends)."""
         if self.stream is not None:
             self.stream.send(msg)
@@ -306,21 +349,34 @@ class SessionHub:
         self._bots: dict[str, BotConnection] = {}
         self._watchers: dict[str, set[asyncio.Future[None]]] = {}
         """Who waits in `changed` for each bot to connect or free a seat."""
+        self.relay: Relay | None = None
+        """Set on a node of a cluster (`arena.cluster`): bots whose stream is on another node."""
 
     def get(self, name: str) -> BotConnection | None:
         return self._bots.get(name)
+
+    def bots(self) -> list[BotConnection]:
+        """Every connection the hub holds, connected or waiting for its games' bots to come back."""
+        return list(self._bots.values())
+
+    def local(self, name: str) -> bool:
+        """Whether bot `name`'s current stream is on this node (always, outside a cluster)."""
+        conn = self._bots.get(name)
+        return conn is not None and conn.stream is not None and not conn.stream.relayed
 
     def open(
         self, name: str, hello: Hello, session_id: str, stream: Stream | None = None
     ) -> tuple[BotConnection, Stream]:
         """Attach a new stream for `name` after its Hello (`stream`, or a new `Stream` for a gRPC
-        call); a previous live stream is superseded."""
+        call); a previous live stream is superseded. A relayed stream (another node's) is attached
+        silently: that node welcomed the bot, and tells a stream of its own that it was superseded."""
         conn = self._bots.get(name)
         if conn is None:
             conn = self._bots[name] = BotConnection(name)
         old = conn.stream
         if old is not None:
-            old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
+            if not old.relayed:
+                old.send(ErrorNotice(ErrorCode.SUPERSEDED, f"a newer session ({session_id}) took over bot {name!r}"))
             old.close()
         if stream is None:
             stream = Stream(
@@ -329,7 +385,10 @@ class SessionHub:
         conn.stream = stream
         conn.capacity = hello.capacity
         conn.accept_casual = hello.accept_casual
-        stream.send(Welcome(session_id, name, hello.capacity))
+        if not stream.relayed:
+            stream.send(Welcome(session_id, name, hello.capacity))
+            if self.relay is not None:
+                self.relay.opened(conn, stream)
         for table in list(conn.live_games.values()):
             table.resync(name)
         self._notify(name)
@@ -341,6 +400,8 @@ class SessionHub:
             return
         conn.stream = None
         conn.disconnected_at = self.clock.time()
+        if self.relay is not None and not stream.relayed:
+            self.relay.closed(conn, stream)
         for table in list(conn.live_games.values()):
             table.connection_lost(conn.name)
         if not conn.live_games:
@@ -353,6 +414,8 @@ class SessionHub:
             return
         table = conn.live_games.get(msg.game_id)
         if table is None:
+            if self.relay is not None and self.relay.forward(conn.name, msg):
+                return
             conn.send(
                 ErrorNotice(
                     ErrorCode.UNKNOWN_GAME,
@@ -405,6 +468,8 @@ class SessionHub:
         conn.live_games.pop(game_id, None)
         conn.waiting.discard(game_id)
         conn.moving.discard(game_id)
+        if conn.stream is not None:
+            conn.stream.released(game_id)
         give_way(conn.name)
 
     def casual_bots(self) -> list[BotConnection]:
@@ -432,6 +497,10 @@ class SessionHub:
     def waiting_for(self, name: str) -> int:
         """How many waits in `changed` bot `name` would end now."""
         return len(self._watchers.get(name, ()))
+
+    def notify(self, name: str) -> None:
+        """Wake the games waiting in `changed` for bot `name`: a seat of its came free elsewhere."""
+        self._notify(name)
 
     def _notify(self, name: str) -> None:
         for waiter in self._watchers.pop(name, ()):
@@ -464,6 +533,8 @@ class SessionHub:
             conn.gives_way.pop(table.game_id, None)
             conn.waiting.discard(table.game_id)
             conn.moving.discard(table.game_id)
+            if conn.stream is not None:
+                conn.stream.released(table.game_id)
             if not conn.live_games and not conn.connected:
                 del self._bots[name]
             self._notify(name)

@@ -21,6 +21,7 @@ import bisect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from sdk.engine import Event
 
@@ -69,6 +70,17 @@ class Published:
     event: Event
 
 
+class FeedRelay(Protocol):
+    """Where a node of a cluster sends the feeds its referee writes, for the other nodes'
+    spectators (`arena.cluster.fanout`)."""
+
+    def opened(self, feed: GameFeed) -> None: ...
+
+    def published(self, feed: GameFeed, event: Event) -> None: ...
+
+    def ended(self, feed: GameFeed) -> None: ...
+
+
 class GameFeed:
     """One attempt at a game, as spectators get it: its public events, each released `delay_s`
     after it was played."""
@@ -95,6 +107,8 @@ class GameFeed:
         """Hub time the game ended (finished or stopped); None while it runs."""
         self.finished = False
         """True if it ended with its last round, False if it was stopped or abandoned."""
+        self.relay: FeedRelay | None = None
+        """Set for a feed this node's referee writes, in a cluster: the other nodes get it too."""
 
     def publish(self, event: Event) -> None:
         """Add the next public event; never blocks, never grows past MAX_EVENTS."""
@@ -103,10 +117,14 @@ class GameFeed:
         now = self._clock()
         self.events.append(Published(len(self.events), now, time.time(), event))
         self._release_at.append(now + self.delay_s)
+        if self.relay is not None:
+            self.relay.published(self, event)
 
     def end(self, finished: bool) -> None:
         self.ended_at = self._clock()
         self.finished = finished
+        if self.relay is not None:
+            self.relay.ended(self)
 
     def released(self, now: float | None = None) -> int:
         """How many events spectators may have seen by `now` (default: the clock's now)."""
@@ -145,9 +163,20 @@ class SpectatorHub:
         """Each game's attempts, oldest first: the newest, and those spectators may still be shown
         because the starts of the ones after them are not released yet."""
         self._watching: dict[str, int] = {}
+        self.relay: FeedRelay | None = None
+        """Set on a node of a cluster: the feeds this node's referee opens go to the other nodes too."""
 
     def open(self, watch: Watch, attempt: str, seats: Sequence[str]) -> GameFeed:
-        """A new feed for an attempt at `watch.game_id`, replacing an earlier attempt's."""
+        """A new feed for an attempt at `watch.game_id` refereed here, replacing an earlier attempt's."""
+        feed = self.mirror(watch, attempt, seats)
+        if self.relay is not None:
+            feed.relay = self.relay
+            self.relay.opened(feed)
+        return feed
+
+    def mirror(self, watch: Watch, attempt: str, seats: Sequence[str]) -> GameFeed:
+        """A new feed for an attempt at `watch.game_id`, replacing an earlier attempt's; on its own
+        (without `open`'s relay), the copy of a feed another node of a cluster writes."""
         self._prune()
         feed = GameFeed(watch.game_id, attempt, seats, watch.delay_s, self.clock)
         attempts = self._attempts.setdefault(watch.game_id, [])
