@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import grpc
 
-from arena.api.server import ArenaServer, ServerConfig, start_server
 from arena.cluster.join import Cluster, connect_cluster
 from arena.directory import InMemoryBotDirectory
 from arena.play.referee import Limits
+from arena.startup.arena import ArenaServer, start_arena
+from arena.startup.settings import ArenaSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from tests.timeouts import PLAY_S, START_S
 
@@ -73,8 +74,8 @@ async def start_nodes(
     prefix = prefix or new_prefix()
     nodes = []
     for i in range(count):
-        config = ServerConfig(port=0, admin_token=ADMIN, limits=limits or Limits())
-        server = await start_server(config, directory)
+        settings = ArenaSettings(port=0, admin_token=ADMIN, limits=limits or Limits())
+        server = await start_arena(settings, directory)
         stack.push_async_callback(server.stop, 0)
         assert server.referee.spectators is not None
         cluster = await connect_cluster(nats_url, f"n{i}", server.hub, server.referee.spectators, prefix=prefix)
