@@ -312,6 +312,21 @@ def serve(
         ),
     ] = False,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    nats: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="Run as one node of a cluster on this NATS server (nats://HOST:PORT, or several "
+            "comma-separated); needs a PostgreSQL --db shared by every node (docs/scale-out.md).",
+            show_default=False,
+        ),
+    ] = None,
+    node: Annotated[
+        str | None,
+        typer.Option(
+            help="This node's name in the cluster (with --nats); default the host's name.", show_default=False
+        ),
+    ] = None,
     tls_cert: Annotated[
         str | None,
         typer.Option(
@@ -425,6 +440,8 @@ def serve(
         tls_key=tls_key,
         registrations_per_minute=registrations_per_minute,
         log_level=log_level,
+        nats_url=nats,
+        node=node,
         limits={"move_ms": move_ms, "time_bank_ms": time_bank_ms, "grace_ms": grace_ms, "max_invalid": max_invalid},
         resources={
             "max_connections": max_connections,

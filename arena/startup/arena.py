@@ -39,6 +39,7 @@ from arena.api.bot_session_service import BotSessionService
 from arena.api.resources import fit_open_file_limit, option
 from arena.api.server import SHUTDOWN_GRACE_S, GrpcServer, grpc_server, listen_on, start_serving
 from arena.directory import BotDirectory, InMemoryBotDirectory, new_token
+from arena.errors import ArenaError
 from arena.names import shown
 from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Referee
@@ -60,6 +61,7 @@ from arena.tournaments.runner import TournamentRunner
 from arena.web.limits import web_option
 
 if TYPE_CHECKING:
+    from arena.cluster.join import Cluster
     from arena.web.serving import WebServer
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,8 @@ class ArenaServer:
     """The Play room's limits (`ArenaSettings.casual`), read by the web pages."""
     web: WebServer | None = None
     """The web pages, served in this event loop, when `ArenaSettings.http_port` asked for them."""
+    cluster: Cluster | None = None
+    """This node's part in a cluster (`arena.cluster`), when `ArenaSettings.cluster` asked for one."""
 
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
         """Stop the web pages, report NOT_SERVING, stop the tournament games, let calls in flight
@@ -98,6 +102,8 @@ class ArenaServer:
         if self.web is not None:
             await self.web.stop()
         await self.grpc.health.enter_graceful_shutdown()
+        if self.cluster is not None:
+            await self.cluster.close()
         if self.runner is not None:
             self.runner.cancel()
             await asyncio.gather(self.runner, return_exceptions=True)
@@ -148,15 +154,17 @@ async def start_arena(
         )
     else:
         engine = await asyncio.to_thread(open_database, settings.database_url)
-        try:
-            lock = await asyncio.to_thread(lock_database, engine.url, shown_database(engine.url), engine=engine)
-        except BaseException:
-            engine.dispose()
-            raise
+        if settings.cluster is None:  # a cluster's nodes share the database (docs/scale-out.md)
+            try:
+                lock = await asyncio.to_thread(lock_database, engine.url, shown_database(engine.url), engine=engine)
+            except BaseException:
+                engine.dispose()
+                raise
         db = AsyncStore(engine)
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None
-        runner = TournamentRunner(db, referee, hub)
+        # cluster-store: the cluster's node runner (arena.cluster.node) goes here in cluster mode.
+        runner = TournamentRunner(db, referee, hub) if settings.cluster is None else None
         arena_service = ArenaService(
             directory,
             referee,
@@ -189,6 +197,7 @@ async def start_arena(
         # Only once the port is ours: a start that cannot listen neither creates an admin token
         # nobody sees nor voids the games of the arena that holds the port.
         admin_token = await _take_over_database(engine, settings.admin_token)
+    cluster = None if settings.cluster is None else await _join(settings, hub, referee, lock, engine)
     await start_serving(server)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
     arena = ArenaServer(
@@ -203,6 +212,7 @@ async def start_arena(
         tls=credentials is not None,
         lock=lock,
         casual=settings.casual,
+        cluster=cluster,
     )
     if web_socket is not None:
         from arena.web.app import create_app
@@ -212,6 +222,26 @@ async def start_arena(
         app = create_app(engine, arena=arena, limits=settings.web_limits)
         arena.web = await start_web(app, web_socket, settings.web_limits)
     return arena
+
+
+async def _join(
+    settings: ArenaSettings, hub: SessionHub, referee: Referee, lock: DatabaseLock | None, engine: Engine | None
+) -> Cluster:
+    """Join the cluster of `settings.cluster` before any bot connects, so that every stream is announced;
+    a NATS server that does not answer is an `ArenaError` (the port and database are let go)."""
+    from arena.cluster.join import connect_cluster  # only cluster mode needs nats-py
+
+    assert settings.cluster is not None and referee.spectators is not None
+    try:
+        return await connect_cluster(settings.cluster.nats_url, settings.cluster.node, hub, referee.spectators)
+    except Exception as exc:
+        if lock is not None:
+            lock.release()
+        if engine is not None:
+            engine.dispose()
+        raise ArenaError(
+            f"cannot join the cluster at {settings.cluster.nats_url}: {exc or type(exc).__name__}"
+        ) from None
 
 
 async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:

@@ -14,6 +14,7 @@ settings.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 from arena.api.resources import DEFAULT_REGISTRATIONS_PER_MINUTE, ResourceLimits, option
 from arena.api.tls import ServerTls, server_tls
 from arena.errors import ArenaError
+from arena.names import NAME_PATTERN, NAME_RULE
 from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
 from arena.web.limits import WebLimits, web_option
@@ -38,6 +40,17 @@ PLAY_OPTIONS = {
 
 class InvalidSetting(ArenaError):
     """An option of `scout-arena serve` out of its range; the message names the option."""
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """How a node joins a cluster (docs/scale-out.md): several arenas on one PostgreSQL database
+    and one NATS server."""
+
+    nats_url: str
+    """The NATS server, or several comma-separated URLs of one NATS cluster (`--nats`)."""
+    node: str
+    """This node's name, unique in the cluster (`--node`; default the host's name)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,8 @@ class ArenaSettings:
     """How much of the arena the web pages' Play room may take (`arena.web.play_room`)."""
     log_level: int = logging.INFO
     """What the process logs (to stderr)."""
+    cluster: ClusterSettings | None = None
+    """Set when the arena is one node of a cluster (`--nats`); None: a single arena process."""
 
     @property
     def serves_web(self) -> bool:
@@ -91,6 +106,8 @@ class ArenaSettings:
         resources: Mapping[str, Any],
         web: Mapping[str, Any],
         casual: Mapping[str, Any],
+        nats_url: str | None = None,
+        node: str | None = None,
     ) -> ArenaSettings:
         """The settings of `serve`'s options; the four mappings hold each part's fields by name
         (`Limits`: --move-ms ...; `ResourceLimits`: --max-connections ...; `WebLimits`: --web-...;
@@ -112,7 +129,24 @@ class ArenaSettings:
             _part(WebLimits, web, web_option),
             _part(CasualLimits, casual, lambda name: PLAY_OPTIONS.get(name, option(name))),
             level,
+            cluster_settings(nats_url, node, database_url),
         )
+
+
+def cluster_settings(nats_url: str | None, node: str | None, database_url: str | None) -> ClusterSettings | None:
+    """`--nats` and `--node` checked: a cluster's nodes share one PostgreSQL database."""
+    if nats_url is None:
+        if node is not None:
+            raise InvalidSetting("--node names a node of a cluster: give --nats too")
+        return None
+    if not all(url.strip().startswith(("nats://", "tls://")) for url in nats_url.split(",")):
+        raise InvalidSetting(f"--nats must be nats://HOST:PORT (or several, comma-separated), not {nats_url!r}")
+    if database_url is None or not database_url.startswith("postgresql"):
+        raise InvalidSetting("--nats needs --db postgresql+psycopg://...: the nodes of a cluster share one PostgreSQL")
+    name = node if node is not None else socket.gethostname().split(".")[0]
+    if not NAME_PATTERN.fullmatch(name):
+        raise InvalidSetting(f"--node must be {NAME_RULE}, not {name!r}")
+    return ClusterSettings(nats_url, name)
 
 
 Part = TypeVar("Part")
