@@ -17,7 +17,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.records import GameStatus, TournamentStatus
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The schema version of these tables: bump it with a new revision in `arena/storage/migrations` (whose
 docstring says how) whenever they change; `arena.storage.database` refuses a database of another version."""
 
@@ -165,6 +165,29 @@ class GameRow(SQLModel, table=True):
     started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     commit_seq: int | None = Field(default=None, index=True)
+    lease_owner: str | None = Field(default=None, max_length=64)
+    """In a cluster (`arena.storage.store.leases`), the node whose referee plays the running game;
+    NULL in a single arena, which holds its database alone."""
+    lease_token: str | None = Field(default=None, max_length=32)
+    """The claim's random token: the node's writes of the game count only while it still matches."""
+    lease_expires: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """Until when the claim holds (the database's clock) unless its node renews it; after that the
+    game may be claimed again by any node, as an interrupted attempt."""
+
+
+class ScheduleLeaseRow(SQLModel, table=True):
+    """Who stores a running tournament's schedule in a cluster (`arena.storage.store.leases`): one
+    node at a time, fenced by `epoch` (one more at every taking over), until `done`. A cluster node
+    claims no game of a tournament before its row says done, so a tournament whose generating node
+    died part way never finishes on part of its schedule."""
+
+    __tablename__ = "schedule_leases"
+
+    tournament_id: int = Field(foreign_key="tournaments.id", primary_key=True)
+    owner: str = Field(max_length=64)
+    epoch: int
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+    done: bool = False
 
 
 class SeatResultRow(SQLModel, table=True):

@@ -57,7 +57,7 @@ def test_a_version_3_database_is_refused_untouched_until_upgraded(v3_url: str) -
         with pytest.raises(UpgradeNeeded) as refused:
             open_database(v3_url, create=create)
         message = str(refused.value)
-        assert "has schema version 3, this arena needs 5: back it up, then run `scout-arena db upgrade --db " in message
+        assert "has schema version 3, this arena needs 6: back it up, then run `scout-arena db upgrade --db " in message
         assert "\n" not in message
     assert snapshot(v3_url) == before
     state = database_state(v3_url)
@@ -79,7 +79,7 @@ def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> No
 
     before, after = upgrade_database(v3_url)
     assert (before.kind, before.version) == (SchemaKind.OUTDATED, 3)
-    assert (after.kind, after.version, after.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v5")
+    assert (after.kind, after.version, after.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v6")
     assert differences(v3_url) == []
 
     engine = open_database(v3_url, create=False)
@@ -139,7 +139,7 @@ def test_a_failed_upgrade_changes_nothing(v3_url: str, monkeypatch: pytest.Monke
 def test_a_new_database_is_built_by_the_revisions_and_equals_the_models(database_url: str) -> None:
     open_database(database_url).dispose()
     state = database_state(database_url)
-    assert (state.kind, state.version, state.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v5")
+    assert (state.kind, state.version, state.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v6")
     assert rows(database_url, "SELECT version FROM schema_info") == [(SCHEMA_VERSION,)]
     assert differences(database_url) == []
 
@@ -152,7 +152,7 @@ def test_a_version_4_database_from_before_alembic_is_upgraded_in_place(database_
         connection.exec_driver_sql("INSERT INTO schema_info (id, version) VALUES (1, 4)")
         connection.exec_driver_sql("INSERT INTO bots (name, token_hash, created_at) VALUES ('old', 'h', '2026-11-01')")
     engine.dispose()
-    with pytest.raises(UpgradeNeeded, match="has schema version 4, this arena needs 5"):
+    with pytest.raises(UpgradeNeeded, match="has schema version 4, this arena needs 6"):
         open_database(database_url)
     before, after = upgrade_database(database_url)
     assert (before.kind, before.revision, after.kind) == (SchemaKind.OUTDATED, None, SchemaKind.CURRENT)
@@ -171,7 +171,7 @@ def test_a_database_of_a_newer_arena_is_refused(database_url: str) -> None:
     for attempt in (open_database, upgrade_database):
         with pytest.raises(
             SchemaVersionMismatch,
-            match="has schema version 99 from a newer Scout Arena, this arena knows up to 5: use that arena's version",
+            match="has schema version 99 from a newer Scout Arena, this arena knows up to 6: use that arena's version",
         ):
             attempt(database_url)
     assert snapshot(database_url, beside=False) == before
