@@ -121,3 +121,8 @@ class ResultMismatch(ArenaError):
 
 class InvalidPage(ArenaError):
     """A page size out of range, or a page token the arena did not issue for this list."""
+
+
+class LeaseLost(ArenaError):
+    """In a cluster, a node's write for a game (or a schedule) whose lease it no longer holds: it
+    expired, or another node took it over. Nothing was written."""

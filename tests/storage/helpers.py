@@ -62,9 +62,18 @@ def result_of(
 
 
 def running_tournament(
-    session: Session, bots: int, table_size: int, games_per_table: int = 1, seed: int = 7, name: str = "cup"
+    session: Session,
+    bots: int,
+    table_size: int,
+    games_per_table: int = 1,
+    seed: int = 7,
+    name: str = "cup",
+    concurrency: int = 1,
+    schedule: bool = True,
 ) -> list[str]:
-    """Register `bots` bots, enter them in a new tournament and start it; returns the bot names."""
+    """Register `bots` bots, enter them in a new tournament and start it; returns the bot names.
+    Without `schedule` the start only closes the entries (`store.close_entries`), as a cluster
+    node's does before it stores the schedule under its lease."""
     names = [f"bot{i:02d}" for i in range(bots)]
     for bot in names:
         if not any(b.name == bot for b in store.list_bots(session=session)):
@@ -78,11 +87,15 @@ def running_tournament(
             starts_at=START,
             move_limit_ms=1000,
             seed=seed,
+            concurrency=concurrency,
         ),
     )
     for bot in names:
         store.enter_tournament(session=session, tournament=name, bot=bot)
-    store.start_tournament(session=session, tournament=name)
+    if schedule:
+        store.start_tournament(session=session, tournament=name)
+    else:
+        store.close_entries(session=session, tournament=name)
     return names
 
 

@@ -4,8 +4,8 @@ Every function is keyword-only, takes the `Session` to work in, commits its own 
 rolls it back and raises a specific `arena.errors.ArenaError`; a start commits several short ones,
 `start_tournament`), and returns frozen read models
 (`arena.records`), never table rows. `now` parameters default to the current UTC time; pass an
-aware datetime. One module per area: `bots`, `tournaments`, `games`, `ratings`; `common` holds
-what they share.
+aware datetime. One module per area: `bots`, `tournaments`, `games`, `ratings`, `leases` (a cluster's
+claims); `common` holds what they share.
 
 Concurrency: state changes start with a conditional UPDATE that claims the row ("scheduled ->
 running", "running -> finished"), so two callers can never both succeed, and it is the first
@@ -29,10 +29,20 @@ from arena.storage.store.games import (
     void_interrupted_games,
     voids_by_bot,
 )
+from arena.storage.store.leases import (
+    ClaimedGame,
+    ScheduleFence,
+    claim_game,
+    finish_schedule_lease,
+    renew_leases,
+    schedule_owners,
+    take_schedule_lease,
+)
 from arena.storage.store.ratings import head_to_head, played_games, rating_table, recompute_ratings
 from arena.storage.store.tournaments import (
     MAX_FAILURE_LENGTH,
     advance_stop_rule,
+    close_entries,
     create_tournament,
     due_tournaments,
     enter_tournament,
@@ -46,13 +56,18 @@ from arena.storage.store.tournaments import (
 
 __all__ = [
     "MAX_FAILURE_LENGTH",
+    "ClaimedGame",
+    "ScheduleFence",
     "advance_stop_rule",
     "authenticate",
+    "claim_game",
+    "close_entries",
     "commit_game",
     "create_tournament",
     "due_tournaments",
     "enter_tournament",
     "fail_tournament",
+    "finish_schedule_lease",
     "head_to_head",
     "list_bots",
     "list_games",
@@ -64,12 +79,15 @@ __all__ = [
     "rating_table",
     "recompute_ratings",
     "register_bot",
+    "renew_leases",
     "reveal_seeds",
+    "schedule_owners",
     "show_game",
     "show_schedule",
     "show_tournament",
     "start_tournament",
     "store_schedule",
+    "take_schedule_lease",
     "void_attempt",
     "void_interrupted_games",
     "voids_by_bot",

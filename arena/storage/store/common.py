@@ -133,3 +133,16 @@ VOIDED = (
     sa.select(sa.func.count()).where(col(VoidedAttemptRow.game_id) == GameRow.id).correlate(GameRow).scalar_subquery()
 )
 """How many attempts of the game in the enclosing query the failure policy voided."""
+
+
+DATABASE_NOW = sa.func.timezone("UTC", sa.func.statement_timestamp())
+"""The database's clock, as a naive UTC time like the stored ones: what leases expire by
+(`arena.storage.store.leases`), so the nodes of a cluster need not agree on the time. PostgreSQL's."""
+
+
+def held(lease: str | None) -> tuple[Any, ...]:
+    """The conditions a write of a running game takes in a cluster: its claim `lease` still holds
+    (none without one: a single arena holds its database alone)."""
+    if lease is None:
+        return ()
+    return (col(GameRow.lease_token) == lease, col(GameRow.lease_expires) > DATABASE_NOW)

@@ -16,6 +16,7 @@ from arena.errors import (
     GameAlreadyFinished,
     GameNotRunning,
     GameNotScheduled,
+    LeaseLost,
     ResultMismatch,
     UnknownGame,
 )
@@ -32,7 +33,17 @@ from arena.records import (
     TournamentStatus,
     VoidedAttempt,
 )
-from arena.storage.store.common import STOP_RULE, VOIDED, bot_names, keyset, stored, tournament_row, utc_now
+from arena.storage.store.common import (
+    DATABASE_NOW,
+    STOP_RULE,
+    VOIDED,
+    bot_names,
+    held,
+    keyset,
+    stored,
+    tournament_row,
+    utc_now,
+)
 from arena.storage.store.prepared import Cursor, Prepared, loaded
 from arena.storage.tables import (
     BotRatingRow,
@@ -100,22 +111,28 @@ def mark_game_running(*, session: Session, game_id: int, now: datetime | None = 
             if game is None:
                 raise UnknownGame(f"there is no game {game_id}")
             raise GameNotScheduled(f"game {game_id} is {game.status.value}, not waiting to be played")
-        game, seats, name, limit_ms, voided, tournament_seed = session.exec(
-            _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(col(GameRow.id) == game_id)
-        ).one()
-        # After each void the game is dealt afresh, but for the hands of the seats whose failures
-        # voided it (`fairness.kept_hands`): what a bot saw of the voided deal tells nothing of this
-        # one, and failing on purpose buys no better hand. An interrupted attempt is dealt again.
-        game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
-        to_play = replace(
-            _to_play(game, seats, name, limit_ms, voided, bot_names(session, seats)),
-            kept=_kept(session, game_id, voided),
-        )
+        to_play = started_game(session, game_id)
         session.commit()
     except BaseException:
         session.rollback()
         raise
     return to_play
+
+
+def started_game(session: Session, game_id: int) -> GameToPlay:
+    """The attempt at game `game_id` that was just claimed (in this transaction), with its seed
+    and the hands it keeps; the game's seed column is set to it (committed with the claim)."""
+    game, seats, name, limit_ms, voided, tournament_seed = session.exec(
+        _games_at_tables(TournamentRow.move_limit_ms, VOIDED, TournamentRow.seed).where(col(GameRow.id) == game_id)
+    ).one()
+    # After each void the game is dealt afresh, but for the hands of the seats whose failures
+    # voided it (`fairness.kept_hands`): what a bot saw of the voided deal tells nothing of this
+    # one, and failing on purpose buys no better hand. An interrupted attempt is dealt again.
+    game.seed = attempt_seed(tournament_seed, game.table_index, game.game_index, voided + 1)
+    return replace(
+        _to_play(game, seats, name, limit_ms, voided, bot_names(session, seats)),
+        kept=_kept(session, game_id, voided),
+    )
 
 
 def _kept(session: Session, game_id: int, voided: int) -> Kept:
@@ -137,7 +154,7 @@ def _voided_result(record: str, seats: Iterable[dict[str, Any]]) -> GameResult:
 
 @writes
 def commit_game(
-    *, session: Session, game_id: int, result: GameResult, now: datetime | None = None
+    *, session: Session, game_id: int, result: GameResult, now: datetime | None = None, lease: str | None = None
 ) -> list[RatingUpdate]:
     """Store a finished game in ONE transaction: record, per-seat results, both ratings, history.
 
@@ -149,6 +166,11 @@ def commit_game(
     can be re-rated later. When it is the tournament's last game, the tournament finishes.
     Returns the rating changes, tournament scope first, each in seat order.
 
+    With `lease` (a cluster node's claim token, `arena.storage.store.leases`), the game commits
+    only while that claim holds: its first statement requires the token and an unexpired lease,
+    so a node that lost the game commits nothing (LeaseLost). A retry of a commit of this claim
+    that did take effect raises GameAlreadyFinished, as without a lease.
+
     Run on the session's DB-API cursor as statements compiled once (`prepared`): SQLAlchemy's
     per-statement overhead would otherwise be most of the time (docs/benchmarks.md).
     """
@@ -157,16 +179,17 @@ def commit_game(
     cursor = Cursor(session.connection())
     try:
         claimed = cursor.execute(
-            _CLAIM_GAME,
+            _CLAIM_GAME if lease is None else _CLAIM_LEASED_GAME,
             {
                 "game": game_id,
                 "finished_at": moment,
                 "record": record.to_json(),
                 "end_reasons": [r.reason.name for r in record.results],
+                **({} if lease is None else {"lease": lease}),
             },
         ).fetchone()
         if claimed is None:
-            raise _not_committable(session, game_id)
+            raise _not_committable(session, game_id, lease)
         tournament_id, seed, seat_json = claimed
         seat_ids: list[int] = loaded(seat_json)
         tournament_name, settings = cursor.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).fetchone()
@@ -243,23 +266,27 @@ def commit_game(
 
 
 @writes
-def void_attempt(*, session: Session, game_id: int, result: GameResult, now: datetime | None = None) -> int:
+def void_attempt(
+    *, session: Session, game_id: int, result: GameResult, now: datetime | None = None, lease: str | None = None
+) -> int:
     """Store an attempt the failure policy voided (some seat's decision is VOID), with its seed,
     and put the game back to scheduled, to be played again (`mark_game_running` deals the replay),
     in ONE transaction.
     Nothing is rated. Returns how many attempts of the game are voided now.
 
-    The game must be running; a result that does not fit it raises ResultMismatch.
+    The game must be running; a result that does not fit it raises ResultMismatch. With `lease`
+    (a cluster node's claim) only while the claim holds (else LeaseLost, nothing stored); the
+    game is then claimable by any node.
     """
     try:
         claimed = session.exec(
             sa.update(GameRow)
-            .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING)
-            .values(status=GameStatus.SCHEDULED, started_at=None)
+            .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING, *held(lease))
+            .values(status=GameStatus.SCHEDULED, started_at=None, lease_expires=None)
             .returning(col(GameRow.attempts), col(GameRow.seed), col(GameRow.table_id))
         ).first()
         if claimed is None:
-            raise _not_committable(session, game_id)
+            raise _not_committable(session, game_id, lease)
         attempt, seed, table_id = claimed
         seats = session.exec(select(ScheduledTableRow.seats).where(col(ScheduledTableRow.id) == table_id)).one()
         names = bot_names(session, seats)
@@ -289,15 +316,18 @@ def void_attempt(*, session: Session, game_id: int, result: GameResult, now: dat
 
 
 @writes
-def mark_game_played(*, session: Session, game_id: int, now: datetime | None = None) -> None:
+def mark_game_played(*, session: Session, game_id: int, now: datetime | None = None, lease: str | None = None) -> None:
     """Note that a running game finished playing and waits for its commit (`GameCounts.played`):
-    its `finished_at` is set, its status stays running until `commit_game`."""
-    session.exec(
+    its `finished_at` is set, its status stays running until `commit_game`. With `lease` (a
+    cluster node's claim), LeaseLost if the claim no longer holds."""
+    marked = session.exec(
         sa.update(GameRow)
-        .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING)
+        .where(col(GameRow.id) == game_id, col(GameRow.status) == GameStatus.RUNNING, *held(lease))
         .values(finished_at=utc_now(now))
     )
     session.commit()
+    if lease is not None and marked.rowcount != 1:
+        raise LeaseLost(f"game {game_id}: this node's lease on it is lost: it is not marked played")
 
 
 @writes
@@ -441,6 +471,30 @@ _CLAIM_GAME = Prepared(
         sa.select(_tables.c.seats).where(_tables.c.id == _games.c.table_id).scalar_subquery(),
     )
 )
+
+
+_CLAIM_LEASED_GAME = Prepared(
+    sa.update(_games)
+    .where(
+        _games.c.id == sa.bindparam("game"),
+        _games.c.status == GameStatus.RUNNING,
+        _games.c.lease_token == sa.bindparam("lease"),
+        _games.c.lease_expires > DATABASE_NOW,
+    )
+    .values(
+        status=GameStatus.FINISHED,
+        finished_at=sa.bindparam("finished_at"),
+        record=sa.bindparam("record"),
+        end_reasons=sa.bindparam("end_reasons"),
+        lease_expires=None,
+    )
+    .returning(
+        _games.c.tournament_id,
+        _games.c.seed,
+        sa.select(_tables.c.seats).where(_tables.c.id == _games.c.table_id).scalar_subquery(),
+    )
+)
+"""`_CLAIM_GAME` for a cluster node: only while its lease holds (`arena.storage.store.leases`)."""
 
 
 _LOCK_TOURNAMENT = Prepared(
@@ -588,12 +642,19 @@ def _game_infos(session: Session, rows: Iterable[tuple[GameRow, list[int], str]]
     return out
 
 
-def _not_committable(session: Session, game_id: int) -> Exception:
-    """Why `commit_game` could not claim the game (read after rolling the claim back)."""
+def _not_committable(session: Session, game_id: int, lease: str | None = None) -> Exception:
+    """Why `commit_game` (or `void_attempt`) could not claim the game (read after rolling the
+    claim back). With a `lease`, anything but this claim's own earlier commit is a lost lease."""
     session.rollback()
-    status = session.exec(select(col(GameRow.status)).where(col(GameRow.id) == game_id)).first()
-    if status is None:
+    found = session.exec(select(GameRow.status, GameRow.lease_token).where(col(GameRow.id) == game_id)).first()
+    if found is None:
         return UnknownGame(f"there is no game {game_id}")
+    status, token = GameStatus(found[0]), found[1]
+    if lease is not None and not (status is GameStatus.FINISHED and token == lease):
+        return LeaseLost(
+            f"game {game_id} is {status.value} and this node's lease on it is lost: nothing was stored, "
+            "another node plays it"
+        )
     if status is GameStatus.FINISHED:
         return GameAlreadyFinished(f"game {game_id} is already finished: refused, so nothing counts twice")
     return GameNotRunning(f"game {game_id} is {status.value}: mark it running before committing it")

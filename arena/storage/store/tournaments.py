@@ -44,6 +44,7 @@ from arena.storage.store.common import (
     tournament_row,
     utc_now,
 )
+from arena.storage.store.leases import ScheduleFence, check_fence
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -328,18 +329,18 @@ of the same tournament draw its schedule once, not each their own."""
 _storing_lock = threading.Lock()
 
 
-def _store_schedule_steps(db: Transactions, *, tournament: str) -> int:
+def _store_schedule_steps(db: Transactions, *, tournament: str, fence: ScheduleFence | None = None) -> int:
     with _storing_lock:
         lock = _storing.setdefault(tournament, threading.Lock())
     with lock:
         try:
-            return _store_pending(db, tournament)
+            return _store_pending(db, tournament, fence)
         finally:
             with _storing_lock:
                 _storing.pop(tournament, None)
 
 
-def _store_pending(db: Transactions, tournament: str) -> int:
+def _store_pending(db: Transactions, tournament: str, fence: ScheduleFence | None) -> int:
     pending = db(pending_schedule, tournament=tournament)
     if pending is None:
         return 0
@@ -353,17 +354,19 @@ def _store_pending(db: Transactions, tournament: str) -> int:
             seats=seats[first : first + chunk],
             games_per_table=pending.games_per_table,
             seed=pending.seed,
+            fence=fence,
         )
     return len(seats) - pending.stored
 
 
 @in_steps(_store_schedule_steps)
-def store_schedule(*, session: Session, tournament: str) -> int:
+def store_schedule(*, session: Session, tournament: str, fence: ScheduleFence | None = None) -> int:
     """Store what is missing of the running tournament's schedule (`pending_schedule`),
     `SCHEDULE_CHUNK_GAMES` games a transaction; returns how many tables that took (0: nothing
     was missing). The tables are drawn again from the seed, the same ones: storing the rest after
-    a crash, or twice at once, stores each table once."""
-    return _store_schedule_steps(on_session(session), tournament=tournament)
+    a crash, or twice at once, stores each table once. With `fence` (a cluster node's schedule
+    lease, `arena.storage.store.leases`) every chunk requires the lease: LeaseLost once it is lost."""
+    return _store_schedule_steps(on_session(session), tournament=tournament, fence=fence)
 
 
 def _drawn(pending: PendingSchedule) -> list[list[int]]:
@@ -394,13 +397,23 @@ def round_seats(
 
 @writes
 def store_tables(
-    *, session: Session, tournament_id: int, first: int, seats: Sequence[Sequence[int]], games_per_table: int, seed: int
+    *,
+    session: Session,
+    tournament_id: int,
+    first: int,
+    seats: Sequence[Sequence[int]],
+    games_per_table: int,
+    seed: int,
+    fence: ScheduleFence | None = None,
 ) -> int:
     """Store tables `first`, `first + 1`, ... of a running tournament's schedule (their seats'
     bot ids) and their games with their seeds, in one transaction; tables already stored are
     skipped, so a chunk stored twice is stored once. Returns how many tables were stored (none if
-    the tournament is no longer running)."""
+    the tournament is no longer running). With `fence`, only while that schedule lease holds
+    (`arena.storage.store.leases.check_fence`, its first statement), else LeaseLost."""
     try:
+        if fence is not None:
+            check_fence(session, fence)
         claimed = session.exec(  # a write first: the transaction holds the tournament row (and SQLite its lock)
             sa.update(TournamentRow)
             .where(col(TournamentRow.id) == tournament_id, col(TournamentRow.status) == TournamentStatus.RUNNING)
