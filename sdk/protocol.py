@@ -35,6 +35,20 @@ class ErrorCode(Enum):
     SUPERSEDED = "superseded"
 
 
+class ForfeitCause(Enum):
+    """Why the referee forfeited a seat; a tournament's failure policy decides what follows, per
+    cause. The values are the arena's stored names."""
+
+    TIMEOUT = "timeout"
+    """No legal answer to a request within its time."""
+    ILLEGAL = "illegal"
+    """Too many illegal answers to one request."""
+    DISCONNECT = "disconnect"
+    """The bot's connection broke mid-game and it did not come back within the grace period."""
+    ABSENT = "absent"
+    """The bot was not connected when the game began (it crashed at start, or never came)."""
+
+
 class TournamentEnd(Enum):
     """How a tournament ended."""
 
@@ -132,14 +146,24 @@ class PublicEvent:
     event: Event
 
 
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A seat the referee took over: why, as a `ForfeitCause` and in words. `cause` is None for a
+    casual game that ended early to give way to a tournament game (and from an older arena)."""
+
+    seat: Seat
+    cause: ForfeitCause | None
+    reason: str
+
+
 @dataclass(slots=True)
 class GameOver:
-    """The final standing; `forfeits` lists (seat, reason) for the seats the referee took over."""
+    """The final standing; `forfeits` lists the seats the referee took over."""
 
     game_id: str
     totals: tuple[int, ...]
     ranks: tuple[int, ...]
-    forfeits: tuple[tuple[Seat, str], ...]
+    forfeits: tuple[Forfeit, ...]
     round_end_reasons: tuple[EndReason, ...]
 
 

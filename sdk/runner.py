@@ -308,7 +308,7 @@ class _Session:
         if state is None:
             return
         self.finished += 1
-        forfeits = "; ".join(f"seat {s} forfeited ({reason})" for s, reason in msg.forfeits)
+        forfeits = "; ".join(f"seat {f.seat} forfeited ({f.reason})" for f in msg.forfeits)
         held = ", ".join(f"seat {seat} has {msg.totals[seat]} points, rank {msg.ranks[seat]}" for seat in state.seats)
         log.info("game %s over: %s of %d%s", msg.game_id, held, len(msg.ranks), f"; {forfeits}" if forfeits else "")
 

@@ -22,7 +22,6 @@ from sdk.wire.codecs import enum_tables
 
 TOURNAMENT_STATUS_TO_PB, TOURNAMENT_STATUS_FROM_PB = enum_tables(TournamentStatus, pb.TournamentStatus)
 GAME_STATUS_TO_PB, GAME_STATUS_FROM_PB = enum_tables(GameStatus, pb.GameStatus)
-CAUSE_TO_PB, CAUSE_FROM_PB = enum_tables(ForfeitCause, pb.ForfeitCause)
 DECISION_TO_PB, DECISION_FROM_PB = enum_tables(
     PolicyDecision, pb.PolicyDecision, renames={PolicyDecision.CAP_REACHED: "VOID_CAP_REACHED"}
 )

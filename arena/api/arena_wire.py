@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 
 from arena.api.arena_codecs import (
-    CAUSE_TO_PB,
     DECISION_TO_PB,
     GAME_STATUS_FROM_PB,
     GAME_STATUS_TO_PB,
@@ -41,7 +40,7 @@ from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Verdict
 from sdk.engine import EndReason
 from sdk.wire import arena_pb2 as pb
-from sdk.wire.codecs import END_REASON_TO_PB
+from sdk.wire.codecs import CAUSE_TO_PB, END_REASON_TO_PB
 
 R = TypeVar("R", bound=Message)
 

@@ -33,6 +33,7 @@ from sdk.protocol import (
 from sdk.wire import bot_session_pb2 as session_pb
 from sdk.wire import game_pb2 as game_pb
 from sdk.wire.codecs import (
+    CAUSE_TO_PB,
     END_REASON_TO_PB,
     ERROR_TO_PB,
     KIND_TO_PB,
@@ -235,7 +236,14 @@ def _game_over(g: GameOver) -> session_pb.ArenaMessage:
             game_id=g.game_id,
             totals=g.totals,
             ranks=g.ranks,
-            forfeits=[session_pb.Forfeit(seat=seat, reason=reason) for seat, reason in g.forfeits],
+            forfeits=[
+                session_pb.Forfeit(
+                    seat=f.seat,
+                    reason=f.reason,
+                    cause=game_pb.FORFEIT_CAUSE_UNSPECIFIED if f.cause is None else CAUSE_TO_PB[f.cause],
+                )
+                for f in g.forfeits
+            ],
             round_end_reasons=[END_REASON_TO_PB[r] for r in g.round_end_reasons],
         )
     )

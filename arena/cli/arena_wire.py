@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from arena.api.arena_codecs import (
-    CAUSE_FROM_PB,
     DECISION_FROM_PB,
     GAME_STATUS_FROM_PB,
     OUTCOME_FROM_PB,
@@ -36,7 +35,7 @@ from arena.tournaments.stop_rule import PairCheck, Verdict
 from sdk.engine import GameRecord
 from sdk.wire import arena_pb2 as pb
 from sdk.wire.arena_client import ARENA, Call
-from sdk.wire.codecs import END_REASON_FROM_PB
+from sdk.wire.codecs import CAUSE_FROM_PB, END_REASON_FROM_PB
 
 T = TypeVar("T")
 

@@ -43,7 +43,7 @@ from arena.play.sessions import (
 from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
 from sdk.loading import example_bots, load_bot
-from sdk.protocol import ArenaMessage, Decision, DecisionRequest, ErrorCode, ErrorNotice, GameOver, Hello
+from sdk.protocol import ArenaMessage, Decision, DecisionRequest, ErrorCode, ErrorNotice, Forfeit, GameOver, Hello
 
 HOUSE_BOTS = ("random", "greedy", *SEARCH_BOTS)
 """The example bots a person may play, which the arena runs itself (`HouseSeat`)."""
@@ -151,7 +151,7 @@ class CasualGame:
             reason = f"casual game ended: {self.stopped}"
             totals = tuple(self.game.totals)
             ranks = final_ranks(totals, [i == seat for i in range(len(totals))])
-            over = GameOver(self.game_id, totals, ranks, ((seat, reason),), ())
+            over = GameOver(self.game_id, totals, ranks, (Forfeit(seat, None, reason),), ())
             for name in sorted(self.hub.connected):
                 conn = arena.get(name)
                 if conn is None:

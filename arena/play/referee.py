@@ -43,6 +43,7 @@ from sdk.protocol import (
     DecisionRequest,
     ErrorCode,
     ErrorNotice,
+    Forfeit,
     GameOver,
     GameStarted,
     PublicEvent,
@@ -446,7 +447,7 @@ class _LiveGame:
             self.game_id,
             tuple(game.totals),
             ranks,
-            tuple((s.index, s.forfeit) for s in self.seats if s.forfeit is not None),
+            tuple(Forfeit(s.index, s.cause, s.forfeit) for s in self.seats if s.forfeit is not None),
             tuple(r.reason for r in game.results),
         )
         for bot in self.bots:

@@ -8,19 +8,9 @@ from enum import Enum
 from typing import Any
 
 from sdk.engine import GameRecord, competition_ranks
+from sdk.protocol import ForfeitCause
 
-
-class ForfeitCause(Enum):
-    """Why the referee forfeited a seat; a tournament's failure policy decides per cause."""
-
-    TIMEOUT = "timeout"
-    """No legal answer to a request within its time."""
-    ILLEGAL = "illegal"
-    """Too many illegal answers to one request."""
-    DISCONNECT = "disconnect"
-    """The bot's connection broke mid-game and it did not come back within the grace period."""
-    ABSENT = "absent"
-    """The bot was not connected when the game began (it crashed at start, or never came)."""
+__all__ = ["ForfeitCause", "GameResult", "PolicyDecision", "SeatResult", "final_ranks"]
 
 
 class PolicyDecision(Enum):

@@ -40,7 +40,7 @@ def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] 
             "type": "over",
             "totals": list(msg.totals),
             "ranks": list(msg.ranks),
-            "forfeits": [list(f) for f in msg.forfeits],
+            "forfeits": [[f.seat, f.reason] for f in msg.forfeits],
         }
     elif isinstance(msg, ErrorNotice):
         out = {"type": "error", "message": msg.message}

@@ -11,14 +11,6 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class ForfeitCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    FORFEIT_CAUSE_UNSPECIFIED: _ClassVar[ForfeitCause]
-    FORFEIT_CAUSE_TIMEOUT: _ClassVar[ForfeitCause]
-    FORFEIT_CAUSE_ILLEGAL: _ClassVar[ForfeitCause]
-    FORFEIT_CAUSE_DISCONNECT: _ClassVar[ForfeitCause]
-    FORFEIT_CAUSE_ABSENT: _ClassVar[ForfeitCause]
-
 class PolicyDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     POLICY_DECISION_UNSPECIFIED: _ClassVar[PolicyDecision]
@@ -54,11 +46,6 @@ class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     GAME_STATUS_SCHEDULED: _ClassVar[GameStatus]
     GAME_STATUS_RUNNING: _ClassVar[GameStatus]
     GAME_STATUS_FINISHED: _ClassVar[GameStatus]
-FORFEIT_CAUSE_UNSPECIFIED: ForfeitCause
-FORFEIT_CAUSE_TIMEOUT: ForfeitCause
-FORFEIT_CAUSE_ILLEGAL: ForfeitCause
-FORFEIT_CAUSE_DISCONNECT: ForfeitCause
-FORFEIT_CAUSE_ABSENT: ForfeitCause
 POLICY_DECISION_UNSPECIFIED: PolicyDecision
 POLICY_DECISION_FORFEIT: PolicyDecision
 POLICY_DECISION_VOID: PolicyDecision
@@ -133,9 +120,9 @@ class SeatResult(_message.Message):
     points: int
     rank: int
     forfeit: str
-    cause: ForfeitCause
+    cause: _game_pb2.ForfeitCause
     policy: PolicyDecision
-    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ..., cause: _Optional[_Union[ForfeitCause, str]] = ..., policy: _Optional[_Union[PolicyDecision, str]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., rank: _Optional[int] = ..., forfeit: _Optional[str] = ..., cause: _Optional[_Union[_game_pb2.ForfeitCause, str]] = ..., policy: _Optional[_Union[PolicyDecision, str]] = ...) -> None: ...
 
 class PlayGameResponse(_message.Message):
     __slots__ = ("game_id", "seats", "round_end_reasons", "record_json")

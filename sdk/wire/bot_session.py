@@ -18,6 +18,7 @@ from ..protocol import (
     DecisionRequest,
     ErrorCode,
     ErrorNotice,
+    Forfeit,
     GameOver,
     GameStarted,
     PublicEvent,
@@ -27,6 +28,7 @@ from ..protocol import (
 from . import bot_session_pb2 as session_pb
 from . import game_pb2 as game_pb
 from .codecs import (
+    CAUSE_FROM_PB,
     END_REASON_FROM_PB,
     ERROR_FROM_PB,
     EVENT_KINDS,
@@ -157,7 +159,7 @@ def arena_message_from_pb(msg: session_pb.ArenaMessage, lazy_events: bool = Fals
             over.game_id,
             tuple(over.totals),
             tuple(over.ranks),
-            tuple((f.seat, f.reason) for f in over.forfeits),
+            tuple(Forfeit(f.seat, CAUSE_FROM_PB.get(f.cause), f.reason) for f in over.forfeits),
             tuple(END_REASON_FROM_PB[r] for r in over.round_end_reasons),
         )
     if kind == "welcome":

@@ -158,12 +158,14 @@ class PublicEvent(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seq: _Optional[int] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ...) -> None: ...
 
 class Forfeit(_message.Message):
-    __slots__ = ("seat", "reason")
+    __slots__ = ("seat", "reason", "cause")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     reason: str
-    def __init__(self, seat: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    cause: _game_pb2.ForfeitCause
+    def __init__(self, seat: _Optional[int] = ..., reason: _Optional[str] = ..., cause: _Optional[_Union[_game_pb2.ForfeitCause, str]] = ...) -> None: ...
 
 class GameOver(_message.Message):
     __slots__ = ("game_id", "totals", "ranks", "forfeits", "round_end_reasons")

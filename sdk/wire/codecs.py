@@ -33,7 +33,7 @@ from ..engine import (
     Show,
     Shown,
 )
-from ..protocol import DecisionKind, ErrorCode, TournamentEnd
+from ..protocol import DecisionKind, ErrorCode, ForfeitCause, TournamentEnd
 from . import bot_session_pb2 as session_pb
 from . import game_pb2 as game_pb
 
@@ -84,6 +84,7 @@ END_REASON_TO_PB, END_REASON_FROM_PB = enum_tables(EndReason, game_pb.EndReason)
 KIND_TO_PB, KIND_FROM_PB = enum_tables(DecisionKind, session_pb.DecisionKind)
 ERROR_TO_PB, ERROR_FROM_PB = enum_tables(ErrorCode, session_pb.ErrorCode)
 TOURNAMENT_END_TO_PB, TOURNAMENT_END_FROM_PB = enum_tables(TournamentEnd, session_pb.TournamentEnd)
+CAUSE_TO_PB, CAUSE_FROM_PB = enum_tables(ForfeitCause, game_pb.ForfeitCause)
 
 
 # ---- cards and actions ----------------------------------------------------------------------------

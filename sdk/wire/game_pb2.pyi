@@ -27,6 +27,14 @@ class EndReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     END_REASON_BACK_TO_OWNER: _ClassVar[EndReason]
     END_REASON_CANNOT_ANSWER: _ClassVar[EndReason]
     END_REASON_ACTION_CAP: _ClassVar[EndReason]
+
+class ForfeitCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FORFEIT_CAUSE_UNSPECIFIED: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_TIMEOUT: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_ILLEGAL: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_DISCONNECT: _ClassVar[ForfeitCause]
+    FORFEIT_CAUSE_ABSENT: _ClassVar[ForfeitCause]
 END_UNSPECIFIED: End
 END_LEFT: End
 END_RIGHT: End
@@ -39,6 +47,11 @@ END_REASON_EMPTY_HAND: EndReason
 END_REASON_BACK_TO_OWNER: EndReason
 END_REASON_CANNOT_ANSWER: EndReason
 END_REASON_ACTION_CAP: EndReason
+FORFEIT_CAUSE_UNSPECIFIED: ForfeitCause
+FORFEIT_CAUSE_TIMEOUT: ForfeitCause
+FORFEIT_CAUSE_ILLEGAL: ForfeitCause
+FORFEIT_CAUSE_DISCONNECT: ForfeitCause
+FORFEIT_CAUSE_ABSENT: ForfeitCause
 
 class Card(_message.Message):
     __slots__ = ("top", "bottom")

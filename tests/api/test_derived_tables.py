@@ -14,14 +14,14 @@ from google.protobuf.message import Message
 from arena.api import arena_codecs, arena_wire, bot_session_wire
 from arena.cli import arena_wire as client_wire
 from arena.errors import InvalidSetting
-from arena.play.results import ForfeitCause, PolicyDecision
+from arena.play.results import PolicyDecision
 from arena.play.sessions import MalformedDecision
 from arena.records import GameStatus, TournamentStatus
 from arena.tournaments.failure_policy import FailureAction
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import Outcome
 from sdk.engine import End, EndReason, Phase
-from sdk.protocol import DecisionKind, ErrorCode, TournamentEnd
+from sdk.protocol import DecisionKind, ErrorCode, ForfeitCause, TournamentEnd
 from sdk.wire import arena_pb2, bot_session_pb2, codecs, game_pb2
 from sdk.wire.arena_client import request
 from sdk.wire.framing import tag
@@ -33,6 +33,7 @@ TABLES: list[tuple[type[enum.Enum], Any, dict[Any, int], dict[int, Any]]] = [
     (DecisionKind, bot_session_pb2.DecisionKind, codecs.KIND_TO_PB, codecs.KIND_FROM_PB),
     (ErrorCode, bot_session_pb2.ErrorCode, codecs.ERROR_TO_PB, codecs.ERROR_FROM_PB),
     (TournamentEnd, bot_session_pb2.TournamentEnd, codecs.TOURNAMENT_END_TO_PB, codecs.TOURNAMENT_END_FROM_PB),
+    (ForfeitCause, game_pb2.ForfeitCause, codecs.CAUSE_TO_PB, codecs.CAUSE_FROM_PB),
     (
         TournamentStatus,
         arena_pb2.TournamentStatus,
@@ -40,7 +41,6 @@ TABLES: list[tuple[type[enum.Enum], Any, dict[Any, int], dict[int, Any]]] = [
         arena_codecs.TOURNAMENT_STATUS_FROM_PB,
     ),
     (GameStatus, arena_pb2.GameStatus, arena_codecs.GAME_STATUS_TO_PB, arena_codecs.GAME_STATUS_FROM_PB),
-    (ForfeitCause, arena_pb2.ForfeitCause, arena_codecs.CAUSE_TO_PB, arena_codecs.CAUSE_FROM_PB),
     (PolicyDecision, arena_pb2.PolicyDecision, arena_codecs.DECISION_TO_PB, arena_codecs.DECISION_FROM_PB),
     (FailureAction, arena_pb2.FailureAction, arena_codecs.ACTION_TO_PB, arena_codecs.ACTION_FROM_PB),
     (Outcome, arena_pb2.StopOutcome, arena_codecs.OUTCOME_TO_PB, arena_codecs.OUTCOME_FROM_PB),

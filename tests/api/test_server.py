@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from arena.api.reflection import V1_REQUEST, V1_RESPONSE
 from arena.play.sessions import MAX_QUEUED
 from sdk.wire import bot_session_pb2 as pb
+from sdk.wire import game_pb2
 from tests.api.rawclient import RawBot, flip
 from tests.conftest import Arena, check_against_replay
 
@@ -63,6 +64,40 @@ def test_reflection_is_served_as_v1_too(arena: Arena) -> None:
     assert "scout/arena/v1/bot_session.proto" in {f.name for f in files}
 
 
+@pytest.mark.parametrize("method", ["scout.arena.v1.Arena.DescribeArena", "scout.arena.v1.BotSession.Play"])
+def test_reflection_describes_a_method_under_v1alpha(arena: Arena, method: str) -> None:
+    """What `grpcurl describe SERVICE.METHOD` asks: the file containing the method's symbol,
+    through grpcio-reflection's own client; a method that is not there stays unknown."""
+    with grpc.insecure_channel(arena.target) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        found = database.FindFileContainingSymbol(method)
+        service, _, name = method.rpartition(".")
+        assert name in [m.name for s in found.service if f"{found.package}.{s.name}" == service for m in s.method]
+        with pytest.raises(KeyError):  # a fresh client: this one finds names in the files it holds
+            ProtoReflectionDescriptorDatabase(channel).FindFileContainingSymbol(f"{service}.NoSuchMethod")
+
+
+def test_reflection_describes_a_method_under_v1(arena: Arena) -> None:
+    """The same under grpc.reflection.v1, which grpcurl asks first: the method's file with its
+    dependencies, answering the request as asked."""
+    method = "scout.arena.v1.Arena.DescribeArena"
+    with grpc.insecure_channel(arena.target) as channel:
+        info = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=V1_REQUEST.SerializeToString,
+            response_deserializer=V1_RESPONSE.FromString,
+        )
+        (described,) = info(iter([V1_REQUEST(file_containing_symbol=method)]), timeout=10)
+    assert described.original_request.file_containing_symbol == method
+    files = {
+        f.name: f for f in map(FileDescriptorProto.FromString, described.file_descriptor_response.file_descriptor_proto)
+    }
+    assert {"scout/arena/v1/arena.proto", "scout/arena/v1/game.proto"} <= set(files)
+    (arena_service,) = files["scout/arena/v1/arena.proto"].service
+    described_method = next(m for m in arena_service.method if m.name == "DescribeArena")
+    assert described_method.input_type == ".scout.arena.v1.DescribeArenaRequest"
+
+
 def test_an_oversized_message_is_refused(arena: Arena) -> None:
     token = arena.register("big")[1]
 
@@ -98,10 +133,13 @@ def test_a_slow_answer_draws_on_the_time_bank_and_the_bank_running_out_forfeits(
         response = await game
         check_against_replay(response, forfeited={0})
         assert response.seats[0].forfeit.startswith(f"timeout: no legal answer to request {second.request_id} within ")
+        assert response.seats[0].cause == game_pb2.FORFEIT_CAUSE_TIMEOUT
         return (await bot_a.next("game_over")).game_over
 
     over = asyncio.run(scenario())
-    assert [(f.seat, f.reason.split(":")[0]) for f in over.forfeits] == [(0, "timeout")]
+    assert [(f.seat, f.cause, f.reason.split(":")[0]) for f in over.forfeits] == [
+        (0, game_pb2.FORFEIT_CAUSE_TIMEOUT, "timeout")
+    ]
 
 
 def test_a_bot_that_stops_reading_is_cut_off(arena: Arena) -> None:

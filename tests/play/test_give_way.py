@@ -13,7 +13,7 @@ import pytest
 from arena.play.casual import Feed
 from arena.play.sessions import AtCapacity, SessionHub
 from arena.web.play_room import PlayRoom
-from sdk.protocol import ArenaMessage, ErrorCode, ErrorNotice, GameOver, Hello
+from sdk.protocol import ArenaMessage, ErrorCode, ErrorNotice, Forfeit, GameOver, Hello
 
 
 def _table(game_id: str) -> Any:
@@ -77,7 +77,7 @@ def test_a_casual_game_that_gives_way_ends_for_the_person_and_tells_the_bot() ->
     notice = next(m for m in heard if isinstance(m, ErrorNotice) and m.game_id == casual.game_id)
     assert notice.code is ErrorCode.SEAT_FORFEITED and "tournament games come first" in notice.message
     over = next(m for m in heard if isinstance(m, GameOver) and m.game_id == casual.game_id)
-    assert over.forfeits == ((1, f"casual game ended: {casual.stopped}"),)
+    assert over.forfeits == (Forfeit(1, None, f"casual game ended: {casual.stopped}"),)
 
 
 def test_every_connected_bot_of_a_casual_game_that_gives_way_hears_it_is_over() -> None:
@@ -101,6 +101,6 @@ def test_every_connected_bot_of_a_casual_game_that_gives_way_hears_it_is_over() 
     assert casual.stopped == "a tournament game needed dan's seat, and tournament games come first"
     for name, messages in heard.items():
         over = [m for m in messages if isinstance(m, GameOver) and m.game_id == casual.game_id]
-        assert len(over) == 1 and over[0].forfeits == ((2, f"casual game ended: {casual.stopped}"),), name
+        assert len(over) == 1 and over[0].forfeits == (Forfeit(2, None, f"casual game ended: {casual.stopped}"),), name
         forfeited = [m for m in messages if isinstance(m, ErrorNotice) and m.game_id == casual.game_id]
         assert len(forfeited) == (1 if name == "dan" else 0), (name, forfeited)

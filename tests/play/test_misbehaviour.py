@@ -11,7 +11,7 @@ import pytest
 from sdk import Bot
 from sdk.engine import Flip, Game, GameRecord, Phase
 from sdk.runner import ArenaRefused, run_async
-from sdk.wire import arena_pb2, arena_pb2_grpc
+from sdk.wire import arena_pb2, arena_pb2_grpc, game_pb2
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot, flip, show
 from tests.conftest import Arena, check_against_replay
@@ -53,7 +53,7 @@ def test_illegal_action_is_rejected_with_the_engines_reason_and_a_retry_works(ar
 
 
 def test_repeated_invalid_answers_forfeit_the_seat_and_the_fallback_plays_it(arena: Arena) -> None:
-    async def scenario() -> tuple[arena_pb2.PlayGameResponse, list[pb.ArenaMessage]]:
+    async def scenario() -> tuple[arena_pb2.PlayGameResponse, list[pb.ArenaMessage], pb.GameOver]:
         (a, bot_a), (b, bot_b) = await two_raw_bots(arena)
         game = asyncio.create_task(asyncio.to_thread(arena.play, [a, b], 22))
         b_done = asyncio.create_task(bot_b.play_to_the_end(random.Random(3)))
@@ -67,13 +67,16 @@ def test_repeated_invalid_answers_forfeit_the_seat_and_the_fallback_plays_it(are
         while (msg := await bot_a.read()).WhichOneof("kind") != "game_over":
             rest.append(msg)
         await b_done
-        return await game, rest
+        return await game, rest, msg.game_over
 
-    response, rest = asyncio.run(scenario())
+    response, rest, over = asyncio.run(scenario())
     assert {m.WhichOneof("kind") for m in rest} == {"public_event"}, "a forfeited seat gets no more requests"
     record = check_against_replay(response, forfeited={0})
     assert response.seats[0].forfeit == f"invalid answers: 5 illegal answers to request 1, the last: {NOT_STARTED}"
-    assert response.seats[0].cause == arena_pb2.FORFEIT_CAUSE_ILLEGAL
+    assert response.seats[0].cause == game_pb2.FORFEIT_CAUSE_ILLEGAL
+    assert [(f.seat, f.cause, f.reason) for f in over.forfeits] == [
+        (0, game_pb2.FORFEIT_CAUSE_ILLEGAL, response.seats[0].forfeit)
+    ], "the bot hears the cause and the reason the referee decided"
     assert not response.seats[1].HasField("cause")
     assert all(flips[0] is False for flips in record.flips), "the fallback keeps the hand"
     assert_seat_played_first_legal_actions(record, seat=0)
