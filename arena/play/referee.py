@@ -268,6 +268,8 @@ class _LiveGame:
         for seat in self.seats:
             if seat.bot == bot:
                 self._send(bot, self._game_started(seat))
+                if seat.forfeit is not None:  # forfeited while away: it hears so on coming back
+                    self._send(bot, self._forfeit_notice(seat))
         for seq in range(self.sent_events):
             self._send(bot, PublicEvent(self.game_id, seq, self.game.events[seq]))
         for req in self.requests.values():
@@ -427,13 +429,13 @@ class _LiveGame:
 
     def _forfeit(self, seat: _Seat, cause: ForfeitCause, reason: str) -> None:
         seat.forfeit, seat.cause = reason, cause
-        self._send(
-            seat.bot,
-            ErrorNotice(
-                ErrorCode.SEAT_FORFEITED,
-                f"seat {seat.index} of game {self.game_id!r} was forfeited: {reason}",
-                self.game_id,
-            ),
+        self._send(seat.bot, self._forfeit_notice(seat))
+
+    def _forfeit_notice(self, seat: _Seat) -> ErrorNotice:
+        return ErrorNotice(
+            ErrorCode.SEAT_FORFEITED,
+            f"seat {seat.index} of game {self.game_id!r} was forfeited: {seat.forfeit}",
+            self.game_id,
         )
 
     def _finish(self) -> GameResult:

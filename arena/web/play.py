@@ -1,7 +1,8 @@
 """The Play page: a person takes a seat against house bots (`arena.play.casual`).
 
 `GET /play` is the page (and gives the browser its session cookie); the game is driven by
-`POST /api/play/games` (start), `GET /api/play/games/{id}/feed` (the seat's messages as
+`POST /api/play/games` (start), `GET /api/play/games/{id}` (what the game's address holds, for
+whoever opens it: the page asks before it follows the feed), `GET /api/play/games/{id}/feed` (the seat's messages as
 Server-Sent Events, one JSON object each) and `POST /api/play/games/{id}/decisions` (an answer to
 the seat's open request, judged by the referee); once it is over, it is stored and replayed at `/games/casual-N`
 (the `replay` of its last message), and `GET /api/play/games/{id}/record` is its game record. A
@@ -29,7 +30,7 @@ from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
 from arena.play.sessions import Answer, AtCapacity, MalformedDecision
 from arena.token_buckets import address_key
 from arena.web.context import Web
-from arena.web.play_room import QUEUE_POLL_S, PlayLimit, PlayRoom, Queued
+from arena.web.play_room import FINISHED_KEPT, QUEUE_POLL_S, PlayLimit, PlayRoom, Queued
 from arena.web.seat_json import message_json, reply_json
 from arena.web.templating import render
 from sdk.engine.actions import action_from_dict
@@ -171,6 +172,32 @@ async def _events(casual: CasualGame) -> AsyncIterator[str]:
         casual.detach(conn, stream)
 
 
+def _state(casual: CasualGame) -> str:
+    if not casual.done.is_set():
+        return "playing"
+    if casual.stopped is not None:
+        return "stopped"
+    return "failed" if casual.result is None else "over"
+
+
+@router.get("/api/play/games/{game_id}")
+async def game_state(request: Request, game_id: str) -> JSONResponse:
+    """What a game's address holds for whoever opens it: whether it is this browser's game
+    (`yours`), its `state` (playing, over, stopped: ended early, or failed) and, once it is stored,
+    its public `replay`. Nothing else of another browser's game: its seat and its feed are the
+    session's that started it, and a game in play shows nobody but its player anything of it."""
+    casual = _room(request).games.get(game_id)
+    if casual is None:
+        raise HTTPException(
+            404,
+            f"there is no game {game_id!r} here: a game's address lasts while it is played and for the"
+            f" latest {FINISHED_KEPT} finished games, until the arena restarts",
+        )
+    session = request.cookies.get(COOKIE, "")
+    yours = bool(session) and casual.owner == session
+    return JSONResponse({"game_id": game_id, "yours": yours, "state": _state(casual), "replay": casual.replay})
+
+
 def _ended(casual: CasualGame) -> dict[str, Any]:
     if casual.stopped is not None:
         return {
@@ -186,6 +213,7 @@ def _ended(casual: CasualGame) -> dict[str, Any]:
         "ranks": [s.rank for s in seats],
         "forfeits": [[s.seat, s.forfeit] for s in seats if s.forfeit],
         "players": list(casual.seat_names),
+        "seat": casual.seat,
         "replay": casual.replay,
     }
 

@@ -13,6 +13,7 @@ from sdk.protocol import (
     ActionRejected,
     ArenaMessage,
     DecisionRequest,
+    ErrorCode,
     ErrorNotice,
     GameOver,
     GameStarted,
@@ -42,6 +43,9 @@ def message_json(msg: ArenaMessage, view: Observation | None) -> dict[str, Any] 
             "ranks": list(msg.ranks),
             "forfeits": [[f.seat, f.reason] for f in msg.forfeits],
         }
+    elif isinstance(msg, ErrorNotice) and msg.code is ErrorCode.SEAT_FORFEITED:
+        # "seat 0 of game 'ID' was forfeited: REASON": the page says whose seat, and why.
+        out = {"type": "forfeited", "reason": msg.message.partition(" was forfeited: ")[2] or msg.message}
     elif isinstance(msg, ErrorNotice):
         out = {"type": "error", "message": msg.message}
     else:

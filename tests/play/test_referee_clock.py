@@ -15,7 +15,17 @@ from arena.play.referee import Limits, Referee
 from arena.play.results import ForfeitCause, GameResult
 from arena.play.sessions import SessionHub, Stream
 from sdk.engine import Action, Flip, replay
-from sdk.protocol import ArenaMessage, Decision, DecisionKind, DecisionRequest, Hello
+from sdk.protocol import (
+    ArenaMessage,
+    Decision,
+    DecisionKind,
+    DecisionRequest,
+    ErrorCode,
+    ErrorNotice,
+    GameStarted,
+    Hello,
+    Welcome,
+)
 from sdk.runner import local_legal_actions
 from tests.play.clock import ManualClock
 
@@ -157,3 +167,16 @@ def test_time_away_is_not_thinking_time_and_the_request_comes_back_with_what_was
     resent = next(m for m in heard if type(m) is DecisionRequest)
     assert resent.request_id == 2 and resent.time_left_ms == 70
     assert all(s.forfeit is None for s in result.seats)
+
+
+def test_a_bot_back_after_its_seat_was_forfeited_hears_so_after_its_game_started() -> None:
+    """Back 600 ms after leaving, past a 500 ms grace: the game is re-sent (docs/protocol.md, "Forfeits"), and right
+    after the seat's GameStarted comes the forfeit it was not there to hear; no request follows."""
+    result, heard = disconnect_game(back_after_s=0.6)
+    assert result.seats[1].cause is ForfeitCause.DISCONNECT
+    kinds = [type(m) for m in heard]
+    assert kinds[:3] == [Welcome, GameStarted, ErrorNotice], heard[:3]
+    notice = heard[2]
+    assert isinstance(notice, ErrorNotice) and notice.code is ErrorCode.SEAT_FORFEITED
+    assert notice.message == "seat 1 of game 'g' was forfeited: disconnected: not back within the 500 ms grace period"
+    assert DecisionRequest not in kinds

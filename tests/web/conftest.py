@@ -29,6 +29,7 @@ from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from arena.web.app import create_app
+from arena.web.play_room import PlayRoom
 from arena.web.serving import WebServer, bind, start_web
 from tests.storage.helpers import random_result, running_tournament
 
@@ -139,6 +140,36 @@ def served(engine: Engine) -> Iterator[Served]:
     """The web app over the finished database on a free port."""
     with serve_in_thread(engine) as url:
         yield Served(url, engine)
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[tuple[str, PlayRoom]]:
+    """The web app over a fresh database served on a free port, storing its casual games, with its
+    play room at hand."""
+    engine = open_database(f"sqlite:///{tmp_path / 'play.db'}")
+    loop = asyncio.new_event_loop()
+    started: list[tuple[WebServer, PlayRoom]] = []
+    ready = threading.Event()
+    stopping = asyncio.Event()
+
+    async def run() -> None:
+        app = create_app(engine, store_casual=True)
+        server = await start_web(app, bind("127.0.0.1", 0))
+        started.append((server, app.state.play))
+        ready.set()
+        await stopping.wait()
+        await server.stop()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        yield started[0][0].url, started[0][1]
+    finally:
+        loop.call_soon_threadsafe(stopping.set)
+        thread.join(30)
+        loop.close()
+        engine.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -8,21 +8,15 @@ game reloads the page mid-game (back within the grace period) and plays on in th
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.play.casual import CasualGame
-from arena.storage.database import open_database
 from arena.storage.store.casual import show_casual_game
-from arena.web.app import create_app
 from arena.web.play_room import PlayRoom
-from arena.web.serving import WebServer, bind, start_web
 from sdk.engine.deal import deal_rounds
 from sdk.engine.record import replay
 from tests.web.conftest import screenshot
@@ -38,35 +32,6 @@ window.EventSource = class extends Native {
   }
 };
 """
-
-
-@pytest.fixture
-def room(tmp_path: Path) -> Iterator[tuple[str, PlayRoom]]:
-    """The web app over a fresh database served on a free port, with its play room at hand."""
-    engine = open_database(f"sqlite:///{tmp_path / 'play.db'}")
-    loop = asyncio.new_event_loop()
-    started: list[tuple[WebServer, PlayRoom]] = []
-    ready = threading.Event()
-    stopping = asyncio.Event()
-
-    async def run() -> None:
-        app = create_app(engine, store_casual=True)
-        server = await start_web(app, bind("127.0.0.1", 0))
-        started.append((server, app.state.play))
-        ready.set()
-        await stopping.wait()
-        await server.stop()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
-        yield started[0][0].url, started[0][1]
-    finally:
-        loop.call_soon_threadsafe(stopping.set)
-        thread.join(30)
-        loop.close()
-        engine.dispose()
 
 
 def _phase(page: Any, errors: list[str]) -> str:

@@ -51,25 +51,31 @@
     renderActive(v);
     renderHand(v);
     const flipping = st.request && st.request.kind === "flip";
+    const over = t.phase === "over";
+    $("seat-notice").hidden = !st.forfeited || over;
+    if (st.forfeited) {
+      $("seat-notice").textContent = `Your seat was forfeited (${st.forfeited}). The referee plays it from here to the end ` +
+        "(it keeps the hand, then makes the first legal move), and a forfeited seat ranks last. The game goes on: follow it here to its result.";
+    }
     $("flip-choice").hidden = !flipping;
     if (flipping) {
       $("flip-keep").replaceChildren(...v.hand.map((c) => card(c)));
       $("flip-turned").replaceChildren(...turned(v.hand).map((c) => card(c)));
     }
     const acts = myTurn() ? legalActions() : [];
-    const over = t.phase === "over";
     $("scoutshow").hidden = t.seats.length === 2; // never at 2 players (RULES.md)
-    document.querySelector(".play-buttons").hidden = flipping || over;
+    document.querySelector(".play-buttons").hidden = flipping || over || !!st.forfeited;
     $("hand").hidden = flipping; // both orientations are shown above, each with its button
     $("clock").hidden = over;
     $("scoutshow").disabled = !acts.some((a) => a.scout && a.show) || st.scout !== null;
     $("show").disabled = !(myTurn() && st.sel && (!st.scout || st.scout.position !== undefined));
     $("flipcard").hidden = !(st.scout && st.scout.position === undefined);
     $("cancel").hidden = !(st.scout || st.sel || st.ssArmed);
-    $("status").textContent = over ? "The game is over." : flipping ? "Round start: keep your hand or turn it over."
+    $("status").textContent = over ? "The game is over." : st.forfeited ? "Your seat was forfeited: the bots play on."
+      : flipping ? "Round start: keep your hand or turn it over."
       : myTurn() ? "Your turn." : t.to_move === null ? "Waiting for the other flips…" : `Waiting for ${name(t.to_move)}…`;
     document.body.dataset.request = st.request ? st.request.request_id : "";
-    document.body.dataset.phase = over ? "over" : flipping ? "flip" : myTurn() ? "turn" : "wait";
+    document.body.dataset.phase = over ? "over" : st.forfeited ? "forfeited" : flipping ? "flip" : myTurn() ? "turn" : "wait";
     prompt();
   }
 
@@ -212,12 +218,15 @@
       st.request = m; st.legal = new Set(m.view.legal.map(key)); reset();
       $("reason").textContent = "";
       st.deadline = Date.now() + m.time_left_ms;
+    } else if (m.type === "forfeited") {
+      st.request = null; st.legal = new Set(); st.forfeited = m.reason; reset();
     } else if (m.type === "over") {
       st.request = null; st.legal = new Set(); finish(m);
     } else if (m.type === "stopped") {
       st.request = null; st.legal = new Set(); stopped(m);
       return;
     } else if (m.type === "error") {
+      if (!st.view) return notice("This game could not be finished", `${m.message}. It was not kept.`, [NEW_GAME]);
       $("reason").textContent = m.message;
     }
     render();
@@ -229,14 +238,36 @@
     box.textContent = describe(e, null);
   }
 
+  // Only the table's result is left to show: a game reopened after its end, or ended early.
+  function tableGone(status, phase) {
+    $("table").hidden = false;
+    $("setup").hidden = true;
+    $("status").textContent = status;
+    for (const id of ["flip-choice", "prompt", "seat-notice"]) $(id).hidden = true;
+    document.querySelector(".play-hand").hidden = true;
+    $("rivals").hidden = !st.view; // the table as it was left, if this page saw it
+    document.querySelector(".play-area").hidden = !st.view;
+    $("moves").hidden = !$("log").children.length;
+    document.body.dataset.phase = phase;
+    document.body.dataset.request = "";
+  }
+
   function finish(m) {
     if (st.source) st.source.close();
+    if (m.players) { st.players = m.players; st.seat = m.seat; }
     if (st.view) st.view.table.phase = "over";
+    else tableGone("This game is over: here is its result, and its moves are in the replay.", "over");
     const box = $("result");
     box.hidden = false;
     box.scrollIntoView({ block: "nearest" });
     const order = m.ranks.map((r, s) => [r, s]).sort((a, b) => a[0] - b[0]);
-    box.innerHTML = "<h2>Final ranking</h2><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
+    box.innerHTML = "<h2>Final ranking</h2><p id='forfeit-note' hidden></p><ol class='ranking'></ol><p><a id='replay'>Replay this game</a> · <a href='/play'>Play again</a></p>";
+    const mine = m.forfeits.find((x) => x[0] === st.seat);
+    if (mine) {
+      const note = box.querySelector("#forfeit-note");
+      note.hidden = false;
+      note.textContent = `Your seat was forfeited (${mine[1]}): the referee played it to the end, and a forfeited seat ranks last.`;
+    }
     const ol = box.querySelector("ol");
     for (const [r, s] of order) {
       const li = document.createElement("li");
@@ -253,18 +284,12 @@
   function stopped(m) {
     st.stopped = true;
     if (st.source) st.source.close();
-    $("table").hidden = false;
-    $("setup").hidden = true;
+    tableGone("The game was ended early.", "stopped");
     const box = $("result");
     box.hidden = false;
     box.classList.add("stopped");
     box.innerHTML = "<h2>Game ended early</h2><p id='stopped-reason'></p><p><a href='/play'>Play again</a></p>";
     box.querySelector("#stopped-reason").textContent = m.message;
-    $("status").textContent = "The game was ended early.";
-    for (const id of ["flip-choice", "prompt"]) $(id).hidden = true;
-    document.querySelector(".play-hand").hidden = true;
-    document.body.dataset.phase = "stopped";
-    document.body.dataset.request = "";
     box.scrollIntoView({ block: "nearest" });
   }
 
@@ -275,6 +300,64 @@
     const src = new EventSource(`/api/play/games/${game}/feed`);
     st.source = src;
     src.onmessage = (ev) => onMessage(JSON.parse(ev.data));
+  }
+
+  const NEW_GAME = ["/play", "Start a new game"];
+
+  // No game to play here: what happened, and what can be done (links).
+  function notice(title, text, links) {
+    if (st.source) st.source.close();
+    $("setup").hidden = true;
+    $("table").hidden = true;
+    $("notice").hidden = false;
+    $("notice-title").textContent = title;
+    $("notice-text").textContent = text;
+    $("notice-links").replaceChildren(...links.flatMap(([href, label], i) => {
+      const a = Object.assign(document.createElement("a"), { href, textContent: label });
+      return i ? [document.createTextNode(" · "), a] : [a];
+    }));
+    document.body.dataset.phase = "notice";
+  }
+
+  // Another browser's game: its seat and its feed are that browser's; once it is over, its
+  // replay is anyone's, so a game still in play is asked about again until it is.
+  function elsewhere(game, body) {
+    const replay = body.replay ? [[body.replay, "Watch its replay"]] : [];
+    if (body.state === "playing") {
+      notice("This game is being played in another browser",
+        "Its seat belongs to the browser that started it, so it cannot be played from here, and a game in play " +
+        "shows nothing of itself to anyone but its player. Once it is over its replay is public: this page links it then.", [NEW_GAME]);
+      setTimeout(() => visit(game), 5000);
+    } else if (body.state === "over") {
+      notice("This game is over", `It was played in another browser.${body.replay ? " Its replay is public." : " This server keeps no replay of casual games."}`, [...replay, NEW_GAME]);
+    } else if (body.state === "stopped") {
+      notice("This game ended early", "It was played in another browser and ended before its end, so it was not kept.", [NEW_GAME]);
+    } else {
+      notice("This game could not be finished", "It was played in another browser and stopped on an error, so it was not kept.", [NEW_GAME]);
+    }
+  }
+
+  // A game's address opened: ask what it holds, and follow its feed if it is this browser's game.
+  async function visit(game) {
+    st.game = game;
+    $("setup").hidden = true;
+    let res = null;
+    let body = null;
+    try {
+      res = await fetch(`/api/play/games/${game}`);
+      body = await res.json();
+    } catch (err) {
+      if (!res) {
+        notice("The arena did not answer", "Asking again in a few seconds.", [NEW_GAME]);
+        setTimeout(() => visit(game), 3000);
+        return;
+      }
+    }
+    if (!res.ok) {
+      const why = body && body.error ? body.error.message : `${res.status} ${res.statusText}`;
+      notice("No such game here", `${why.charAt(0).toUpperCase()}${why.slice(1)}.`, [NEW_GAME]);
+    } else if (!body.yours) elsewhere(game, body);
+    else open(game);
   }
 
   setInterval(() => {
@@ -339,5 +422,5 @@
     fetch("/api/play/queue", { method: "DELETE" });
   });
   const m = location.hash.match(/^#game=([\w-]+)$/);
-  if (m) open(m[1]);
+  if (m) visit(m[1]);
 })();
