@@ -3,45 +3,50 @@ opponent for local play and the conformance kit. `strong` (bots/strong.py) is th
 meant to be the strongest; `montecarlo` and `greedy` are the reference opponents it is measured
 against (docs/benchmarks.md).
 
-`EXAMPLES` maps the short names the `scout-bot` CLI accepts to the bot classes. The classes are
-imported on first use, so that `python -m bots.greedy` executes its module once, as `__main__`.
+Which bots there are is pyproject.toml's `scout_arena.bots` entry points (`sdk.loading.own_examples`),
+the one list: `EXAMPLES` maps their short names to the bot classes, and each class is also an
+attribute by its own name (`from bots import GreedyBot`). They are imported on first use, so that
+`python -m bots.greedy` executes its module once, as `__main__`.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from typing import TYPE_CHECKING
 
 from sdk.bot import Bot
+from sdk.loading import load_bot, own_examples
 
 if TYPE_CHECKING:
-    from .greedy import GreedyBot
-    from .montecarlo import MonteCarloBot
-    from .random_bot import RandomBot
-    from .strong import StrongBot
+    # For type checkers only, which cannot read entry points; at run time the names come from them.
+    from .greedy import GreedyBot as GreedyBot
+    from .montecarlo import MonteCarloBot as MonteCarloBot
+    from .random_bot import RandomBot as RandomBot
+    from .strong import StrongBot as StrongBot
 
     EXAMPLES: dict[str, type[Bot]]
 
-_MODULE_OF = {"RandomBot": "random_bot", "GreedyBot": "greedy", "MonteCarloBot": "montecarlo", "StrongBot": "strong"}
-_CLASS_OF = {"random": "RandomBot", "greedy": "GreedyBot", "montecarlo": "MonteCarloBot", "strong": "StrongBot"}
+
+def _class(spec: str) -> object:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def __getattr__(name: str) -> object:
-    if name in _MODULE_OF:
-        value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
-    elif name == "EXAMPLES":
-        value = {short: __getattr__(cls) for short, cls in _CLASS_OF.items()}
-    else:
+    if name.startswith("_"):  # a submodule being looked for (`from . import _playout`), a dunder
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    specs = own_examples()
+    if name == "EXAMPLES":
+        value: object = {short: _class(spec) for short, spec in specs.items()}
+    else:
+        spec = next((spec for spec in specs.values() if spec.partition(":")[2] == name), None)
+        if spec is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = _class(spec)
     globals()[name] = value
     return value
 
 
 def make_example(name: str, seed: int | None = None) -> Bot:
     """A fresh example bot; `seed` fixes its randomness when it has any. KeyError if unknown."""
-    cls: type[Bot] = __getattr__(_CLASS_OF[name])  # type: ignore[assignment]
-    return cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()  # type: ignore[call-arg]
-
-
-__all__ = ["EXAMPLES", "GreedyBot", "MonteCarloBot", "RandomBot", "StrongBot", "make_example"]
+    return load_bot(own_examples()[name], seed=seed)

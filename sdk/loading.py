@@ -49,21 +49,32 @@ class BotLoadError(ValueError):
 
 EXAMPLE_GROUP = "scout_arena.bots"
 """The entry-point group of bots offered by a short name: this project's examples, and any a
-package installs (``[project.entry-points."scout_arena.bots"] mybot = "mypackage.bot:MyBot"``)."""
-_OWN_EXAMPLES = {
-    "random": "bots.random_bot:RandomBot",
-    "greedy": "bots.greedy:GreedyBot",
-    "montecarlo": "bots.montecarlo:MonteCarloBot",
-    "strong": "bots.strong:StrongBot",
-}
-"""This project's entries in `EXAMPLE_GROUP` (pyproject.toml), for an install made before they were."""
+package installs (``[project.entry-points."scout_arena.bots"] mybot = "mypackage.bot:MyBot"``).
+pyproject.toml's entries in it are the one list of the example bots."""
+EXAMPLE_PACKAGE = "bots"
+"""The package of this project's example bots: its entries in `EXAMPLE_GROUP` are `own_examples`."""
+SEARCH_OPTION = "move_time"
+"""The constructor option of a bot that searches for as long as it is given (`searches`)."""
 
 
 def example_bots() -> dict[str, str]:
     """Short bot names and the ``module:Class`` each stands for, from `EXAMPLE_GROUP`; so the SDK
-    finds the example bots without importing them."""
-    found = {entry.name: entry.value for entry in entry_points(group=EXAMPLE_GROUP)}
-    return found or dict(_OWN_EXAMPLES)
+    finds the example bots without importing them. Empty only in an install made before the
+    entry points were (reinstall it: ``pip install -e .``)."""
+    return {entry.name: entry.value for entry in entry_points(group=EXAMPLE_GROUP)}
+
+
+def own_examples() -> dict[str, str]:
+    """This project's example bots among `example_bots`: those of the `EXAMPLE_PACKAGE` package."""
+    return {name: spec for name, spec in example_bots().items() if spec.split(".")[0] == EXAMPLE_PACKAGE}
+
+
+def searches(spec: str) -> bool:
+    """Whether the bot `spec` names searches for a given time, taking the `SEARCH_OPTION`; this
+    imports its module."""
+    found, _ = find_bot(spec)
+    params = _parameters(found) if inspect.isclass(found) else []
+    return params is not None and SEARCH_OPTION in params
 
 
 def load_bot(spec: str, args: BotArgs | None = None, seed: int | None = None) -> Bot:

@@ -18,7 +18,7 @@ The arena serves its web pages (`arena.web`) on `--http-port` (a free port unles
 for `--linger` seconds (default LINGER_S when run from a terminal, none otherwise) or until Ctrl-C.
 
 Defaults: five entrants (two random bots with different seeds, two greedy, one Monte-Carlo
-searcher thinking `MONTECARLO_MOVE_S` per move) at 4-seat tables, so the five tables of the
+searcher thinking `SEARCH_MOVE_S` per move) at 4-seat tables, so the five tables of the
 round robin put every pair together three times; `DEFAULT_GAMES_PER_TABLE` games each.
 """
 
@@ -47,6 +47,7 @@ from arena.errors import ArenaError, UnknownTournament
 from arena.records import TournamentStatus
 from arena.tournaments.settings import TournamentSettings
 from sdk import env
+from sdk.loading import own_examples, searches
 
 if TYPE_CHECKING:
     from arena.cli.remote import RemoteArena
@@ -60,9 +61,9 @@ DEFAULT_BOTS = "random,random,greedy,greedy,montecarlo"
 DEFAULT_TABLE_SIZE = 4
 DEFAULT_GAMES_PER_TABLE = 8
 DEFAULT_DB = "scout-arena-demo.db"
-EXAMPLES = ("random", "greedy", "montecarlo")
-MONTECARLO_MOVE_S = 0.05
-"""The Monte-Carlo bot's thinking time per move: small, so its games keep pace with the others."""
+SEARCH_MOVE_S = 0.05
+"""A search bot's thinking time per move (`sdk.loading.searches`: montecarlo, strong): small, so
+its games keep pace with the others."""
 TOURNAMENT = "demo"
 BOT_TOKEN_VARIABLE = env.BOT_TOKEN
 """Where `scout-bot run` reads its --token from: the demo's bots get their tokens there."""
@@ -99,11 +100,12 @@ class Entrant:
 def entrants(kinds: Sequence[str], table_size: int) -> list[Entrant]:
     """Names for the requested kinds: a kind asked for once keeps its name, repeats are numbered.
     DemoFailed if a kind is unknown or there are too few to fill a table."""
-    unknown = sorted(set(kinds) - set(EXAMPLES))
+    examples = own_examples()
+    unknown = sorted(set(kinds) - examples.keys())
     if unknown or not kinds:
         raise DemoFailed(
             f"unknown example bot {', '.join(map(repr, unknown)) or 'list'} for --bots "
-            f"(choose from {', '.join(EXAMPLES)}, comma-separated)"
+            f"(choose from {', '.join(examples)}, comma-separated)"
         )
     if len(kinds) < table_size:
         raise DemoFailed(f"{len(kinds)} bots cannot fill a {table_size}-seat table: add bots or lower --table-size")
@@ -214,8 +216,8 @@ def bot_processes(
                 "--capacity",
                 str(CAPACITY),
             ]
-            if e.kind == "montecarlo":
-                argv += ["--move-time", str(MONTECARLO_MOVE_S)]
+            if searches(own_examples()[e.kind]):
+                argv += ["--move-time", str(SEARCH_MOVE_S)]
             procs[e.name] = subprocess.Popen(
                 argv,
                 stdout=subprocess.DEVNULL,

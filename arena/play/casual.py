@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 
 from arena.play.casual_limits import CasualLimits
 from arena.play.clock import LOOP_CLOCK
-from arena.play.house_pool import SEARCH_BOTS, HousePool, decide
+from arena.play.house_pool import HousePool, decide, house_bots, search_bots
 from arena.play.referee import Limits, Referee
 from arena.play.results import GameResult, final_ranks
 from arena.play.sessions import (
@@ -42,11 +42,9 @@ from arena.play.sessions import (
 )
 from sdk.engine import Game, observe
 from sdk.engine.observation import Observation
-from sdk.loading import example_bots, load_bot
+from sdk.loading import load_bot, own_examples
 from sdk.protocol import ArenaMessage, Decision, DecisionRequest, ErrorCode, ErrorNotice, Forfeit, GameOver, Hello
 
-HOUSE_BOTS = ("random", "greedy", *SEARCH_BOTS)
-"""The example bots a person may play, which the arena runs itself (`HouseSeat`)."""
 PERSON_LIMITS = Limits(move_ms=60_000, time_bank_ms=300_000, grace_ms=30_000, max_invalid=50)
 """A person's clock: a minute a move plus five minutes of bank; half a minute to come back."""
 CONNECTED = "bot:"
@@ -80,7 +78,7 @@ def _hello(name: str) -> Hello:
 
 class HouseSeat:
     """A house bot at one seat. A light bot (random, greedy) answers after the move time, thinking
-    in a worker thread; a search bot (`house_pool.SEARCH_BOTS`) thinks for the move time in the
+    in a worker thread; a search bot (`house_pool.search_bots`) thinks for the move time in the
     `HousePool`'s processes. Either way the event loop never waits for it."""
 
     def __init__(self, hub: SessionHub, name: str, bot: str, move_s: float, seed: int, pool: HousePool) -> None:
@@ -89,7 +87,7 @@ class HouseSeat:
         self.bot = bot
         self.move_s = move_s
         self.pool = pool
-        self.light = None if bot in SEARCH_BOTS else load_bot(example_bots()[bot], seed=seed)
+        self.light = None if bot in search_bots() else load_bot(own_examples()[bot], seed=seed)
         self.tasks: set[asyncio.Task[None]] = set()
         self.conn, _ = hub.open(name, _hello(name), f"house-{name}", Feed(f"house-{name}", self._on_message))
 
@@ -267,8 +265,8 @@ def check_rivals(rivals: list[str], arena: SessionHub | None, per_bot: int = Cas
     for rival in rivals:
         bot = connected_rival(rival)
         if bot is None:
-            if rival not in HOUSE_BOTS:
-                raise ValueError(f"there is no house bot named {rival!r}; choose from {', '.join(HOUSE_BOTS)}")
+            if rival not in house_bots():
+                raise ValueError(f"there is no house bot named {rival!r}; choose from {', '.join(house_bots())}")
             continue
         conn = None if arena is None else arena.get(bot)
         if conn is None or not conn.connected or not conn.accept_casual:

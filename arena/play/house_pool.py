@@ -20,18 +20,31 @@ import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import cache
 from typing import Protocol, runtime_checkable
 
 from sdk.bot import Bot
 from sdk.engine import Action, Flip, Scout, ScoutShow, Show
 from sdk.engine.observation import Observation
-from sdk.loading import example_bots, load_bot
+from sdk.loading import load_bot, own_examples, searches
 from sdk.protocol import DecisionKind
 
-SEARCH_BOTS = ("montecarlo", "strong")
-"""The house bots whose thinking time is their move time, spent in `HousePool`'s workers."""
 MIN_BUDGET_S = 0.05
 """The least a search bot thinks, whatever the move time (at 0 it would play its first guess)."""
+
+
+@cache
+def search_bots() -> tuple[str, ...]:
+    """The house bots whose thinking time is their move time, spent in `HousePool`'s workers: the
+    example bots that take a `move_time` (`sdk.loading.searches`)."""
+    return tuple(name for name, spec in own_examples().items() if searches(spec))
+
+
+@cache
+def house_bots() -> tuple[str, ...]:
+    """The house bots: this project's example bots (pyproject.toml's entry points, through
+    `sdk.loading.own_examples`), the quick ones first, then the search bots."""
+    return tuple(sorted(own_examples(), key=lambda name: (name in search_bots(), name)))
 
 
 @runtime_checkable
@@ -60,7 +73,7 @@ def _search(name: str, until: float, obs: Observation, kind: DecisionKind) -> Ac
     every process reads alike), and at least MIN_BUDGET_S."""
     bot = _bots.get(name)
     if bot is None:
-        bot = _bots[name] = load_bot(example_bots()[name])
+        bot = _bots[name] = load_bot(own_examples()[name])
     if not isinstance(bot, Searching):
         raise TypeError(f"house bot {name!r} has no move_time to think for")
     bot.move_time = max(MIN_BUDGET_S, until - time.time())
@@ -94,8 +107,8 @@ class HousePool:
     async def think(self, name: str, move_s: float, obs: Observation, kind: DecisionKind) -> Action:
         """Search bot `name`'s answer with the move time `move_s` as its budget; a pool whose
         worker died is started again once."""
-        if name not in SEARCH_BOTS:
-            raise ValueError(f"{name!r} is not a search bot; the search bots are {', '.join(SEARCH_BOTS)}")
+        if name not in search_bots():
+            raise ValueError(f"{name!r} is not a search bot; the search bots are {', '.join(search_bots())}")
         until = time.time() + move_s
         loop = asyncio.get_running_loop()
         try:

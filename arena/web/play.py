@@ -26,7 +26,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
-from arena.play.casual import BOT_MOVE_MS, HOUSE_BOTS, PERSON_LIMITS, CasualGame
+from arena.play.casual import BOT_MOVE_MS, PERSON_LIMITS, CasualGame
+from arena.play.house_pool import house_bots
 from arena.play.sessions import Answer, AtCapacity, MalformedDecision
 from arena.token_buckets import address_key
 from arena.web.context import Web
@@ -82,7 +83,7 @@ async def play_page(request: Request, web: Web) -> Response:
         request,
         "play.html",
         nav="play",
-        bots=HOUSE_BOTS,
+        bots=house_bots(),
         connected=[(c.name, not _room(request).takes(c)) for c in _room(request).casual_bots()],
         move_range=BOT_MOVE_MS,
         person_move_s=PERSON_LIMITS.move_ms // 1000,

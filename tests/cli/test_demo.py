@@ -84,7 +84,9 @@ def test_the_demo_never_overwrites_a_database_unasked(tmp_path: Path) -> None:
 def test_demo_options_are_checked(tmp_path: Path) -> None:
     code, output = arena_cli("demo", "--bots", "random,clever", "--db", str(tmp_path / "d.db"))
     assert code == 1
-    assert_one_line_error(output, "unknown example bot 'clever' for --bots (choose from random, greedy, montecarlo")
+    assert_one_line_error(
+        output, "unknown example bot 'clever' for --bots (choose from greedy, montecarlo, random, strong"
+    )
     code, output = arena_cli("demo", "--bots", "random,greedy", "--table-size", "3", "--db", str(tmp_path / "d.db"))
     assert code == 1
     assert_one_line_error(output, "2 bots cannot fill a 3-seat table: add bots or lower --table-size")

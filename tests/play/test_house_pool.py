@@ -10,7 +10,7 @@ import time
 import pytest
 
 from arena.play import house_pool
-from arena.play.house_pool import MIN_BUDGET_S, SEARCH_BOTS, HousePool
+from arena.play.house_pool import MIN_BUDGET_S, HousePool, search_bots
 from sdk.engine import Flip, Game, observe
 from sdk.engine.observation import Observation
 from sdk.protocol import DecisionKind
@@ -44,7 +44,7 @@ def test_search_bots_think_in_worker_processes_while_the_loop_goes_on() -> None:
         task = asyncio.create_task(ticker(stop))
         free = []
         try:
-            for name in SEARCH_BOTS:
+            for name in search_bots():
                 for obs, kind in _observations():
                     before = ticks
                     action = await pool.think(name, 0.1, obs, kind)
@@ -74,7 +74,7 @@ def test_the_move_time_counts_from_the_request_so_a_queued_decision_thinks_less(
     """A decision that waited in the pool's queue past its move time thinks the minimum only."""
     obs, kind = _observations()[1]
     try:
-        for name in SEARCH_BOTS:
+        for name in search_bots():
             action = house_pool._search(name, time.time() - 10, obs, kind)
             assert action in obs.legal_actions
             assert house_pool._bots[name].move_time == MIN_BUDGET_S  # type: ignore[attr-defined]

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import sdk.loading
-from sdk.loading import EXAMPLE_GROUP, example_bots
+from sdk.loading import EXAMPLE_GROUP, example_bots, own_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_ONLY = (
@@ -221,10 +220,31 @@ def test_this_projects_examples_are_registered_as_entry_points() -> None:
     )
 
 
-def test_an_install_without_the_entry_points_still_finds_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sdk.loading, "entry_points", lambda group: [])
+def test_the_entry_points_are_the_only_list_of_example_bots() -> None:
+    """No collection literal in sdk/, bots/ or arena/ names two example bots: every list of them
+    (the CLI's names, `bots.EXAMPLES`, the demo's choices, the house bots) derives from pyproject.toml."""
+    names = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][EXAMPLE_GROUP])
+    listing = []
+    for path in sorted(p for package in ("sdk", "bots", "arena") for p in (ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict):
+                items = node.keys if isinstance(node, ast.Dict) else node.elts
+                named = {i.value for i in items if isinstance(i, ast.Constant) and i.value in names}
+                if len(named) >= 2:
+                    listing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {sorted(named)}")
+    assert listing == []
+
+
+def test_the_house_and_search_bots_and_bots_examples_come_from_the_entry_points() -> None:
+    import bots
+    from arena.play.house_pool import house_bots, search_bots
+
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][EXAMPLE_GROUP]
-    assert example_bots() == declared
+    assert own_examples() == declared
+    assert set(house_bots()) == set(declared) == set(bots.EXAMPLES)
+    assert search_bots() == ("montecarlo", "strong"), "the bots taking a move_time"
+    assert house_bots()[-2:] == search_bots()
+    assert all(bots.EXAMPLES[name].__name__ == spec.partition(":")[2] for name, spec in declared.items())
 
 
 def test_another_package_can_offer_bots_by_name(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from arena.play.casual import HOUSE_BOTS
+from arena.play.house_pool import house_bots
 from arena.play.sessions import SessionHub
 from arena.web.app import create_app
 from sdk.protocol import Hello
@@ -24,7 +24,7 @@ def test_connected_bots_that_accept_casual_games_are_offered_busy_or_free(engine
         page = client.get("/play").text
         refused = client.post("/api/play/games", json={"rivals": ["bot:alice"]})
         hidden = client.post("/api/play/games", json={"rivals": ["bot:shy"]})
-    for bot in HOUSE_BOTS:
+    for bot in house_bots():
         assert f'<option value="{bot}"' in page
     assert '<option value="bot:alice" disabled>alice (busy)</option>' in page
     assert '<option value="bot:bea" >bea</option>' in page
