@@ -122,7 +122,8 @@ TargetOption = Annotated[
     typer.Option(
         "--target",
         "--server",
-        help="The arena's HOST:PORT.",
+        help="The arena's HOST:PORT; several comma-separated for the nodes of one cluster "
+        "(the bot moves to the next when its node goes).",
         envvar=env.names(env.SERVER),
         callback=env.warn_if_deprecated,
     ),
@@ -376,10 +377,17 @@ def show_report(report: ConformanceReport) -> None:
 
 
 def check_target(target: str) -> None:
-    """End the command unless `target` is HOST:PORT."""
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
-        fail(f"--target must be HOST:PORT, not {target!r}")
+    """End the command unless `target` is HOST:PORT, or several comma-separated."""
+    from .addresses import split_targets
+
+    try:
+        addresses = split_targets(target)
+    except ValueError:
+        fail(f"--target must be HOST:PORT (or several, comma-separated), not {target!r}")
+    for address in addresses:
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            fail(f"--target must be HOST:PORT (or several, comma-separated), not {address!r}")
 
 
 def reach(target: str, tls: ClientTls | None) -> str:

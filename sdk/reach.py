@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 import grpc
 
-from .runner import ArenaUnreachable, Backoff, refusal, run_until_signal
-from .tls import ClientTls, aio_channel
+from .runner import ArenaUnreachable, Backoff, ask_any, run_until_signal
+from .tls import ClientTls
 from .wire import arena_pb2_grpc
 from .wire.arena_client import DESCRIBE_ARENA
 
@@ -30,23 +31,27 @@ ARENA_KEY_PREFIX = "arena:"
 """Saved tokens of an arena that reports its identity are under "arena:<id>"."""
 
 
-async def arena_key_async(target: str, tls: ClientTls | None = None) -> str:
+async def arena_key_async(target: str | Sequence[str], tls: ClientTls | None = None) -> str:
     """The key the arena at `target` keeps its saved tokens under: "arena:<its id>", or `target`
-    itself for an arena too old to say (which answers DescribeArena UNIMPLEMENTED).
+    itself for an arena too old to say (which answers DescribeArena UNIMPLEMENTED). The nodes of
+    one cluster share one id, so `target` may name several.
 
     Raises ArenaUnreachable if nothing answers, ArenaRefused for a TLS mismatch and the like."""
-    async with aio_channel(target, tls) as channel:
-        stub = arena_pb2_grpc.ArenaStub(channel)
+
+    async def describe(stub: arena_pb2_grpc.ArenaStub) -> str:
         try:
-            arena_id = await DESCRIBE_ARENA.ask(stub, timeout=CALL_TIMEOUT_S)
+            return ARENA_KEY_PREFIX + await DESCRIBE_ARENA.ask(stub, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as exc:
             if exc.code() is grpc.StatusCode.UNIMPLEMENTED:
-                return target
-            raise await asyncio.to_thread(refusal, target, exc, tls) from None
-    return ARENA_KEY_PREFIX + arena_id
+                return target if isinstance(target, str) else ",".join(target)
+            raise
+
+    return await ask_any(target, tls, describe)
 
 
-async def wait_for_arena_async(target: str, tls: ClientTls | None = None, backoff: Backoff = WAIT_BACKOFF) -> str:
+async def wait_for_arena_async(
+    target: str | Sequence[str], tls: ClientTls | None = None, backoff: Backoff = WAIT_BACKOFF
+) -> str:
     """`arena_key_async`, tried again with back-off for as long as nothing answers."""
     attempt = 0
     while True:
@@ -59,6 +64,6 @@ async def wait_for_arena_async(target: str, tls: ClientTls | None = None, backof
             await asyncio.sleep(delay)
 
 
-def wait_for_arena(target: str, tls: ClientTls | None = None) -> str | None:
+def wait_for_arena(target: str | Sequence[str], tls: ClientTls | None = None) -> str | None:
     """The blocking form of `wait_for_arena_async`; None if SIGINT or SIGTERM stopped the wait."""
     return run_until_signal(wait_for_arena_async(target, tls), stopped=None)

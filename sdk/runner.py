@@ -11,7 +11,9 @@ work: an async bot's decisions each run as a task, so a slow one in one game doe
 others; a sync bot is called in place (its `choose` blocks the event loop while it runs either way).
 
 If the connection breaks the runner reconnects with exponential back-off and jitter; the arena
-gives the seats back if it returns within the arena's grace period. `play_until_over_async` plays
+gives the seats back if it returns within the arena's grace period. `target` may name several
+nodes of one cluster (`"a:50051,b:50051"`, or a list): the runner starts with the first, moves to
+the next as soon as its node goes, and backs off only once every node has failed in a row. `play_until_over_async` plays
 for one tournament: its Hello names it, and the runner stops when the arena sends TournamentOver.
 A runner that is done leaves as the protocol says, by half-closing its stream. A refused token, or another
 process taking over the bot's session, stops the runner with `ArenaRefused`; so does a first
@@ -38,7 +40,7 @@ from typing import Any, TypeVar, overload
 
 import grpc
 
-from .addresses import DEFAULT_TARGET
+from .addresses import DEFAULT_TARGET, split_targets
 from .bot import Bot
 from .engine import Action, Event, Flip, Observation, Scout, ScoutShow, Show, legal_actions_for
 from .protocol import (
@@ -384,7 +386,7 @@ async def _leave(call: grpc.aio.StreamStreamCall[bytes, ArenaBatch]) -> None:
 async def run_async(
     bot: Bot,
     *,
-    target: str = DEFAULT_TARGET,
+    target: str | Sequence[str] = DEFAULT_TARGET,
     token: str,
     capacity: int = 4,
     want_legal_actions: bool = False,
@@ -415,7 +417,7 @@ async def run_async(
 async def play_until_over_async(
     bot: Bot,
     *,
-    target: str = DEFAULT_TARGET,
+    target: str | Sequence[str] = DEFAULT_TARGET,
     token: str,
     tournament: str,
     capacity: int = 4,
@@ -432,32 +434,46 @@ async def play_until_over_async(
     return session.ended
 
 
-async def _serve(session: _Session, target: str, token: str, backoff: Backoff, tls: ClientTls | None) -> None:
-    """Connect and play until `session` is done, reconnecting with `backoff` whenever the stream
-    ends otherwise; refusals raise ArenaRefused."""
+async def _serve(
+    session: _Session, target: str | Sequence[str], token: str, backoff: Backoff, tls: ClientTls | None
+) -> None:
+    """Connect and play until `session` is done, reconnecting whenever the stream ends otherwise:
+    at once to the next of `target`'s addresses not tried since the last Welcome, else after
+    `backoff`; refusals raise ArenaRefused."""
     bot = session.bot
+    addresses = split_targets(target)
+    at = 0
+    failed = 0
+    """Addresses tried in a row without a Welcome."""
     attempt = 0
     ever_welcomed = False
     while True:
-        async with aio_channel(target, tls, CHANNEL_OPTIONS) as channel:
-            log.info("connecting to %s as %s%s", target, bot.name, "" if tls is None else " with TLS")
+        address = addresses[at]
+        async with aio_channel(address, tls, CHANNEL_OPTIONS) as channel:
+            log.info("connecting to %s as %s%s", address, bot.name, "" if tls is None else " with TLS")
             session.welcomed = False
             try:
                 await _play_stream(session, channel, token)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in _FATAL:
                     raise ArenaRefused(f"{exc.code().name}: {exc.details()}") from None
-                problem = await asyncio.to_thread(tls_problem, target, exc.details(), tls)
+                problem = await asyncio.to_thread(tls_problem, address, exc.details(), tls)
                 if problem is not None and not (ever_welcomed or session.welcomed):
                     raise ArenaRefused(problem) from None
-                log.warning("connection to %s lost: %s %s", target, exc.code().name, problem or exc.details())
+                log.warning("connection to %s lost: %s %s", address, exc.code().name, problem or exc.details())
             if session.welcomed:
-                attempt = 0
+                attempt = failed = 0
                 ever_welcomed = True
         if session.done:
             for task in list(session.tasks):
                 task.cancel()
             return
+        failed += 1
+        at = (at + 1) % len(addresses)
+        if failed < len(addresses):
+            log.info("trying %s", addresses[at])
+            continue
+        failed = 0
         delay = backoff.delay(attempt)
         attempt += 1
         log.info("reconnecting in %.1f s", delay)
@@ -467,7 +483,7 @@ async def _serve(session: _Session, target: str, token: str, backoff: Backoff, t
 def run(
     bot: Bot,
     *,
-    target: str = DEFAULT_TARGET,
+    target: str | Sequence[str] = DEFAULT_TARGET,
     token: str,
     capacity: int = 4,
     want_legal_actions: bool = False,
@@ -530,18 +546,35 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], object])
 
 
 async def register_async(
-    name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None
+    name: str, *, target: str | Sequence[str] = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None
 ) -> str:
     """Register `name` at the arena and return its token; ArenaRefused says why not."""
-    async with aio_channel(target, tls) as channel:
-        try:
-            stub = arena_pb2_grpc.ArenaStub(channel)
-            return await REGISTER_BOT.ask(stub, name=name, timeout=timeout)
-        except grpc.aio.AioRpcError as exc:
-            raise refusal(target, exc, tls) from None
+    return await ask_any(target, tls, lambda stub: REGISTER_BOT.ask(stub, name=name, timeout=timeout))
 
 
-def register(name: str, *, target: str = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None) -> str:
+async def ask_any(
+    target: str | Sequence[str], tls: ClientTls | None, ask: Callable[[arena_pb2_grpc.ArenaStub], Awaitable[T]]
+) -> T:
+    """`ask` the Arena service at the first of `target`'s addresses that answers (the nodes of a
+    cluster answer alike); a failed call as `refusal` says, ArenaUnreachable if none answers."""
+    addresses = split_targets(target)
+    for address in addresses:
+        async with aio_channel(address, tls) as channel:
+            try:
+                return await ask(arena_pb2_grpc.ArenaStub(channel))
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in _UNANSWERED and address != addresses[-1]:
+                    log.info("no arena answers at %s; trying %s", address, addresses[addresses.index(address) + 1])
+                    continue
+                if exc.code() in _UNANSWERED and len(addresses) > 1 and not tls_problem(address, exc.details(), tls):
+                    raise ArenaUnreachable(f"no arena answers at any of {', '.join(addresses)}") from None
+                raise refusal(address, exc, tls) from None
+    raise AssertionError("split_targets names at least one address")
+
+
+def register(
+    name: str, *, target: str | Sequence[str] = DEFAULT_TARGET, timeout: float = 10.0, tls: ClientTls | None = None
+) -> str:
     """The blocking form of `register_async`."""
     return asyncio.run(register_async(name, target=target, timeout=timeout, tls=tls))
 

@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import logging
 
-import grpc
-
 from .bot import Bot
-from .runner import play_until_over_async, refusal, register, run_until_signal
-from .tls import ClientTls, aio_channel
+from .runner import ask_any, play_until_over_async, register, run_until_signal
+from .tls import ClientTls
 from .tokens import save_token, saved_token
-from .wire import arena_pb2_grpc
 from .wire.arena_client import ENTER_TOURNAMENT
 
 log = logging.getLogger(__name__)
@@ -75,14 +72,13 @@ async def play_tournament_async(
     closed, the tournament full, a missing or wrong entry code) or the bot's session.
     """
     auth = (("authorization", f"Bearer {token}"),)
-    async with aio_channel(target, tls) as channel:
-        stub = arena_pb2_grpc.ArenaStub(channel)
-        try:
-            entry = await ENTER_TOURNAMENT.ask(
-                stub, tournament=tournament, entry_code=entry_code, metadata=auth, timeout=CALL_TIMEOUT_S
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise refusal(target, exc, tls) from None
+    entry = await ask_any(
+        target,
+        tls,
+        lambda stub: ENTER_TOURNAMENT.ask(
+            stub, tournament=tournament, entry_code=entry_code, metadata=auth, timeout=CALL_TIMEOUT_S
+        ),
+    )
     log.info("%s is entered in tournament %r (%s)", entry.bot, tournament, entry.status)
     if entry.status in ENDED:
         return entry.status

@@ -141,7 +141,15 @@ app.add_typer(games_app, name="games")
 app.add_typer(admin_app, name="admin")
 app.add_typer(db_app, name="db")
 
-ServerOption = Annotated[str, typer.Option("--server", "--target", help="The arena's HOST:PORT.", envvar=env.SERVER)]
+ServerOption = Annotated[
+    str,
+    typer.Option(
+        "--server",
+        "--target",
+        help="The arena's HOST:PORT; several comma-separated for the nodes of one cluster (the first that answers).",
+        envvar=env.SERVER,
+    ),
+]
 DbOption = Annotated[
     str | None,
     typer.Option(help="Work on this database (URL, or a SQLite file's path) instead of a server.", show_default=False),

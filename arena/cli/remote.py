@@ -52,25 +52,31 @@ class RemoteArena:
     refuses for the read limit is tried again after the wait it names, within CALL_TIMEOUT_S."""
 
     def __init__(self, target: str, admin_token: str | None = None, tls: ClientTls | None = None) -> None:
-        if not _ADDRESS.fullmatch(target):
-            raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {target!r}")
-        self.target = target
+        """`target` is HOST:PORT, or several comma-separated (the nodes of one cluster, which answer
+        alike): the first that connects is used."""
+        addresses = [a.strip() for a in target.split(",")]
+        for address in addresses:
+            if not _ADDRESS.fullmatch(address):
+                raise ServerUnreachable(f"the arena's address must be HOST:PORT, not {address!r}")
         self._admin_token = admin_token
         self._tls = tls
-        try:
-            self._channel = channel(target, tls)
-        except ClientTlsError as exc:
-            raise TlsConfigError(str(exc)) from None
-        if not _connects(self._channel):
-            problem = tls_problem(target, _connect_error(self._channel), tls)
+        for address in addresses:
+            try:
+                self._channel = channel(address, tls)
+            except ClientTlsError as exc:
+                raise TlsConfigError(str(exc)) from None
+            if _connects(self._channel):
+                break
+            problem = tls_problem(address, _connect_error(self._channel), tls)
             self._channel.close()
+            if problem is not None:
+                raise ServerUnreachable(problem)
+        else:
             raise ServerUnreachable(
-                problem
-                or (
-                    f"no arena answers at {target}: start one with `scout-arena serve`, "
-                    "or read a database without a server with --db"
-                )
+                f"no arena answers at {', '.join(addresses)}: start one with `scout-arena serve`, "
+                "or read a database without a server with --db"
             )
+        self.target = address
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)
 
     def _call(self, call: Call[T], *args: Any, admin: bool = True, **fields: object) -> T:

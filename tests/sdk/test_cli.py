@@ -75,7 +75,12 @@ def test_play_accepts_an_example_name_and_is_reproducible() -> None:
         ),
         (["play", MISBEHAVING], 1, f"{MISBEHAVING} defines several Bot subclasses (AnswersWithIndex, "),
         (["check", "bots.nothing_here"], 1, "no module named 'bots.nothing_here'"),
-        (["run", "greedy", "--token", "t", "--target", "localhost"], 1, "--target must be HOST:PORT, not 'localhost'"),
+        (
+            ["run", "greedy", "--token", "t", "--target", "localhost"],
+            1,
+            "--target must be HOST:PORT (or several, comma-separated), not 'localhost'",
+        ),
+        (["run", "greedy", "--token", "t", "--target", "a:1,b"], 1, "--target must be HOST:PORT (or several, comma-"),
         (["dance"], 2, "No such command 'dance'"),
     ],
 )
