@@ -51,7 +51,8 @@ class NatsServer:
                 return
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"nats-server did not start; its log:\n{self.log.read_text()[-2000:]}") from None
+                    tail = self.log.read_text()[-2000:]
+                    raise AssertionError(f"nats-server did not start; its log:\n{tail}") from None
                 time.sleep(0.02)
 
     def stop(self) -> None:
