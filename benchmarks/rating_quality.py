@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from arena.ratings import plackett_luce
 from arena.ratings.table import Standing, apply_game, arena_env, rating_table
 from arena.tournaments.schedule import game_seed, round_robin, round_seed, schedule_seed, stop_round, table_count
-from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, open_pairs
+from arena.tournaments.stop_rule import Evidence, StopOutcome, StopRule, open_pairs
 from bots.greedy import hand_values, prefer_flip, ranked_actions
 from sdk import Action, Bot, Observation
 from sdk.local import play_game_async
@@ -151,7 +151,7 @@ async def balanced_tables(bots: dict[str, NoisyGreedy], truth: list[str], k: int
 
 async def stop_rule(
     bots: dict[str, NoisyGreedy], truth: list[str], k: int, seed: int, rule: StopRule
-) -> tuple[int, Outcome, bool, int]:
+) -> tuple[int, StopOutcome, bool, int]:
     """Rounds as the store draws them (`stop_round`) until the rule stops: (games, outcome,
     whether every pair proven in order is in the true order, how many pairs were proven in order)."""
     evidence = Evidence(rule, truth)
@@ -171,7 +171,7 @@ async def stop_rule(
         first += len(schedule.tables)
         evidence.add_round(games)
         verdict = evidence.verdict(None, len(schedule.tables), estimate=False)
-        if verdict.outcome is not Outcome.PLAYING:
+        if verdict.outcome is not StopOutcome.PLAYING:
             claimed = [(p.upper, p.lower) for p in verdict.pairs if p.settled]
             right = all(truth.index(a) < truth.index(b) for a, b in claimed)
             return verdict.games, verdict.outcome, right, len(claimed)
@@ -226,7 +226,7 @@ def simulate(args: argparse.Namespace) -> dict[str, object]:
         "promise": round(1 - args.confidence, 6),
         "wrong_share": sum(r.wrong for r in runs) / len(runs),
         "mean_games_at_stop": round(mean_games, 1),
-        "settled_share": sum(r.outcome is Outcome.SETTLED for r in runs) / len(runs),
+        "settled_share": sum(r.outcome is StopOutcome.SETTLED for r in runs) / len(runs),
         "equal_share": sum(equal) / len(runs) if tied else None,
         "fixed_games_equal_accuracy": fixed_games,
         "stop_to_fixed": round(mean_games / fixed_games, 2) if fixed_games else None,
@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     fixed: dict[str, list[int | None]] = {"random tables": [], "balanced tables": []}
     right: dict[str, list[list[bool]]] = {"random tables": [], "balanced tables": []}
     formats: dict[str, Callable[..., object]] = {"random tables": random_tables, "balanced tables": balanced_tables}
-    stops: list[tuple[int, Outcome, bool, int]] = []
+    stops: list[tuple[int, StopOutcome, bool, int]] = []
     for t in range(args.tournaments):
         seed = args.seed + t
         for name, run in formats.items():
@@ -305,9 +305,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, values in fixed.items():
         unsettled = sum(v is None for v in values)
         print(f"| {name} (oracle, horizon {args.horizon}) | {spread(values)} | {unsettled} of {len(values)} |")
-    settled = [g for g, outcome, _, _ in stops if outcome is Outcome.SETTLED]
-    capped = sum(outcome is Outcome.CAP_REACHED for _, outcome, _, _ in stops)
-    wrong = sum(outcome is Outcome.SETTLED and not right for _, outcome, right, _ in stops)
+    settled = [g for g, outcome, _, _ in stops if outcome is StopOutcome.SETTLED]
+    capped = sum(outcome is StopOutcome.CAP_REACHED for _, outcome, _, _ in stops)
+    wrong = sum(outcome is StopOutcome.SETTLED and not right for _, outcome, right, _ in stops)
     print(
         f"| stop rule at {args.confidence:g} (games when it stopped) | {spread([g for g, _, _, _ in stops])} | "
         f"{capped} of {len(stops)} reached the cap of {args.max_games} |"
@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"(promised at most {1 - args.confidence:.0%} of runs)"
     )
     null_wrong = sum(ordered > 0 for _, _, _, ordered in null)
-    null_equal = sum(outcome is Outcome.SETTLED and ordered == 0 for _, outcome, _, ordered in null)
+    null_equal = sum(outcome is StopOutcome.SETTLED and ordered == 0 for _, outcome, _, ordered in null)
     print(
         f"equal bots (p = {args.null_p:g}, cap {args.null_max_games}): a pair proven in some order (wrongly) in "
         f"{null_wrong} of {len(null)} tournaments (promised at most {1 - args.confidence:.0%}); "

@@ -1,7 +1,7 @@
 """What both ends of the Arena service encode alike: its enums, times, failure policies and stop
 rules, which travel in requests (CreateTournament, ListGames) and in replies (a Tournament).
 
-The server's side is `arena.api.arena_wire`, the `scout-arena` CLI's `arena.cli.arena_wire`.
+The server's side is `arena.api.arena_wire`, the `scout-arena` CLI's `arena.cli.remote_wire`.
 Enum tables are derived from the descriptors (`sdk.wire.codecs.enum_tables`), never written out.
 """
 
@@ -16,7 +16,7 @@ from arena.errors import InvalidSetting
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.records import GameStatus, TournamentStatus
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
-from arena.tournaments.stop_rule import Outcome, StopRule
+from arena.tournaments.stop_rule import StopOutcome, StopRule
 from sdk.wire import arena_pb2 as pb
 from sdk.wire.codecs import enum_tables
 
@@ -26,7 +26,7 @@ DECISION_TO_PB, DECISION_FROM_PB = enum_tables(
     PolicyDecision, pb.PolicyDecision, renames={PolicyDecision.CAP_REACHED: "VOID_CAP_REACHED"}
 )
 ACTION_TO_PB, ACTION_FROM_PB = enum_tables(FailureAction, pb.FailureAction)
-OUTCOME_TO_PB, OUTCOME_FROM_PB = enum_tables(Outcome, pb.StopOutcome)
+OUTCOME_TO_PB, OUTCOME_FROM_PB = enum_tables(StopOutcome, pb.StopOutcome)
 
 _POLICY_NUMBERS = ("absent_wait_ms", "grace_ms", "time_bank_ms", "max_invalid", "max_replays", "max_voids_per_bot")
 _POLICY_ACTIONS = tuple(f"on_{cause.value}" for cause in ForfeitCause)

@@ -1,7 +1,7 @@
 """The server's side of the Arena service: requests read into plain values, replies built from the
 store's values.
 
-The client's side is `sdk.wire.arena_client` (a bot's calls) and `arena.cli.arena_wire` (the
+The client's side is `sdk.wire.arena_client` (a bot's calls) and `arena.cli.remote_wire` (the
 organiser's); what both ends encode alike is `arena.api.arena_codecs`. Plain fields of a request
 are read where they are used; `reply` and `page_reply` build every reply that holds no more than
 store values (each converted by its type), the functions below the few that take more.

@@ -20,9 +20,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena import records
 from arena.api.read_limits import RETRY_AFTER_KEY
 from arena.api.tls import TlsConfigError
-from arena.cli import arena_wire as wire
-from arena.cli.arena_wire import Page
+from arena.cli import remote_wire as wire
 from arena.cli.clients import ServerRefused, ServerUnreachable
+from arena.cli.remote_wire import Page
 from arena.errors import ArenaError
 from arena.page_tokens import MAX_PAGE_SIZE
 from arena.ratings.head_to_head import Crosstable

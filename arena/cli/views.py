@@ -21,7 +21,7 @@ from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameInfo, SeedReveal, Tournament, VoidedAttempt
 from arena.tournaments.failure_policy import FailureAction
-from arena.tournaments.stop_rule import Outcome, PairCheck, Verdict
+from arena.tournaments.stop_rule import PairCheck, StopOutcome, Verdict
 
 _ACTIONS = {
     FailureAction.FORFEIT: "forfeit the seat",
@@ -114,9 +114,9 @@ def _format(t: Tournament) -> str:
 
 
 _OUTCOMES = {
-    Outcome.PLAYING: "not settled yet: playing on",
-    Outcome.SETTLED: "settled",
-    Outcome.CAP_REACHED: "game cap reached before it settled",
+    StopOutcome.PLAYING: "not settled yet: playing on",
+    StopOutcome.SETTLED: "settled",
+    StopOutcome.CAP_REACHED: "game cap reached before it settled",
 }
 
 

@@ -37,7 +37,7 @@ from arena.tournaments.schedule import (
     stop_round,
     table_count,
 )
-from arena.tournaments.stop_rule import Evidence, Outcome, PairCheck, StopRule, open_pairs
+from arena.tournaments.stop_rule import Evidence, PairCheck, StopOutcome, StopRule, open_pairs
 
 __all__ = ["SCENARIOS", "FixedRun", "StopRun", "field", "finishing_ranks", "fixed_run", "stop_rule_run"]
 
@@ -92,7 +92,7 @@ class StopRun:
     """How a simulated stop-rule tournament ended."""
 
     games: int
-    outcome: Outcome
+    outcome: StopOutcome
     pairs: tuple[PairCheck, ...]
     wrong: bool
     """Some pair was reported wrongly: proven in the order the weights contradict, or equal
@@ -137,7 +137,7 @@ def stop_rule_run(weights: Mapping[str, float], rule: StopRule, table_size: int,
             games.append(finishing_ranks(table.seats, weights, rng))
         evidence.add_round(games)
         verdict = evidence.verdict(None, round_games, estimate=False)
-        if verdict.outcome is not Outcome.PLAYING:
+        if verdict.outcome is not StopOutcome.PLAYING:
             break
     wrong = any(reported_wrongly(p, weights, rule.margin) for p in verdict.pairs)
     return StopRun(verdict.games, verdict.outcome, verdict.pairs, wrong)

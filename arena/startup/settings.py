@@ -1,7 +1,7 @@
 """Every option of `scout-arena serve`, in one typed value (`ArenaSettings`), checked once.
 
 `ArenaSettings.from_options` takes the command line's values and returns the settings, or raises
-`InvalidSetting`, one line naming the option as the command line spells it (`--web-burst must
+`InvalidOption`, one line naming the option as the command line spells it (`--web-burst must
 be positive, not 0`), which `scout-arena` prints as its `error:` line. The parts each room reads
 are values of that room (`Limits`, `ResourceLimits`, `WebLimits`, `CasualLimits`, `ServerTls`):
 each checks its own fields, and `from_options` names the option of a field that fails.
@@ -38,7 +38,7 @@ PLAY_OPTIONS = {
 """The options of the Play room's limits (`CasualLimits`), by field."""
 
 
-class InvalidSetting(ArenaError):
+class InvalidOption(ArenaError):
     """An option of `scout-arena serve` out of its range; the message names the option."""
 
 
@@ -111,11 +111,11 @@ class ArenaSettings:
     ) -> ArenaSettings:
         """The settings of `serve`'s options; the four mappings hold each part's fields by name
         (`Limits`: --move-ms ...; `ResourceLimits`: --max-connections ...; `WebLimits`: --web-...;
-        `CasualLimits`: --play-...). InvalidSetting, naming the option, if one is out of range;
+        `CasualLimits`: --play-...). InvalidOption, naming the option, if one is out of range;
         `arena.api.tls.TlsConfigError` if only one of the TLS files is given."""
         level = logging.getLevelName(log_level.upper())
         if not isinstance(level, int):
-            raise InvalidSetting(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
+            raise InvalidOption(f"--log-level must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}")
         return cls(
             host,
             port,
@@ -154,9 +154,9 @@ Part = TypeVar("Part")
 
 def _part(kind: Callable[..., Part], values: Mapping[str, Any], flag: Callable[[str], str]) -> Part:
     """`kind(**values)`, its ValueError (which begins with the field's name) turned into an
-    InvalidSetting that begins with the field's option, `flag(name)`."""
+    InvalidOption that begins with the field's option, `flag(name)`."""
     try:
         return kind(**values)
     except ValueError as exc:
         name, _, rest = str(exc).partition(" ")
-        raise InvalidSetting(f"{flag(name)} {rest}") from None
+        raise InvalidOption(f"{flag(name)} {rest}") from None

@@ -80,7 +80,7 @@ from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.isolation import Outage, fail, is_transient, retrying, start_or_fail
-from arena.tournaments.stop_rule import Outcome, Verdict
+from arena.tournaments.stop_rule import StopOutcome, Verdict
 from sdk.protocol import TournamentEnd
 
 log = logging.getLogger(__name__)
@@ -243,7 +243,7 @@ class TournamentRunner:
             if t.stop_rule is None:
                 break
             verdict = await self._store(t.name, store.advance_stop_rule, tournament=t.name)
-            if verdict.outcome is not Outcome.PLAYING:
+            if verdict.outcome is not StopOutcome.PLAYING:
                 _log_stop(t.name, verdict)
                 break
             log.info(
@@ -394,7 +394,7 @@ class TournamentRunner:
 
 
 def _log_stop(tournament: str, verdict: Verdict) -> None:
-    if verdict.outcome is Outcome.SETTLED:
+    if verdict.outcome is StopOutcome.SETTLED:
         log.info("tournament %r settled after %d rounds (%d games)", tournament, verdict.rounds, verdict.games)
         return
     open_pairs = ", ".join(f"{p.upper} above {p.lower} ({p.above}-{p.below})" for p in verdict.unsettled)

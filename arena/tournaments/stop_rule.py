@@ -152,7 +152,7 @@ class StopRule:
         return cls(**{"margin": 0.0, **data})
 
 
-class Outcome(StrEnum):
+class StopOutcome(StrEnum):
     """Where a stop-rule tournament stands after its last complete round."""
 
     PLAYING = "playing"
@@ -194,7 +194,7 @@ class Verdict:
 
     rounds: int
     games: int
-    outcome: Outcome
+    outcome: StopOutcome
     pairs: tuple[PairCheck, ...]
     """The adjacent pairs of the top places, best first."""
     order: tuple[str, ...] = ()
@@ -447,11 +447,11 @@ class Evidence:
         places = len(order) - 1 if self.rule.top is None else min(self.rule.top, len(order) - 1)
         pairs = tuple(self._check(upper, lower, estimate) for upper, lower in pairwise(order[: places + 1]))
         if all(p.decided for p in pairs):
-            outcome = Outcome.SETTLED
+            outcome = StopOutcome.SETTLED
         elif self.games + round_games > self.rule.max_games:
-            outcome = Outcome.CAP_REACHED
+            outcome = StopOutcome.CAP_REACHED
         else:
-            outcome = Outcome.PLAYING
+            outcome = StopOutcome.PLAYING
         return Verdict(self.rounds, self.games, outcome, pairs, tuple(order))
 
     def _check(self, upper: str, lower: str, estimate: bool) -> PairCheck:

@@ -3,7 +3,7 @@ descriptor.
 
 A bot's program makes three calls (register, describe the arena, enter a tournament), defined
 here; the `scout-arena` CLI makes the organiser's calls with the same `Call` and `request`
-(`arena.cli.arena_wire`). The server's side is `arena.api.arena_wire`.
+(`arena.cli.remote_wire`). The server's side is `arena.api.arena_wire`.
 """
 
 from __future__ import annotations

@@ -12,14 +12,14 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from arena.api import arena_codecs, arena_wire, bot_session_wire
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.errors import InvalidSetting
 from arena.play.results import PolicyDecision
 from arena.play.sessions import MalformedDecision
 from arena.records import GameStatus, TournamentStatus
 from arena.tournaments.failure_policy import FailureAction
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import Outcome
+from arena.tournaments.stop_rule import StopOutcome
 from sdk.engine import End, EndReason, Phase
 from sdk.protocol import DecisionKind, ErrorCode, ForfeitCause, TournamentEnd
 from sdk.wire import arena_pb2, bot_session_pb2, codecs, game_pb2
@@ -43,7 +43,7 @@ TABLES: list[tuple[type[enum.Enum], Any, dict[Any, int], dict[int, Any]]] = [
     (GameStatus, arena_pb2.GameStatus, arena_codecs.GAME_STATUS_TO_PB, arena_codecs.GAME_STATUS_FROM_PB),
     (PolicyDecision, arena_pb2.PolicyDecision, arena_codecs.DECISION_TO_PB, arena_codecs.DECISION_FROM_PB),
     (FailureAction, arena_pb2.FailureAction, arena_codecs.ACTION_TO_PB, arena_codecs.ACTION_FROM_PB),
-    (Outcome, arena_pb2.StopOutcome, arena_codecs.OUTCOME_TO_PB, arena_codecs.OUTCOME_FROM_PB),
+    (StopOutcome, arena_pb2.StopOutcome, arena_codecs.OUTCOME_TO_PB, arena_codecs.OUTCOME_FROM_PB),
 ]
 
 

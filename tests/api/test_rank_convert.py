@@ -4,7 +4,7 @@ figures, head-to-head pairs, and replies of an arena older than these fields."""
 from __future__ import annotations
 
 from arena.api import arena_wire as server_wire
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.ratings.head_to_head import PairRecord
 from arena.ratings.table import RatingRow
 from sdk.wire import arena_pb2 as pb

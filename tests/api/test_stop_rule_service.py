@@ -16,11 +16,11 @@ from sqlmodel import Session
 
 from arena import records
 from arena.api import arena_wire as server_wire
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import Outcome, StopRule
+from arena.tournaments.stop_rule import StopOutcome, StopRule
 from sdk.wire import arena_pb2 as pb
 from sdk.wire.arena_client import request
 from tests.api.conftest import Client
@@ -75,7 +75,7 @@ def test_show_reports_the_rounds_and_the_cap(arena: tuple[ArenaProcess, str], cl
     assert (progress.rounds, progress.games, progress.outcome) == (2, 6, pb.STOP_OUTCOME_CAP_REACHED)
     assert [p.upper for p in progress.pairs] and not all(p.settled for p in progress.pairs)
     shown = client_wire.tournament_from_pb(reply.tournament)
-    assert shown == held and shown.stop is not None and shown.stop.outcome is Outcome.CAP_REACHED
+    assert shown == held and shown.stop is not None and shown.stop.outcome is StopOutcome.CAP_REACHED
     listed = client_wire.LIST_TOURNAMENTS.read(client("ListTournaments", request("ListTournaments")), None)[0]
     assert [(t.stop_rule, t.stop) for t in listed] == [(StopRule(confidence=0.9, max_games=8), None)]
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from arena import records
 from arena.api import arena_wire as server_wire
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.credentials import set_admin_token

@@ -16,7 +16,7 @@ READERS = [
     "arena.api.bot_session_wire",
     "arena.api.arena_wire",
     "arena.api.arena_codecs",
-    "arena.cli.arena_wire",
+    "arena.cli.remote_wire",
 ]
 
 

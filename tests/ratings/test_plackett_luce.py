@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arena.ratings.plackett_luce import field, finishing_ranks, fixed_run, stop_rule_run, tied_pairs
-from arena.tournaments.stop_rule import Outcome, StopRule
+from arena.tournaments.stop_rule import StopOutcome, StopRule
 
 
 def test_finishing_orders_have_the_bradley_terry_chances() -> None:
@@ -36,7 +36,7 @@ def test_small_runs_keep_the_promise_and_settle() -> None:
     rule = StopRule(confidence=0.8)
     clear = [stop_rule_run(field("clear", 5), rule, 4, seed) for seed in range(30)]
     assert sum(r.wrong for r in clear) <= 0.2 * len(clear)
-    assert all(r.outcome is Outcome.SETTLED for r in clear)
+    assert all(r.outcome is StopOutcome.SETTLED for r in clear)
     tied = [stop_rule_run(field("tied", 5), rule, 4, 100 + seed) for seed in range(30)]
     assert sum(r.wrong for r in tied) <= 0.2 * len(tied)
     equal = sum(any(p.equal and {p.upper, p.lower} == {"b01", "b02"} for p in r.pairs) for r in tied)

@@ -29,7 +29,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.tournaments.failure_policy import FailurePolicy
 from arena.tournaments.fairness import attempt_seed, commitment
 from arena.tournaments.schedule import game_seed

@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import Session, select
 
 from arena import records
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.startup.arena import start_arena
 from arena.startup.settings import ArenaSettings
 from arena.storage import store

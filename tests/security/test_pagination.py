@@ -17,11 +17,11 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.cli import arena_wire as client_wire
 from arena.cli import remote as remote_client
-from arena.cli.arena_wire import Page
+from arena.cli import remote_wire as client_wire
 from arena.cli.clients import LocalArena
 from arena.cli.remote import RemoteArena
+from arena.cli.remote_wire import Page
 from arena.page_tokens import MAX_PAGE_SIZE
 from arena.storage import store
 from arena.storage.database import open_database
@@ -64,7 +64,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProce
 
 @dataclass(frozen=True)
 class Listing:
-    """One list call of the CLI (`arena.cli.arena_wire`), with the scope it asks for."""
+    """One list call of the CLI (`arena.cli.remote_wire`), with the scope it asks for."""
 
     call: Call[Page[Any]]
     scope: dict[str, Any]

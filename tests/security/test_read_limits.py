@@ -22,7 +22,7 @@ from arena import records
 from arena.api import read_limits
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.directory import InMemoryBotDirectory
 from arena.storage import store
 from arena.storage.credentials import FixedAdminToken

@@ -11,7 +11,7 @@ from arena.api.resources import ResourceLimits
 from arena.api.tls import TlsConfigError
 from arena.play.casual_limits import CasualLimits
 from arena.play.referee import Limits
-from arena.startup.settings import ArenaSettings, InvalidSetting
+from arena.startup.settings import ArenaSettings, InvalidOption
 from arena.web.limits import WebLimits
 from tests.cli.conftest import arena_cli, assert_one_line_error
 
@@ -67,7 +67,7 @@ def test_the_parts_are_built_from_their_fields() -> None:
     ids=lambda v: str(v) if isinstance(v, dict) else None,
 )
 def test_a_bad_option_is_named_by_its_flag(changed: dict[str, Any], message: str) -> None:
-    with pytest.raises(InvalidSetting) as raised:
+    with pytest.raises(InvalidOption) as raised:
         options(**changed)
     assert str(raised.value).startswith(message), raised.value
     assert "\n" not in str(raised.value)

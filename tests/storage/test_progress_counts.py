@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from arena import records
 from arena.api.arena_wire import tournament_to_pb
-from arena.cli.arena_wire import tournament_from_pb
+from arena.cli.remote_wire import tournament_from_pb
 from arena.storage import store
 from tests.storage.helpers import random_result, running_tournament
 

@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import Session
 
 from arena.api import arena_wire as server_wire
-from arena.cli import arena_wire as client_wire
+from arena.cli import remote_wire as client_wire
 from arena.errors import InvalidSetting
 from arena.play.results import ForfeitCause, GameResult, PolicyDecision, SeatResult
 from arena.storage import store

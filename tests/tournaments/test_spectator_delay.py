@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.api import arena_wire as served
-from arena.cli import arena_wire as client
+from arena.cli import remote_wire as client
 from arena.errors import InvalidSetting
 from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.storage import store

@@ -14,7 +14,7 @@ import pytest
 
 from arena.errors import InvalidSetting
 from arena.tournaments.schedule import Schedule, round_robin, round_seed, schedule_seed
-from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, proven
+from arena.tournaments.stop_rule import Evidence, StopOutcome, StopRule, proven
 
 
 def mixture(above: int, below: int) -> float:
@@ -65,7 +65,7 @@ def round_of(bots: tuple[str, ...], table_size: int, r: int) -> Schedule:
     return round_robin(bots, table_size, round_seed(schedule_seed(0), r))
 
 
-def simulate(strengths: dict[str, float], rule: StopRule, seed: int, table_size: int = 4) -> Outcome:
+def simulate(strengths: dict[str, float], rule: StopRule, seed: int, table_size: int = 4) -> StopOutcome:
     """A stop-rule tournament on simulated games: rounds from the project's schedule, each seat's
     result its bot's strength plus seeded noise, the rating order the order of mean simulated
     score (the rule takes any order). Returns how it ended."""
@@ -85,7 +85,7 @@ def simulate(strengths: dict[str, float], rule: StopRule, seed: int, table_size:
         evidence.add_round(games)
         order = sorted(bots, key=lambda b: (-totals[b], b))
         verdict = evidence.verdict(order, len(schedule.tables), estimate=False)
-        if verdict.outcome is not Outcome.PLAYING:
+        if verdict.outcome is not StopOutcome.PLAYING:
             return verdict.outcome
     raise AssertionError("the cap always ends a tournament")
 
@@ -95,22 +95,22 @@ def test_equal_bots_are_declared_settled_no_more_often_than_promised() -> None:
     At confidence 0.7 the promise is at most 30% such stops."""
     rule = StopRule(confidence=0.7, max_games=150, margin=0)
     outcomes = [simulate({b: 0.0 for b in "abcde"}, rule, seed) for seed in range(200)]
-    settled = outcomes.count(Outcome.SETTLED) / len(outcomes)
+    settled = outcomes.count(StopOutcome.SETTLED) / len(outcomes)
     assert settled <= 1 - rule.confidence
-    assert outcomes.count(Outcome.CAP_REACHED) + outcomes.count(Outcome.SETTLED) == len(outcomes)
+    assert outcomes.count(StopOutcome.CAP_REACHED) + outcomes.count(StopOutcome.SETTLED) == len(outcomes)
 
 
 def test_equal_bots_one_pair_at_a_time_keep_the_promise_too() -> None:
     """Top 1 (the leader above the runner-up): the pair looked at changes with the data every round."""
     rule = StopRule(confidence=0.8, top=1, max_games=200, margin=0)
     outcomes = [simulate({b: 0.0 for b in "abcd"}, rule, 1000 + seed) for seed in range(200)]
-    assert outcomes.count(Outcome.SETTLED) / len(outcomes) <= 1 - rule.confidence
+    assert outcomes.count(StopOutcome.SETTLED) / len(outcomes) <= 1 - rule.confidence
 
 
 def test_separated_bots_settle_in_their_order() -> None:
     strengths = {"a": 1.5, "b": 1.0, "c": 0.5, "d": 0.0}
     rule = StopRule(confidence=0.95, max_games=2000)
-    assert [simulate(strengths, rule, seed) for seed in range(10)] == [Outcome.SETTLED] * 10
+    assert [simulate(strengths, rule, seed) for seed in range(10)] == [StopOutcome.SETTLED] * 10
 
 
 def test_the_verdict_reads_the_order_the_top_places_and_the_cap() -> None:
@@ -122,15 +122,15 @@ def test_the_verdict_reads_the_order_the_top_places_and_the_cap() -> None:
     evidence.add_round(games)
     assert (evidence.above("a", "b"), evidence.above("b", "a"), evidence.above("c", "d")) == (10, 0, 9)
     settled = evidence.verdict(["a", "b", "c", "d"], round_games=10)
-    assert settled.outcome is Outcome.SETTLED and settled.rounds == 1 and settled.games == 10
+    assert settled.outcome is StopOutcome.SETTLED and settled.rounds == 1 and settled.games == 10
     assert [(p.upper, p.lower, p.settled) for p in settled.pairs] == [("a", "b", True), ("b", "c", True)]
     # The same evidence under the opposite order proves nothing: the pair is read as the table has it.
     upside_down = evidence.verdict(["b", "a", "c", "d"], round_games=10)
-    assert upside_down.outcome is Outcome.PLAYING
+    assert upside_down.outcome is StopOutcome.PLAYING
     assert [(p.upper, p.lower, p.above, p.below, p.settled) for p in upside_down.unsettled] == [
         ("b", "a", 0, 10, False)
     ]
-    assert evidence.verdict(["b", "a", "c", "d"], round_games=21).outcome is Outcome.CAP_REACHED
+    assert evidence.verdict(["b", "a", "c", "d"], round_games=21).outcome is StopOutcome.CAP_REACHED
 
 
 def test_a_pair_once_proven_stays_proven() -> None:
@@ -139,7 +139,7 @@ def test_a_pair_once_proven_stays_proven() -> None:
     evidence.add_round([{"a": 1, "b": 2}] * 12)
     assert ("a", "b") in evidence.proven
     evidence.add_round([{"a": 2, "b": 1}] * 8)
-    assert ("a", "b") in evidence.proven and evidence.verdict(["a", "b"], 1).outcome is Outcome.SETTLED
+    assert ("a", "b") in evidence.proven and evidence.verdict(["a", "b"], 1).outcome is StopOutcome.SETTLED
 
 
 def test_more_looks_need_no_more_evidence_than_one_look() -> None:

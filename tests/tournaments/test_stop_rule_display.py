@@ -10,18 +10,18 @@ from rich.console import Console
 
 from arena import documents
 from arena.api.arena_wire import _verdict_to_pb
-from arena.cli.arena_wire import _verdict_from_pb
+from arena.cli.remote_wire import _verdict_from_pb
 from arena.cli.views import pair_line, ratings_table, stop_table
 from arena.ratings.table import RatingRow
 from arena.records import GameCounts, Tournament, TournamentStatus
 from arena.tournaments.failure_policy import FailurePolicy
-from arena.tournaments.stop_rule import Outcome, PairCheck, StopRule, Verdict
+from arena.tournaments.stop_rule import PairCheck, StopOutcome, StopRule, Verdict
 from arena.web.templating import make_templates
 
 VERDICT = Verdict(
     rounds=3,
     games=30,
-    outcome=Outcome.PLAYING,
+    outcome=StopOutcome.PLAYING,
     pairs=(
         PairCheck("ann", "bob", 20, 2, True),
         PairCheck("bob", "cy", 11, 10, False, equal=True),

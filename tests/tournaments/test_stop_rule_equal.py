@@ -13,7 +13,7 @@ import pytest
 
 from arena.tournaments.stop_rule import (
     Evidence,
-    Outcome,
+    StopOutcome,
     StopRule,
     comparisons_needed,
     games_to_settle,
@@ -71,14 +71,14 @@ def test_a_tied_pair_ends_equal_and_a_separated_one_in_order() -> None:
     tied = Evidence(rule, ["a", "b"])
     tied.add_round([{"a": 1, "b": 2}] * 400 + [{"a": 2, "b": 1}] * 400)
     verdict = tied.verdict(None, 1)
-    assert verdict.outcome is Outcome.SETTLED
+    assert verdict.outcome is StopOutcome.SETTLED
     assert [(p.settled, p.equal, p.state) for p in verdict.pairs] == [(False, True, "equal")]
     apart = Evidence(rule, ["a", "b"])
     apart.add_round([{"a": 1, "b": 2}] * 560 + [{"a": 2, "b": 1}] * 240)
     assert apart.verdict(None, 1).pairs[0].state == "settled" and not apart.equal("a", "b")
     never = Evidence(StopRule(confidence=0.9, margin=0), ["a", "b"])
     never.add_round([{"a": 1, "b": 2}] * 400 + [{"a": 2, "b": 1}] * 400)
-    assert never.verdict(None, 1).outcome is Outcome.PLAYING, "margin 0: a tied pair stays open"
+    assert never.verdict(None, 1).outcome is StopOutcome.PLAYING, "margin 0: a tied pair stays open"
 
 
 def test_the_rules_order_is_the_tallies_alone() -> None:
@@ -102,8 +102,8 @@ def test_the_verdict_reads_the_rules_own_order_unless_given_one() -> None:
     evidence = Evidence(StopRule(confidence=0.9), ["a", "b", "c"])
     evidence.add_round([{"c": 1, "b": 2, "a": 3}] * 30)
     assert evidence.verdict(None, 1).order == ("c", "b", "a")
-    assert evidence.verdict(None, 1).outcome is Outcome.SETTLED
-    assert evidence.verdict(["a", "b", "c"], 1).outcome is Outcome.PLAYING
+    assert evidence.verdict(None, 1).outcome is StopOutcome.SETTLED
+    assert evidence.verdict(["a", "b", "c"], 1).outcome is StopOutcome.PLAYING
 
 
 def test_an_open_pair_says_about_how_many_games_it_needs() -> None:

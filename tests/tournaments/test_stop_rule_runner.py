@@ -29,7 +29,7 @@ from arena.storage.database import open_database
 from arena.tournaments.runner import TournamentRunner
 from arena.tournaments.schedule import MIXED_EVERY, round_robin, round_seed, schedule_seed
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import Outcome, StopRule
+from arena.tournaments.stop_rule import StopOutcome, StopRule
 from sdk.engine import EndReason, GameRecord, Kept, RoundResult
 from tests.tournaments.test_failure_policy import EveryoneConnected
 
@@ -155,7 +155,7 @@ def test_it_plays_seat_balanced_rounds_drawn_from_the_seed_until_settled(engine:
     assert started.games.total == ROUND and started.stop is not None and started.stop.rounds == 0
     run(engine, "settles", StrengthReferee(STRENGTH), finished)
     t = show(engine, "settles")
-    assert t.stop is not None and t.stop.outcome is Outcome.SETTLED
+    assert t.stop is not None and t.stop.outcome is StopOutcome.SETTLED
     assert [(p.upper, p.lower, p.settled) for p in t.stop.pairs] == [("ann", "bob", True), ("bob", "cy", True)]
     assert t.stop.rounds > 1 and t.games.total == t.games.finished == t.stop.games == ROUND * t.stop.rounds
     with Session(engine) as session:
@@ -210,7 +210,7 @@ def test_deciding_twice_adds_one_round(engine: Engine) -> None:
         first = store.advance_stop_rule(session=session, tournament="twice")
         second = store.advance_stop_rule(session=session, tournament="twice")
         counts = store.show_tournament(session=session, tournament="twice").games
-    assert first.outcome is Outcome.PLAYING and first == second
+    assert first.outcome is StopOutcome.PLAYING and first == second
     assert (counts.finished, counts.scheduled) == (ROUND, ROUND)
 
 
@@ -218,7 +218,7 @@ def test_equal_bots_stop_at_the_cap_naming_the_open_pairs(engine: Engine) -> Non
     create(engine, "capped", StopRule(confidence=0.95, max_games=4 * ROUND + 1))
     run(engine, "capped", StrengthReferee(EQUAL), finished)
     t = show(engine, "capped")
-    assert t.stop is not None and t.stop.outcome is Outcome.CAP_REACHED
+    assert t.stop is not None and t.stop.outcome is StopOutcome.CAP_REACHED
     assert t.stop.rounds == 4 and t.games.total == 4 * ROUND, "no round starts that would go over the cap"
     assert t.stop.unsettled and all(p.above + p.below <= 4 * ROUND for p in t.stop.pairs)
 
@@ -229,7 +229,7 @@ def test_the_top_places_alone_can_settle_it(engine: Engine) -> None:
     create(engine, "leader", StopRule(confidence=0.9, top=1))
     run(engine, "leader", StrengthReferee(strength), finished)
     t = show(engine, "leader")
-    assert t.stop is not None and t.stop.outcome is Outcome.SETTLED
+    assert t.stop is not None and t.stop.outcome is StopOutcome.SETTLED
     assert [(p.upper, p.settled) for p in t.stop.pairs] == [("ann", True)]
 
 

@@ -71,7 +71,7 @@ from arena.tournaments.schedule import (
     table_count,
 )
 from arena.tournaments.settings import TournamentSettings
-from arena.tournaments.stop_rule import Evidence, Outcome, StopRule, Verdict, open_pairs
+from arena.tournaments.stop_rule import Evidence, StopOutcome, StopRule, Verdict, open_pairs
 
 MAX_FAILURE_LENGTH = 300
 """A failed tournament's reason is cut to this many characters."""
@@ -539,7 +539,7 @@ def advance_stop_rule(*, session: Session, tournament: str, now: datetime | None
         if open_games:
             session.rollback()
             return verdict
-        if verdict.outcome is Outcome.PLAYING:
+        if verdict.outcome is StopOutcome.PLAYING:
             _schedule_stop_round(session, row, entrants, verdict, rule)
         else:
             session.exec(
