@@ -137,15 +137,15 @@ def cluster_settings(nats_url: str | None, node: str | None, database_url: str |
     """`--nats` and `--node` checked: a cluster's nodes share one PostgreSQL database."""
     if nats_url is None:
         if node is not None:
-            raise InvalidSetting("--node names a node of a cluster: give --nats too")
+            raise InvalidOption("--node names a node of a cluster: give --nats too")
         return None
     if not all(url.strip().startswith(("nats://", "tls://")) for url in nats_url.split(",")):
-        raise InvalidSetting(f"--nats must be nats://HOST:PORT (or several, comma-separated), not {nats_url!r}")
+        raise InvalidOption(f"--nats must be nats://HOST:PORT (or several, comma-separated), not {nats_url!r}")
     if database_url is None or not database_url.startswith("postgresql"):
-        raise InvalidSetting("--nats needs --db postgresql+psycopg://...: the nodes of a cluster share one PostgreSQL")
+        raise InvalidOption("--nats needs --db postgresql+psycopg://...: the nodes of a cluster share one PostgreSQL")
     name = node if node is not None else socket.gethostname().split(".")[0]
     if not NAME_PATTERN.fullmatch(name):
-        raise InvalidSetting(f"--node must be {NAME_RULE}, not {name!r}")
+        raise InvalidOption(f"--node must be {NAME_RULE}, not {name!r}")
     return ClusterSettings(nats_url, name)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arena.startup.settings import ClusterSettings, InvalidSetting
+from arena.startup.settings import ClusterSettings, InvalidOption
 from tests.cli.conftest import arena_cli, assert_one_line_error
 from tests.startup.test_settings import options
 
@@ -33,7 +33,7 @@ def test_nats_and_node_make_a_node_of_a_cluster() -> None:
     ids=lambda v: str(v) if isinstance(v, dict) else None,
 )
 def test_a_bad_cluster_option_is_named_by_its_flag(changed: dict[str, Any], message: str) -> None:
-    with pytest.raises(InvalidSetting) as raised:
+    with pytest.raises(InvalidOption) as raised:
         options(**changed)
     assert str(raised.value).startswith(message), raised.value
 
