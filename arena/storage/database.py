@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -113,9 +114,9 @@ def writer_engine(engine: Engine, connections: int) -> Engine:
     the lock)."""
     url = engine.url
     if url.drivername not in _SQLITE_DRIVERS:
-        return sa.create_engine(
-            url, pool_size=connections, max_overflow=0, pool_pre_ping=True, connect_args=_postgres_connect_args(url)
-        )
+        writer = sa.create_engine(url, pool_size=connections, max_overflow=0, connect_args=_postgres_connect_args(url))
+        _ping_when_idle(writer)
+        return writer
     writer = sa.create_engine(url, pool_size=connections, max_overflow=0)
 
     @sa.event.listens_for(writer, "connect")
@@ -128,6 +129,34 @@ def writer_engine(engine: Engine, connections: int) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return writer
+
+
+PING_IDLE_S = 1.0
+"""A writer connection idle for longer is checked before use (`_ping_when_idle`)."""
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Check a PostgreSQL connection before use only when it has been idle over `PING_IDLE_S`.
+
+    A busy writer takes a connection for every write; a check each time (`pool_pre_ping`) would be
+    one more round trip per game committed. A connection in use a moment ago is alive or fails its
+    write as any connection lost mid-write does (the runner retries a game's commit); one idle for a
+    while may have been dropped by a server restart, and is replaced before the write sees it (the
+    pool retries the checkout on a new connection)."""
+
+    @sa.event.listens_for(engine, "checkin")
+    def _checkin(_: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @sa.event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection: Any, record: Any, _: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since <= PING_IDLE_S:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as exc:
+            raise sa.exc.DisconnectionError(f"a writer connection was lost while idle: {exc}") from exc
 
 
 def _postgres_connect_args(url: URL) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from arena import records
 from arena.errors import GameAlreadyFinished
-from arena.storage import store
+from arena.storage import database, store
 from arena.storage.database import open_database
 from arena.storage.store import games as games_store
 from tests.storage.helpers import random_result, running_tournament
@@ -62,11 +62,15 @@ def test_the_connection_killed_between_record_and_ratings_stores_nothing(
     real_apply_game = games_store.apply_game
 
     def kill_then_rate(*args: Any, **kwargs: Any) -> Any:
-        """Runs inside commit_game after the record's UPDATE and before the ratings' UPDATE."""
-        connection = committing.connection()
-        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
-        written = connection.exec_driver_sql("SELECT record IS NOT NULL FROM games WHERE id = %s", (game.id,))
-        assert written.scalar_one() is True, "the hook should run after the record is written"
+        """Runs inside commit_game after the record's UPDATE and before the ratings' UPDATE, on the
+        driver's own cursor: the commit has the connection in psycopg's pipeline mode, where a
+        fetch waits for the answers sent so far."""
+        raw = committing.connection().connection.dbapi_connection
+        assert raw is not None
+        cursor = raw.cursor()
+        pid = cursor.execute("SELECT pg_backend_pid()").fetchone()[0]
+        written = cursor.execute("SELECT record IS NOT NULL FROM games WHERE id = %s", (game.id,)).fetchone()
+        assert written[0] is True, "the hook should run after the record is written"
         if not killed:
             terminate(killer, pid)
             killed.append(pid)
@@ -101,3 +105,55 @@ def test_the_connection_killed_between_record_and_ratings_stores_nothing(
             assert store.recompute_ratings(session=committing) == store.rating_table(session=committing)
     finally:
         killer.dispose()
+
+
+def test_a_writer_connection_lost_while_idle_is_replaced_before_the_next_write(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer checks a connection only once it has been idle (`PING_IDLE_S`, here 0 so the
+    test need not wait): a backend terminated between two writes costs the second write nothing."""
+    monkeypatch.setattr(database, "PING_IDLE_S", 0.0)
+    engine = open_database(postgres_url)
+    writer = database.writer_engine(engine, 1)
+    killer = sa.create_engine(engine.url)
+    try:
+        with writer.connect() as connection:
+            first = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        terminate(killer, first)
+        with writer.connect() as connection:
+            second = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        assert second != first
+    finally:
+        killer.dispose()
+        writer.dispose()
+        engine.dispose()
+
+
+def test_a_writer_connection_in_use_a_moment_ago_is_not_checked_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No round trip of its own per write: a connection back from a write is used as it is (here
+    "a moment" is an hour, so that a slow machine cannot make the connection idle)."""
+    monkeypatch.setattr(database, "PING_IDLE_S", 3600.0)
+    engine = open_database(postgres_url)
+    writer = database.writer_engine(engine, 1)
+    pings: list[object] = []
+    real_ping = writer.dialect.do_ping
+
+    def counted_ping(dbapi_connection: Any) -> bool:
+        pings.append(dbapi_connection)
+        return real_ping(dbapi_connection)
+
+    monkeypatch.setattr(writer.dialect, "do_ping", counted_ping)
+    try:
+        for _ in range(3):
+            with writer.connect() as connection:
+                connection.exec_driver_sql("SELECT 1")
+        assert pings == []
+        monkeypatch.setattr(database, "PING_IDLE_S", 0.0)
+        with writer.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+        assert len(pings) == 1, "an idle connection is checked"
+    finally:
+        writer.dispose()
+        engine.dispose()

@@ -3,7 +3,7 @@ transaction), voiding, and the reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cache
@@ -177,92 +177,122 @@ def commit_game(
     moment = utc_now(now)
     record = result.record
     cursor = Cursor(session.connection())
+    claim = {
+        "game": game_id,
+        "finished_at": moment,
+        "record": record.to_json(),
+        "end_reasons": [r.reason.name for r in record.results],
+    }
+    named = {f"bot{i}": s.bot for i, s in enumerate(result.seats)}
     try:
-        claimed = cursor.execute(
-            _CLAIM_GAME if lease is None else _CLAIM_LEASED_GAME,
-            {
-                "game": game_id,
-                "finished_at": moment,
-                "record": record.to_json(),
-                "end_reasons": [r.reason.name for r in record.results],
-                **({} if lease is None else {"lease": lease}),
-            },
-        ).fetchone()
-        if claimed is None:
-            raise _not_committable(session, game_id, lease)
-        tournament_id, seed, seat_json = claimed
-        seat_ids: list[int] = loaded(seat_json)
-        tournament_name, settings = cursor.execute(_LOCK_TOURNAMENT, {"tournament": tournament_id}).fetchone()
-        bots = {f"bot{i}": bot for i, bot in enumerate(seat_ids)}
-        rating_rows = cursor.execute(_lock_ratings(len(seat_ids)), {"tournament": tournament_id, **bots}).fetchall()
-        names = {row[_BOT]: row[_NAME] for row in rating_rows}
-        seated = tuple(names[b] for b in seat_ids)
-        ranks = _checked_ranks(game_id, result, seated, seed)
-        _check_decisions(
-            game_id, result, (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED, PolicyDecision.BOT_VOID_CAP_REACHED)
-        )
-        points = {s.bot: s.points for s in result.seats}
-        env = arena_env()
-        updates: list[RatingUpdate] = []
-        rating_params: list[dict[str, Any]] = []
-        history_params: list[dict[str, Any]] = []
-        for scope_id, scope_name in ((tournament_id, tournament_name), (None, None)):
-            rows = {names[r[_BOT]]: r for r in rating_rows if r[_SCOPE] == scope_id}
-            before = {name: Standing(name, *rows[name][_MU : _PLACING + 1]) for name in seated}
-            after = apply_game(env, before, points, ranks)
-            for name in seated:
-                row, old, new = rows[name], before[name], after[name]
-                rating_params.append(
-                    {
-                        "rating": row[_ID],
-                        "mu": new.mu,
-                        "sigma": new.sigma,
-                        "games": new.games,
-                        "wins": new.wins,
-                        "points": new.points,
-                        "placings": new.placings,
-                    }
-                )
-                history_params.append(
-                    {
-                        "game_id": game_id,
-                        "bot_id": row[_BOT],
-                        "tournament_id": scope_id,
-                        "mu_before": old.mu,
-                        "sigma_before": old.sigma,
-                        "mu_after": new.mu,
-                        "sigma_after": new.sigma,
-                    }
-                )
-                updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
-        with cursor.pipeline():  # the writes need no answer: one round trip on PostgreSQL
-            cursor.execute(_NUMBER_GAME, {"game": game_id})
-            cursor.executemany(_UPDATE_RATING, rating_params)
-            cursor.executemany(_INSERT_HISTORY, history_params)
-            cursor.executemany(
-                _INSERT_SEATS,
-                [
-                    {
-                        "game_id": game_id,
-                        "seat": s.seat,
-                        "bot_id": seat_ids[s.seat],
-                        "points": s.points,
-                        "rank": s.rank,
-                        "forfeit": s.forfeit,
-                        "forfeit_cause": None if s.cause is None else s.cause.value,
-                        "policy": None if s.policy is None else s.policy.value,
-                    }
-                    for s in result.seats
-                ],
+        # On PostgreSQL two round trips in all: BEGIN, the claim and the two locks are sent at once
+        # (the locks find the game's tournament and bots without the claim's answer), then the
+        # writes and COMMIT. The locks are taken in the same order as before (game, tournament,
+        # ratings by id), so concurrent commits cannot deadlock.
+        with cursor.pipeline():
+            claimed, locked, rating_rows = cursor.fetch_together(
+                (_CLAIM_GAME, claim) if lease is None else (_CLAIM_LEASED_GAME, {**claim, "lease": lease}),
+                (_LOCK_TOURNAMENT, {"game": game_id}),
+                (_lock_ratings(len(result.seats)), {"game": game_id, **named}),
             )
-            if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
-                cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+            names = {row[_BOT]: row[_NAME] for row in rating_rows}
+            seat_ids: list[int] = loaded(claimed[0][2]) if claimed else []
+            seated = set(seat_ids) <= names.keys()
+            if claimed and seated:
+                tournament_id, seed, _ = claimed[0]
+                ranks = _checked_ranks(game_id, result, tuple(names[b] for b in seat_ids), seed)
+                _check_decisions(
+                    game_id,
+                    result,
+                    (PolicyDecision.FORFEIT, PolicyDecision.CAP_REACHED, PolicyDecision.BOT_VOID_CAP_REACHED),
+                )
+                tournament_name, settings = locked[0]
+                updates, rating_params, history_params = _rated(
+                    game_id, result, ranks, rating_rows, (tournament_id, tournament_name)
+                )
+                cursor.execute(_NUMBER_GAME, {"game": game_id})
+                cursor.executemany(_UPDATE_RATING, rating_params)
+                cursor.executemany(_INSERT_HISTORY, history_params)
+                cursor.executemany(_INSERT_SEATS, _seat_rows(game_id, result, seat_ids))
+                if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
+                    cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
+                cursor.commit_in_pipeline()
+        if not claimed:
+            raise _not_committable(session, game_id, lease)
+        if not seated:  # the result names a bot that is not at the table
+            session.rollback()
+            raise _misseated(game_id, result, tuple(bot_names(session, seat_ids)[b] for b in seat_ids))
         cursor.close()
         session.commit()
     except BaseException:
         session.rollback()
         raise
     return updates
+
+
+def _rated(
+    game_id: int,
+    result: GameResult,
+    ranks: Mapping[str, int],
+    rating_rows: Sequence[Any],
+    tournament: tuple[int, str],
+) -> tuple[list[RatingUpdate], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The game's rating changes, tournament scope then ladder, each in seat order, with the
+    rating rows' new values and the history rows that record them."""
+    seated = [s.bot for s in result.seats]
+    points = {s.bot: s.points for s in result.seats}
+    names = {row[_BOT]: row[_NAME] for row in rating_rows}
+    env = arena_env()
+    updates: list[RatingUpdate] = []
+    rating_params: list[dict[str, Any]] = []
+    history_params: list[dict[str, Any]] = []
+    for scope_id, scope_name in (tournament, (None, None)):
+        rows = {names[r[_BOT]]: r for r in rating_rows if r[_SCOPE] == scope_id}
+        before = {name: Standing(name, *rows[name][_MU : _PLACING + 1]) for name in seated}
+        after = apply_game(env, before, points, ranks)
+        for name in seated:
+            row, old, new = rows[name], before[name], after[name]
+            rating_params.append(
+                {
+                    "rating": row[_ID],
+                    "mu": new.mu,
+                    "sigma": new.sigma,
+                    "games": new.games,
+                    "wins": new.wins,
+                    "points": new.points,
+                    "placings": new.placings,
+                }
+            )
+            history_params.append(
+                {
+                    "game_id": game_id,
+                    "bot_id": row[_BOT],
+                    "tournament_id": scope_id,
+                    "mu_before": old.mu,
+                    "sigma_before": old.sigma,
+                    "mu_after": new.mu,
+                    "sigma_after": new.sigma,
+                }
+            )
+            updates.append(RatingUpdate(name, scope_name, Rating(old.mu, old.sigma), Rating(new.mu, new.sigma)))
+    return updates, rating_params, history_params
+
+
+def _seat_rows(game_id: int, result: GameResult, seat_ids: list[int]) -> list[dict[str, Any]]:
+    """The seat-result rows of a finished game."""
+    return [
+        {
+            "game_id": game_id,
+            "seat": s.seat,
+            "bot_id": seat_ids[s.seat],
+            "points": s.points,
+            "rank": s.rank,
+            "forfeit": s.forfeit,
+            "forfeit_cause": None if s.cause is None else s.cause.value,
+            "policy": None if s.policy is None else s.policy.value,
+        }
+        for s in result.seats
+    ]
 
 
 @writes
@@ -496,10 +526,12 @@ _CLAIM_LEASED_GAME = Prepared(
 )
 """`_CLAIM_GAME` for a cluster node: only while its lease holds (`arena.storage.store.leases`)."""
 
+_GAME_TOURNAMENT = sa.select(_games.c.tournament_id).where(_games.c.id == sa.bindparam("game")).scalar_subquery()
+"""The tournament of game `game`: what the commit's locks find it by, without the claim's answer."""
 
 _LOCK_TOURNAMENT = Prepared(
     sa.select(_tournaments_t.c.name, _tournaments_t.c.failure_policy)
-    .where(_tournaments_t.c.id == sa.bindparam("tournament"))
+    .where(_tournaments_t.c.id == _GAME_TOURNAMENT)
     .with_for_update()
 )
 
@@ -522,14 +554,15 @@ _ID, _SCOPE, _BOT, _MU, _SIGMA, _GAMES, _WINS, _POINTS, _PLACING, _NAME = range(
 
 @cache
 def _lock_ratings(seats: int) -> Prepared:
-    """The rating rows, tournament's and ladder's, of the bots at a table of `seats` (parameters
-    bot0, bot1, ...: one statement per table size, so it compiles once), locked in id order."""
+    """The rating rows, game `game`'s tournament's and the ladder's, of the bots a result names at
+    a table of `seats` (parameters bot0, bot1, ... by name: one statement per table size, so it
+    compiles once), locked in id order."""
     return Prepared(
         sa.select(*_RATING_COLUMNS)
         .join(_bots, _ratings.c.bot_id == _bots.c.id)
         .where(
-            _ratings.c.bot_id.in_([sa.bindparam(f"bot{i}") for i in range(seats)]),
-            sa.or_(_ratings.c.tournament_id == sa.bindparam("tournament"), _ratings.c.tournament_id.is_(None)),
+            _bots.c.name.in_([sa.bindparam(f"bot{i}") for i in range(seats)]),
+            sa.or_(_ratings.c.tournament_id == _GAME_TOURNAMENT, _ratings.c.tournament_id.is_(None)),
         )
         .order_by(_ratings.c.id)
         .with_for_update(of=_ratings)
@@ -663,11 +696,10 @@ def _not_committable(session: Session, game_id: int, lease: str | None = None) -
 def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], seed: int) -> dict[str, int]:
     """The ranks the result must have, by bot; ResultMismatch names the first thing that is off."""
     record = result.record
-    bots = tuple(s.bot for s in result.seats)
+    if tuple(s.bot for s in result.seats) != seated:
+        raise _misseated(game_id, result, seated)
     problem = None
-    if bots != seated:
-        problem = f"seats {bots} are not the scheduled {seated}"
-    elif tuple(s.seat for s in result.seats) != tuple(range(len(seated))):
+    if tuple(s.seat for s in result.seats) != tuple(range(len(seated))):
         problem = "results must list seats 0.. in order"
     elif record.players != len(seated):
         problem = f"the record is of a {record.players}-player game at a {len(seated)}-seat table"
@@ -686,6 +718,10 @@ def _checked_ranks(game_id: int, result: GameResult, seated: tuple[str, ...], se
         else:
             return dict(zip(seated, expected, strict=True))
     raise ResultMismatch(f"game {game_id}: {problem}")
+
+
+def _misseated(game_id: int, result: GameResult, seated: tuple[str, ...]) -> ResultMismatch:
+    return ResultMismatch(f"game {game_id}: seats {tuple(s.bot for s in result.seats)} are not the scheduled {seated}")
 
 
 def _check_decisions(game_id: int, result: GameResult, allowed: tuple[PolicyDecision, ...]) -> None:

@@ -68,9 +68,10 @@ class Cursor:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
         self._dialect = connection.dialect
-        self._raw = connection.connection.dbapi_connection
-        assert self._raw is not None
-        self._cursor = self._raw.cursor()
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        self._raw = raw
+        self._cursor = raw.cursor()
 
     def execute(self, statement: Prepared, values: Mapping[str, Any]) -> Any:
         """Run `statement` once; the cursor, to fetch from."""
@@ -84,6 +85,26 @@ class Cursor:
         with self._errors(compiled.sql):
             self._cursor.executemany(compiled.sql, [compiled.parameters(row) for row in rows])  # type: ignore[arg-type]
 
+    def fetch_together(self, *queries: tuple[Prepared, Mapping[str, Any]]) -> list[Sequence[Any]]:
+        """Every row of each query. Inside `pipeline` on PostgreSQL they are sent at once, each on a
+        cursor of its own, and the first fetch waits for every answer: one round trip for them all.
+        On SQLite they run one after another. No query may need another's answer."""
+        if getattr(self._raw, "pipeline", None) is None:
+            return [self.execute(statement, values).fetchall() for statement, values in queries]
+        sent = []
+        for statement, values in queries:
+            compiled = statement.compiled(self._dialect)
+            cursor = self._raw.cursor()
+            with self._errors(compiled.sql):
+                cursor.execute(compiled.sql, compiled.parameters(values))
+            sent.append((cursor, compiled.sql))
+        rows: list[Sequence[Any]] = []
+        for cursor, sql in sent:
+            with self._errors(sql):
+                rows.append(cursor.fetchall())
+            cursor.close()
+        return rows
+
     @contextmanager
     def pipeline(self) -> Iterator[None]:
         """Send the statements run inside without waiting for each one's answer, where the driver
@@ -94,6 +115,14 @@ class Cursor:
             return
         with self._errors("pipeline"), pipeline():
             yield
+
+    def commit_in_pipeline(self) -> None:
+        """Inside `pipeline` on PostgreSQL, queue the transaction's COMMIT with its writes, so they
+        take one round trip (the session's commit then finds nothing left to do); elsewhere
+        nothing: the session's commit does it."""
+        if getattr(self._raw, "pipeline", None) is not None:
+            with self._errors("COMMIT"):
+                self._raw.commit()
 
     def close(self) -> None:
         self._cursor.close()
