@@ -335,6 +335,18 @@ def serve(
             help="This node's name in the cluster (with --nats); default the host's name.", show_default=False
         ),
     ] = None,
+    lease_s: Annotated[
+        float | None,
+        typer.Option(
+            help="How long a game this node claimed stays its own unrenewed (with --nats): other nodes "
+            "replay a dead node's games this long after it died. Default 10.",
+            show_default=False,
+        ),
+    ] = None,
+    node_games: Annotated[
+        int | None,
+        typer.Option(help="How many games this node referees at once (with --nats). Default 64.", show_default=False),
+    ] = None,
     tls_cert: Annotated[
         str | None,
         typer.Option(
@@ -450,6 +462,8 @@ def serve(
         log_level=log_level,
         nats_url=nats,
         node=node,
+        lease_s=lease_s,
+        node_games=node_games,
         limits={"move_ms": move_ms, "time_bank_ms": time_bank_ms, "grace_ms": grace_ms, "max_invalid": max_invalid},
         resources={
             "max_connections": max_connections,

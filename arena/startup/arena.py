@@ -109,7 +109,8 @@ class ArenaServer:
             await asyncio.gather(self.runner, return_exceptions=True)
         await self.grpc.server.stop(grace)
         if self.engine is not None:
-            await AsyncStore(self.engine)(store.void_interrupted_games)
+            if self.cluster is None:  # a node hands back its own leases as its runner stops
+                await AsyncStore(self.engine)(store.void_interrupted_games)
             if self.lock is not None:
                 self.lock.release()
             self.engine.dispose()
@@ -163,8 +164,7 @@ async def start_arena(
         db = AsyncStore(engine)
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None
-        # cluster-store: the cluster's node runner (arena.cluster.node) goes here in cluster mode.
-        runner = TournamentRunner(db, referee, hub) if settings.cluster is None else None
+        runner = TournamentRunner(db, referee, hub) if settings.cluster is None else _node(settings, db, referee, hub)
         arena_service = ArenaService(
             directory,
             referee,
@@ -196,8 +196,13 @@ async def start_arena(
     if engine is not None:
         # Only once the port is ours: a start that cannot listen neither creates an admin token
         # nobody sees nor voids the games of the arena that holds the port.
-        admin_token = await _take_over_database(engine, settings.admin_token)
+        admin_token = await _take_over_database(engine, settings.admin_token, settings.cluster is not None)
     cluster = None if settings.cluster is None else await _join(settings, hub, referee, lock, engine)
+    if cluster is not None:
+        from arena.cluster.node import ClusterNode
+
+        assert isinstance(runner, ClusterNode)
+        runner.join(cluster)
     await start_serving(server)
     task = None if runner is None else asyncio.create_task(runner.run(), name="tournament runner")
     arena = ArenaServer(
@@ -244,13 +249,26 @@ async def _join(
         ) from None
 
 
-async def _take_over_database(engine: Engine, admin_token: str | None) -> str | None:
+def _node(settings: ArenaSettings, db: AsyncStore, referee: Referee, hub: SessionHub) -> TournamentRunner:
+    """The runner of a cluster's node (`arena.cluster.node`): it claims games instead of playing
+    schedules, once it has joined the cluster."""
+    from arena.cluster.node import ClusterNode  # only cluster mode needs nats-py
+
+    assert settings.cluster is not None
+    cluster = settings.cluster
+    return ClusterNode(db, referee, hub, cluster.node, lease_s=cluster.lease_s, games=cluster.node_games)
+
+
+async def _take_over_database(engine: Engine, admin_token: str | None, cluster: bool) -> str | None:
     """Set (or create, on the first start) the admin token and void the games the last stop
-    interrupted; returns the admin token if this start set or created it."""
+    interrupted (not a cluster's node: the running games are other nodes' until their leases run
+    out); returns the admin token if this start set or created it."""
     if admin_token:
         shown: str | None = await asyncio.to_thread(set_admin_token, engine, admin_token)
     else:
         shown = await asyncio.to_thread(ensure_admin_token, engine)
+    if cluster:
+        return shown
     voided = await AsyncStore(engine)(store.void_interrupted_games)
     if voided:
         log.warning("voided %d games interrupted by the last stop; they will be played again", voided)

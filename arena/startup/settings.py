@@ -51,6 +51,11 @@ class ClusterSettings:
     """The NATS server, or several comma-separated URLs of one NATS cluster (`--nats`)."""
     node: str
     """This node's name, unique in the cluster (`--node`; default the host's name)."""
+    lease_s: float = 10.0
+    """How long a game claimed by this node stays its own unrenewed (`--lease-s`): how soon other
+    nodes replay the games of a node that died or froze (`arena.cluster.node`)."""
+    node_games: int = 64
+    """How many games this node referees at once (`--node-games`)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,8 @@ class ArenaSettings:
         casual: Mapping[str, Any],
         nats_url: str | None = None,
         node: str | None = None,
+        lease_s: float | None = None,
+        node_games: int | None = None,
     ) -> ArenaSettings:
         """The settings of `serve`'s options; the four mappings hold each part's fields by name
         (`Limits`: --move-ms ...; `ResourceLimits`: --max-connections ...; `WebLimits`: --web-...;
@@ -129,16 +136,28 @@ class ArenaSettings:
             _part(WebLimits, web, web_option),
             _part(CasualLimits, casual, lambda name: PLAY_OPTIONS.get(name, option(name))),
             level,
-            cluster_settings(nats_url, node, database_url),
+            cluster_settings(nats_url, node, database_url, lease_s, node_games),
         )
 
 
-def cluster_settings(nats_url: str | None, node: str | None, database_url: str | None) -> ClusterSettings | None:
-    """`--nats` and `--node` checked: a cluster's nodes share one PostgreSQL database."""
+def cluster_settings(
+    nats_url: str | None,
+    node: str | None,
+    database_url: str | None,
+    lease_s: float | None = None,
+    node_games: int | None = None,
+) -> ClusterSettings | None:
+    """`--nats`, `--node`, `--lease-s` and `--node-games` checked: a cluster's nodes share one
+    PostgreSQL database."""
     if nats_url is None:
-        if node is not None:
-            raise InvalidOption("--node names a node of a cluster: give --nats too")
+        for given, flag in ((node, "--node"), (lease_s, "--lease-s"), (node_games, "--node-games")):
+            if given is not None:
+                raise InvalidOption(f"{flag} is an option of a cluster's node: give --nats too")
         return None
+    if lease_s is not None and not MIN_LEASE_S <= lease_s <= MAX_LEASE_S:
+        raise InvalidOption(f"--lease-s must be within {MIN_LEASE_S:g}..{MAX_LEASE_S:g} seconds, not {lease_s:g}")
+    if node_games is not None and not 1 <= node_games <= MAX_NODE_GAMES:
+        raise InvalidOption(f"--node-games must be within 1..{MAX_NODE_GAMES}, not {node_games}")
     if not all(url.strip().startswith(("nats://", "tls://")) for url in nats_url.split(",")):
         raise InvalidOption(f"--nats must be nats://HOST:PORT (or several, comma-separated), not {nats_url!r}")
     if database_url is None or not database_url.startswith("postgresql"):
@@ -146,7 +165,19 @@ def cluster_settings(nats_url: str | None, node: str | None, database_url: str |
     name = node if node is not None else socket.gethostname().split(".")[0]
     if not NAME_PATTERN.fullmatch(name):
         raise InvalidOption(f"--node must be {NAME_RULE}, not {name!r}")
-    return ClusterSettings(nats_url, name)
+    defaults = ClusterSettings(nats_url, name)
+    return ClusterSettings(
+        nats_url,
+        name,
+        defaults.lease_s if lease_s is None else lease_s,
+        defaults.node_games if node_games is None else node_games,
+    )
+
+
+MIN_LEASE_S = 1.0
+"""A shorter lease would need renewing faster than a busy database answers."""
+MAX_LEASE_S = 600.0
+MAX_NODE_GAMES = 100_000
 
 
 Part = TypeVar("Part")

@@ -125,9 +125,14 @@ def fail(*, session: Session, tournament: str, exc: BaseException, when: str, no
     return why
 
 
-def _start_or_fail(db: Transactions, *, tournament: str, now: datetime | None = None) -> records.Tournament:
+def _start_or_fail(
+    db: Transactions, *, tournament: str, now: datetime | None = None, schedule: bool = True
+) -> records.Tournament:
     try:
-        return db(store.start_tournament, tournament=tournament, now=now)
+        if schedule:
+            return db(store.start_tournament, tournament=tournament, now=now)
+        db(store.close_entries, tournament=tournament, now=now)
+        return db(store.show_tournament, tournament=tournament)
     except (NotEnoughEntrants, TournamentAlreadyStarted, UnknownTournament):
         raise
     except Exception as exc:
@@ -138,10 +143,13 @@ def _start_or_fail(db: Transactions, *, tournament: str, now: datetime | None = 
 
 
 @in_steps(_start_or_fail)
-def start_or_fail(*, session: Session, tournament: str, now: datetime | None = None) -> records.Tournament:
+def start_or_fail(
+    *, session: Session, tournament: str, now: datetime | None = None, schedule: bool = True
+) -> records.Tournament:
     """`store.start_tournament`; a start that fails for another reason than the tournament not
     being ready (NotEnoughEntrants), startable (TournamentAlreadyStarted) or known, or the database
     being unavailable, is marked failed in a transaction of its own, and TournamentFailed raised
     with the reason. The start stores its schedule in chunks (`store.start_tournament`): a failure
-    while it draws the schedule has stored none of it."""
-    return _start_or_fail(on_session(session), tournament=tournament, now=now)
+    while it draws the schedule has stored none of it. Without `schedule` only the entries close
+    (`store.close_entries`): a cluster node stores the schedule under its lease afterwards."""
+    return _start_or_fail(on_session(session), tournament=tournament, now=now, schedule=schedule)

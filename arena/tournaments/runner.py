@@ -86,7 +86,7 @@ from sdk.protocol import TournamentEnd
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_ENDS = {
+ENDS = {
     records.TournamentStatus.FINISHED: TournamentEnd.FINISHED,
     records.TournamentStatus.FAILED: TournamentEnd.FAILED,
 }
@@ -182,7 +182,7 @@ class TournamentRunner:
                 log.error("cannot start tournament %r now (trying again in %g s): %s", name, TICK_S, exc)
         listed = await self._db(store.list_tournaments)
         if self._hub.watching():
-            self._hub.tournaments_over({t.name: _ENDS[t.status] for t in listed if t.status in _ENDS})
+            self._hub.tournaments_over({t.name: ENDS[t.status] for t in listed if t.status in ENDS})
         for t in listed:
             if t.status is records.TournamentStatus.RUNNING and t.name not in self._tasks:
                 task = asyncio.create_task(self._isolated(t), name=f"tournament {t.name}")
@@ -345,11 +345,22 @@ class TournamentRunner:
             self._reserved.update(game.seats)
 
     async def _attempt(self, game: records.GameToPlay, limits: Limits, absent_wait_s: float) -> GameResult:
-        """Mark the game running, wait for its absent bots (bounded), then play it; the seats'
-        reservation ends when the referee seats them, or with the attempt."""
-        reserved = True
+        """Mark the game running, then play it (`_referee_game`)."""
         try:
             playing = await self._store(game.tournament, store.mark_game_running, game_id=game.id)
+        except BaseException:
+            self._reserved.subtract(game.seats)
+            raise
+        return await self._referee_game(game, playing, limits, absent_wait_s)
+
+    async def _referee_game(
+        self, game: records.GameToPlay, playing: records.GameToPlay, limits: Limits, absent_wait_s: float
+    ) -> GameResult:
+        """Wait for the absent bots of the running attempt `playing` (bounded), then play it; the
+        seats' reservation (taken when the game was started) ends when the referee seats them, or
+        with the attempt."""
+        reserved = True
+        try:
             # A fresh id for every attempt: a bot still holding the state of an interrupted
             # attempt is not confused by the replay.
             game_id = f"{game.id}-{secrets.token_hex(3)}"

@@ -211,6 +211,28 @@ def renew_leases(
 
 
 @writes
+def release_leases(*, session: Session, games: Mapping[int, str]) -> int:
+    """Hand back the leases of `games` (game id to token) that still hold, as a node that stops
+    does: they expire now, so any node claims the games at once, as interrupted attempts. Returns
+    how many were handed back."""
+    try:
+        released = session.exec(
+            sa.update(GameRow)
+            .where(
+                sa.tuple_(col(GameRow.id), col(GameRow.lease_token)).in_(list(games.items())),
+                col(GameRow.status) == GameStatus.RUNNING,
+                _live_lease(),
+            )
+            .values(lease_expires=DATABASE_NOW)
+        )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return int(released.rowcount)
+
+
+@writes
 def take_schedule_lease(*, session: Session, tournament: str, node: str, ttl_s: float) -> ScheduleFence | None:
     """Take the lease on storing running `tournament`'s schedule for `node`: the first taker gets
     epoch 1, a node taking over an expired lease the next epoch. None if another node's lease is
