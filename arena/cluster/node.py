@@ -50,7 +50,7 @@ from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.tournaments.isolation import Outage, fail, is_transient, reason, retrying, start_or_fail
 from arena.tournaments.runner import ENDS, TournamentRunner, wait_at_most
-from arena.tournaments.stop_rule import Outcome
+from arena.tournaments.stop_rule import StopOutcome
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,9 @@ class _Held:
     task: asyncio.Task[None]
     deadline: float
     """Loop time by which the lease must have been renewed, or this node drops the game."""
+    storing: bool = False
+    """Its result is being stored: the store's own fencing decides now (a renewal that misses it
+    may only mean it has just been committed)."""
 
 
 class ClusterNode(TournamentRunner):
@@ -193,7 +196,7 @@ class ClusterNode(TournamentRunner):
             verdict = await self._store(tournament, store.advance_stop_rule, tournament=tournament)
         except TournamentAlreadyStarted:
             return  # finished or failed meanwhile
-        if verdict.outcome is not Outcome.PLAYING:
+        if verdict.outcome is not StopOutcome.PLAYING:
             log.info("tournament %r: the stop rule ends it (%s)", tournament, verdict.outcome.value)
         self._room.set()
 
@@ -241,7 +244,9 @@ class ClusterNode(TournamentRunner):
         return claimed
 
     def _ended_game(self, game_id: int, task: asyncio.Task[None]) -> None:
-        self._held.pop(game_id, None)
+        held = self._held.get(game_id)
+        if held is not None and held.task is task:  # not a later claim of the same game
+            del self._held[game_id]
         self._room.set()
         if not task.cancelled() and task.exception() is not None:
             log.error("%s stopped: %s", task.get_name(), task.exception(), exc_info=task.exception())
@@ -262,6 +267,9 @@ class ClusterNode(TournamentRunner):
                 else Counter[str]()
             )
             result = policy.judge(attempt, game.voided, bot_voids)
+            held = self._held.get(game.id)
+            if held is not None and held.lease == lease:
+                held.storing = True
             if result.voided:
                 voided = await self._store(t.name, store.void_attempt, game_id=game.id, result=result, lease=lease)
                 log.warning(
@@ -316,7 +324,7 @@ class ClusterNode(TournamentRunner):
                     continue
                 if game_id in renewed:
                     held.deadline = sent + self._lease_s
-                else:
+                elif held.lease == games[game_id] and not held.storing:
                     log.warning(
                         "node %s lost its lease on game %d: dropping it (another node plays it again)",
                         self._node,
@@ -331,7 +339,7 @@ class ClusterNode(TournamentRunner):
     def _drop_overdue(self, now: float) -> None:
         """Cancel the games whose leases ran out by this node's clock (it was stopped, or the database away)."""
         for game_id, held in list(self._held.items()):
-            if now > held.deadline:
+            if now > held.deadline and not held.storing:
                 log.warning("node %s: its lease on game %d ran out unrenewed: dropping it", self._node, game_id)
                 held.task.cancel()
 

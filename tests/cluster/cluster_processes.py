@@ -1,13 +1,11 @@
-"""A cluster of real processes for the tests that break one: a private nats-server on a free
-port (so a test can restart it), arena nodes started with `scout-arena serve --nats`, and
+"""A cluster of real processes for the tests that break one: a private nats-server
+(`tests.cluster.nats_server`, so a test can restart it), arena nodes started with `scout-arena serve --nats`, and
 example bots as their own processes; the database is a fresh PostgreSQL schema."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,17 +16,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from tests.cluster.nats_server import NatsServer
 from tests.timeouts import START_S, STOP_S
 from tests.tournaments.arena_process import ArenaProcess
 
 ADMIN_TOKEN = "cluster-test-admin-token-0123456789"
 """Every node is given the same admin token (they share the database that keeps its hash)."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(what: str, check: Callable[[], bool], timeout: float = START_S, every: float = 0.1) -> None:
@@ -38,48 +31,6 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float = START_S, eve
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(every)
-
-
-class NatsServer:
-    """`nats-server` on a free port of 127.0.0.1, started and restarted on the same port."""
-
-    def __init__(self, log: Path) -> None:
-        binary = shutil.which("nats-server")
-        if binary is None:
-            pytest.fail("the cluster tests need the nats-server binary on PATH", pytrace=False)
-        self.binary = binary
-        self.log = log
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.start()
-
-    @property
-    def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [self.binary, "-a", "127.0.0.1", "-p", str(self.port)], stdout=log, stderr=log, start_new_session=True
-            )
-        wait_for(f"nats-server on port {self.port}", self._answers)
-
-    def _answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                return sock.recv(4).startswith(b"INFO")
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=STOP_S)
-        self.proc = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
 
 
 class Node:
@@ -144,6 +95,7 @@ def cluster_parts(logs: Path) -> Iterator[tuple[NatsServer, list[Node], Bots]]:
     """A private NATS server, a list for the nodes a test starts and the bots; all stopped after
     (nodes that were stopped with SIGSTOP are let go first, so that they can be ended)."""
     nats = NatsServer(logs / "nats.log")
+    nats.start()
     nodes: list[Node] = []
     bots = Bots(logs)
     try:

@@ -67,7 +67,9 @@ def create(engine: Engine, name: str, seats: int, bots: list[str]) -> None:
 def due(engine: Engine, name: str) -> None:
     """Make the tournament due now, once its entries are in: the nodes' next tick starts it."""
     with engine.begin() as connection:
-        connection.execute(sa.text("UPDATE tournaments SET starts_at = starts_at - interval '2 days' WHERE name = :n"), {"n": name})
+        connection.execute(
+            sa.text("UPDATE tournaments SET starts_at = starts_at - interval '2 days' WHERE name = :n"), {"n": name}
+        )
 
 
 def finished_games(engine: Engine) -> int:
@@ -87,7 +89,7 @@ def all_over(engine: Engine) -> bool:
     with Session(engine) as session:
         return all(
             store.show_tournament(session=session, tournament=name).status is TournamentStatus.FINISHED
-            for name in TOURNAMENTS
+            for name in [*TOURNAMENTS, LATE]
         )
 
 
@@ -95,8 +97,7 @@ def all_over(engine: Engine) -> bool:
 def test_a_cluster_survives_killed_frozen_and_cut_off_nodes(tmp_path: Path, database: tuple[str, Engine]) -> None:
     url, engine = database
     with cluster_parts(tmp_path) as (nats, nodes, bots):
-        nodes.append(Node("n1", url, nats.url, tmp_path, LEASE_S))
-        nodes.extend(Node(name, url, nats.url, tmp_path, LEASE_S) for name in ("n2", "n3"))
+        nodes.extend(Node(name, url, nats.url, tmp_path, LEASE_S) for name in ("n1", "n2", "n3"))
         names = [f"bot{i:02d}" for i in range(BOTS)]
         with Session(engine) as session:
             tokens = {name: store.register_bot(session=session, name=name).token for name in names}
@@ -105,14 +106,66 @@ def test_a_cluster_survives_killed_frozen_and_cut_off_nodes(tmp_path: Path, data
         for tournament, seats in TOURNAMENTS.items():
             create(engine, tournament, seats, names)
 
+        # The node with the most games in play dies after about ten results; it is started again.
+        wait_for("ten results", lambda: finished_games(engine) >= 10, timeout=PLAY_S)
+        busiest = max(nodes, key=lambda n: running_by_node(engine).get(n.name, 0))
+        assert running_by_node(engine).get(busiest.name, 0) > 0, "the kill cuts games in play short"
+        busiest.process.kill()
+        wait_for(
+            f"the games of killed {busiest.name} to be played again elsewhere",
+            lambda: running_by_node(engine).get(busiest.name, 0) == 0,
+            timeout=PLAY_S,
+        )
+        nodes[nodes.index(busiest)] = Node(busiest.name, url, nats.url, tmp_path, LEASE_S)
+
+        # Another is frozen until every lease it held has run out, then resumed: it commits nothing of them.
+        frozen = max((n for n in nodes if n is not busiest), key=lambda n: running_by_node(engine).get(n.name, 0))
+        frozen.signal(signal.SIGSTOP)
+        held = leases_of(engine, frozen.name)
+        wait_for(f"the leases of frozen {frozen.name} to run out", lambda: not running_by_node(engine).get(frozen.name))
+        frozen.signal(signal.SIGCONT)
+
+        # A late tournament: the node that takes its fixtures is killed.
+        create(engine, LATE, LATE_SEATS, names)
+        wait_for("a node to take the late fixtures", lambda: LATE in schedule_owner(engine), every=0.01)
+        generator = next(n for n in nodes if n.name == schedule_owner(engine)[LATE][0])
+        generator.process.kill()
+        nodes[nodes.index(generator)] = Node(generator.name, url, nats.url, tmp_path, LEASE_S)
+
+        nats.stop()
+        nats.start()
+
         wait_for("all tournaments to finish", lambda: all_over(engine), timeout=PLAY_S, every=0.5)
         check_the_end(engine, url, nodes, names)
+        for game_id, lease in held.items():
+            owner, token = rows(engine, "SELECT lease_owner, lease_token FROM games WHERE id = :g", g=game_id)[0]
+            assert (owner, token) != (frozen.name, lease), f"frozen {frozen.name} committed game {game_id} late"
+
+
+LATE = "late"
+LATE_SEATS = 4
+
+
+def leases_of(engine: Engine, node: str) -> dict[int, str]:
+    """The games `node` holds live leases on, with their tokens."""
+    found = rows(
+        engine,
+        "SELECT id, lease_token FROM games WHERE status = 'running' AND lease_owner = :n "
+        "AND lease_expires > timezone('UTC', statement_timestamp())",
+        n=node,
+    )
+    return {int(g): str(t) for g, t in found}  # type: ignore[call-overload]
+
+
+def schedule_owner(engine: Engine) -> dict[str, tuple[str, int, bool]]:
+    with Session(engine) as session:
+        return store.schedule_owners(session=session)
 
 
 def start_bot(bots: Bots, name: str, token: str, nodes: list[Node], home: int) -> None:
     """Start bot `name` on node `home`; it reconnects to the others in turn when that one goes."""
     targets = [nodes[(home + k) % len(nodes)].target for k in range(len(nodes))]
-    bots.start(name, token, targets[0])
+    bots.start(name, token, ",".join(targets))
 
 
 def check_the_end(engine: Engine, url: str, nodes: list[Node], names: list[str]) -> None:
@@ -135,13 +188,13 @@ def check_the_end(engine: Engine, url: str, nodes: list[Node], names: list[str])
     )
     assert same_number == []
     with Session(engine) as session:
-        for scope in [*TOURNAMENTS, None]:
+        for scope in [*TOURNAMENTS, LATE, None]:
             stored_table = store.rating_table(session=session, tournament=scope)
             again = store.recompute_ratings(session=session, tournament=scope)
             assert [(r.bot, r.mu, r.sigma, r.games) for r in stored_table] == [
                 (r.bot, r.mu, r.sigma, r.games) for r in again
             ]
-    for tournament in TOURNAMENTS:
+    for tournament in [*TOURNAMENTS, LATE]:
         verified = subprocess.run(
             [sys.executable, "-m", "arena", "games", "verify", "--tournament", tournament, "--db", url],
             capture_output=True,
@@ -166,6 +219,3 @@ def every_bot_plays(nodes: list[Node], names: list[str]) -> None:
             )
             assert len(played.seats) == 4
             assert not any(s.HasField("forfeit") for s in played.seats), played
-
-
-_ = (signal, sa)
