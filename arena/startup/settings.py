@@ -150,7 +150,9 @@ def cluster_settings(
     """`--nats`, `--node`, `--lease-s` and `--node-games` checked: a cluster's nodes share one
     PostgreSQL database."""
     if nats_url is None:
-        for given, flag in ((node, "--node"), (lease_s, "--lease-s"), (node_games, "--node-games")):
+        if node is not None:
+            raise InvalidOption("--node names a node of a cluster: give --nats too")
+        for given, flag in ((lease_s, "--lease-s"), (node_games, "--node-games")):
             if given is not None:
                 raise InvalidOption(f"{flag} is an option of a cluster's node: give --nats too")
         return None

@@ -19,6 +19,9 @@ def test_nats_and_node_make_a_node_of_a_cluster() -> None:
     assert options(database_url=PG).cluster is None, "without --nats the arena is one process"
     named = options(database_url=PG, nats_url="nats://a:4222,nats://b:4222").cluster
     assert named is not None and named.node, "the node is named after its host by default"
+    assert (named.lease_s, named.node_games) == (10.0, 64)
+    tuned = options(database_url=PG, nats_url="nats://a:4222", node="w", lease_s=3.0, node_games=8).cluster
+    assert tuned == ClusterSettings("nats://a:4222", "w", 3.0, 8)
 
 
 @pytest.mark.parametrize(
@@ -29,6 +32,10 @@ def test_nats_and_node_make_a_node_of_a_cluster() -> None:
         ({"node": "east-1", "database_url": PG}, "--node names a node of a cluster: give --nats too"),
         ({"nats_url": "a:4222", "database_url": PG}, "--nats must be nats://HOST:PORT"),
         ({"nats_url": "nats://a:4222", "database_url": PG, "node": "no spaces"}, "--node must be 1 to 40 letters"),
+        ({"lease_s": 5.0, "database_url": PG}, "--lease-s is an option of a cluster's node: give --nats too"),
+        ({"node_games": 8, "database_url": PG}, "--node-games is an option of a cluster's node: give --nats too"),
+        ({"nats_url": "nats://a:4222", "database_url": PG, "lease_s": 0.2}, "--lease-s must be within 1..600 seconds"),
+        ({"nats_url": "nats://a:4222", "database_url": PG, "node_games": 0}, "--node-games must be within 1..100000"),
     ],
     ids=lambda v: str(v) if isinstance(v, dict) else None,
 )
