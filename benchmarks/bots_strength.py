@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from bots import EXAMPLES, MonteCarloBot, StrongBot, make_example
+from bots.montecarlo import ACTIONS as MC_ACTIONS
+from bots.strong import ITERATIONS as STRONG_ITERATIONS
 from sdk.bot import Bot
 from sdk.engine import Flip, Game, Phase, observe
 
@@ -67,13 +69,6 @@ def a_seats(players: int, deal: int) -> frozenset[int]:
     base = range(half) if deal % 2 == 0 else range(0, players, 2)
     shift = deal // 2
     return frozenset((s + shift) % players for s in base)
-
-
-STRONG_ITERATIONS = {2: 50000, 3: 38000, 4: 40000, 5: 44000}
-"""Strong's budget per table size, with its learned playout compiled (bots/_playout.c): the budget
-(simulated actions and `ROLLOUT_COST` a rollout) that costs 65-85 ms of CPU per answer on an idle
-core of this machine (docs/benchmarks.md, "The compiled rollout"), under the 100 ms it may take.
-The greedy playout and the Python fallback run in Python and cost far more per action."""
 
 
 T = TypeVar("T")
@@ -103,6 +98,14 @@ def per_table_size(text: str) -> dict[int, int]:
     return budget
 
 
+def mc_budget(text: str) -> dict[int, int]:
+    """montecarlo's `--mc-actions`: `6000` (every table size) or `4:30000,5:33000`."""
+    budget = _by_table_size(text, MC_ACTIONS, "a number or SEATS:N pairs like 4:30000,5:33000")
+    if min(budget.values()) < 1:
+        raise argparse.ArgumentTypeError(f"actions are at least 1, not {text!r}")
+    return budget
+
+
 def horizons(text: str) -> dict[int, int | None]:
     """`round` (every rollout to the round's end), `4` (every table size), or `4:4,5:5` (table
     sizes left out play to the round's end)."""
@@ -120,7 +123,7 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
         return StrongBot(
             seed=seed,
             move_time=args.strong_move_time,
-            iterations=None if args.strong_iterations is None else args.strong_iterations[players],
+            iterations=10**12 if args.strong_iterations is None else args.strong_iterations[players],
             candidates=args.strong_candidates,
             evidence=args.strong_evidence,
             playout=args.strong_playout,
@@ -128,14 +131,16 @@ def make(name: str, seed: int, players: int, args: argparse.Namespace) -> Bot:
             horizon=args.strong_horizon[players],
         )
     if name == "montecarlo":
-        clock = time.process_time if args.mc_clock == "process" else time.perf_counter
-        return MonteCarloBot(seed=seed, move_time=args.mc_move_time, iterations=args.mc_iterations, clock=clock)
+        if args.mc_move_time is not None:  # thinking by time alone, as it did before it had a budget
+            clock = time.process_time if args.mc_clock == "process" else time.perf_counter
+            return MonteCarloBot(seed=seed, actions=10**12, move_time=args.mc_move_time, clock=clock, compiled=False)
+        return MonteCarloBot(seed=seed, actions=args.mc_actions[players], iterations=args.mc_iterations, move_time=None)
     return make_example(name, seed)
 
 
-def play(bots: Sequence[Bot], seed: int, mc_deals: list[int]) -> tuple[Game, list[float], list[int]]:
-    """One game; each seat's CPU seconds answering and number of answers. Appends to `mc_deals`
-    the deals each Monte-Carlo decision searched."""
+def play(bots: Sequence[Bot], seed: int, mc_work: list[tuple[int, int]]) -> tuple[Game, list[float], list[int]]:
+    """One game; each seat's CPU seconds answering and number of answers. Appends to `mc_work`
+    the deals each Monte-Carlo decision searched and the actions its rollouts simulated."""
     game = Game(len(bots), seed)
     seconds = [0.0] * len(bots)
     answers = [0] * len(bots)
@@ -148,7 +153,7 @@ def play(bots: Sequence[Bot], seed: int, mc_deals: list[int]) -> tuple[Game, lis
         seconds[seat] += time.process_time() - start
         answers[seat] += 1
         if isinstance(bot, MonteCarloBot) and game.phase is Phase.PLAY and len(obs.legal_actions) > 1:
-            mc_deals.append(bot.deals_done)
+            mc_work.append((bot.deals_done, bot.actions_done))
         game.apply(seat, Flip(answer) if game.phase is Phase.FLIP else answer)  # type: ignore[arg-type]
     return game, seconds, answers
 
@@ -160,10 +165,10 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
     share = points = placing = 0.0
     seconds = [0.0, 0.0]
     answers = [0, 0]
-    mc_deals: list[int] = []
+    mc_work: list[tuple[int, int]] = []
     for game_no, mine in enumerate((first, frozenset(range(players)) - first)):
         bots = [make(a if s in mine else b, seed * 100 + game_no * 10 + s, players, args) for s in range(players)]
-        game, spent, count = play(bots, seed, mc_deals)
+        game, spent, count = play(bots, seed, mc_work)
         outcome = game.outcome
         assert outcome is not None
         winners = outcome.winners
@@ -184,8 +189,35 @@ def play_deal(task: tuple[int, tuple[str, str], int, argparse.Namespace]) -> Dea
         placing / 2,
         (seconds[0], seconds[1]),
         (answers[0], answers[1]),
-        tuple(mc_deals),
+        tuple(deals for deals, _ in mc_work),
     )
+
+
+def calibrate(seconds: float, counts: Sequence[int], decisions: int, seed: int) -> None:
+    """Print what montecarlo's Python rollout (`compiled=False`, as it ran before the C one) searches
+    in `seconds` of its own CPU a decision on this machine, per table size: the median deals and
+    simulated actions over `decisions` decisions of one montecarlo seat among greedy ones. The
+    median actions is the budget (`--mc-actions`) that plays as `seconds` of that CPU did."""
+    print(
+        "| players | decisions | montecarlo deals/decision (median) | actions/decision (median, mean) | load average |"
+    )
+    print("|---|---|---|---|---|")
+    for players in counts:
+        work: list[tuple[int, int]] = []
+        game = seed
+        while len(work) < decisions:
+            searcher = MonteCarloBot(
+                seed=game, actions=10**12, move_time=seconds, clock=time.process_time, compiled=False
+            )
+            play([searcher, *(make_example("greedy") for _ in range(players - 1))], game, work)
+            game += 1
+        work = work[:decisions]
+        actions = [a for _, a in work]
+        print(
+            f"| {players} | {len(work)} | {statistics.median(d for d, _ in work):.0f} "
+            f"| {statistics.median(actions):.0f}, {statistics.mean(actions):.0f} | {os.getloadavg()[0]:.1f} |",
+            flush=True,
+        )
 
 
 def _mean(values: Sequence[int], seats: Sequence[int] | frozenset[int]) -> float:
@@ -247,8 +279,29 @@ def main(argv: list[str] | None = None) -> None:
         help="strong: actions each rollout plays after the move it judges before the round evaluation "
         "reads the rest: round (to the round's end), one number, or SEATS:N per table size",
     )
-    parser.add_argument("--mc-move-time", type=float, default=0.2, help="montecarlo: seconds per decision")
+    parser.add_argument(
+        "--mc-actions",
+        type=mc_budget,
+        default=dict(MC_ACTIONS),
+        help="montecarlo: simulated actions per decision, one number or SEATS:N per table size "
+        f"(default {','.join(f'{n}:{i}' for n, i in MC_ACTIONS.items())}, its own)",
+    )
     parser.add_argument("--mc-iterations", type=int, default=None, help="montecarlo: deals per decision")
+    parser.add_argument(
+        "--mc-move-time",
+        type=float,
+        default=None,
+        help="montecarlo: think by time alone, this many seconds a decision, with its Python rollout "
+        "(as before it had a budget)",
+    )
+    parser.add_argument(
+        "--mc-calibrate",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="only measure what montecarlo's Python rollout searches in SECONDS of its CPU a decision "
+        "(--deals decisions per table size): its equivalent --mc-actions on this machine",
+    )
     parser.add_argument(
         "--mc-clock",
         choices=("process", "wall"),
@@ -274,8 +327,14 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--strong-candidates is at least 1, not {args.strong_candidates}")
     if args.strong_evidence is not None and not 0 < args.strong_evidence <= 1:
         parser.error(f"--strong-evidence is a probability above 0, not {args.strong_evidence}")
-    if args.mc_iterations is not None:
-        args.mc_move_time = None
+    if args.mc_move_time is not None and args.mc_move_time <= 0:
+        parser.error(f"--mc-move-time is above 0 seconds, not {args.mc_move_time}")
+    if args.mc_calibrate is not None:
+        if args.mc_calibrate <= 0:
+            parser.error(f"--mc-calibrate is above 0 seconds, not {args.mc_calibrate}")
+        print(f"$ python benchmarks/bots_strength.py {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
+        calibrate(args.mc_calibrate, counts, args.deals, args.seed)
+        return
     if args.first_deal < 0:
         parser.error(f"--first-deal is a deal number, 0 or more, not {args.first_deal}")
 

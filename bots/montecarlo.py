@@ -6,11 +6,16 @@ public (`sdk.engine.Determinizer`), and (2) plays each candidate in that same de
 round with a fast policy for every seat. It plays the candidate with the best mean round score
 relative to the table. Later rounds are fresh deals, so a round's end is as far as it looks.
 
-The search stops after `iterations` deals or `move_time` seconds, whichever comes first: give
-only `iterations` for reproducible play, only `move_time` to use a fixed thinking budget. The
-seconds are read from `clock`, wall-clock time (`time.perf_counter`) unless told otherwise: a
-benchmark on a shared machine passes `time.process_time`, so that 0.2 s is 0.2 s of the bot's own
-CPU however busy the machine is, the work it would do in 0.2 s of wall-clock time on an idle core.
+Its budget is a count, so that it plays the same moves on any machine under any load: `actions`,
+the actions its rollouts may simulate per decision (every rollout finishes its round, so a deal
+costs more early in a round than late), by default `ACTIONS` for the table size; or `iterations`,
+deals per decision; or both, whichever is spent first. `move_time` is only a safety cap, in seconds
+read from `clock` (`time.perf_counter` unless told otherwise), below the arena's move limit: on a
+machine so loaded that the budget is not spent by then, the search stops early rather than forfeit.
+
+The rollouts run in C where the playout was compiled (`bots.playout.LinearPlayout.play_out` with
+the weights that play as `rollout_action`): the same moves as the Python rollout (`compiled=False`,
+`finish_round`), at a fraction of its cost.
 
 Run it against an arena: `python -m bots.montecarlo --target HOST:PORT --token TOKEN`.
 """
@@ -18,7 +23,7 @@ Run it against an arena: `python -m bots.montecarlo --target HOST:PORT --token T
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from time import perf_counter
 
 from sdk import Action, Bot, Observation, Scout, ScoutShow
@@ -114,6 +119,14 @@ def finish_round(game: Game, value: HandValue = hand_value) -> None:
         game.apply(game.to_move, rollout_action(game, value))
 
 
+ACTIONS = {2: 13000, 3: 7000, 4: 11500, 5: 14500}
+"""The default budget per table size: the actions the Python rollout simulated in 0.2 s of CPU a
+decision (the median over decisions) on the machine of docs/benchmarks.md ("The Monte-Carlo bot's
+budget"), the time montecarlo used to think by."""
+MOVE_TIME = 1.0
+"""The default safety cap in seconds, half the arena's default move limit of 2 s."""
+
+
 class MonteCarloBot(Bot):
     """Determinised flat Monte-Carlo search over the greedy bot's best `candidates` actions."""
 
@@ -121,47 +134,73 @@ class MonteCarloBot(Bot):
         self,
         *,
         seed: int | None = None,
-        move_time: float | None = 0.2,
+        actions: int | None = None,
         iterations: int | None = None,
+        move_time: float | None = MOVE_TIME,
         candidates: int = 8,
         clock: Callable[[], float] = perf_counter,
+        compiled: bool = True,
     ) -> None:
         super().__init__()
-        if move_time is None and iterations is None:
-            raise ValueError("give MonteCarloBot a move_time, iterations, or both: its search must end")
+        for name, value in (("actions", actions), ("iterations", iterations), ("move_time", move_time)):
+            if value is not None and value <= 0:
+                raise ValueError(f"MonteCarloBot's {name} is above 0, not {value}")
         self._rng = random.Random(seed)
         self._clock = clock
-        self.move_time = move_time
+        self.actions = actions
         self.iterations = iterations
+        self.move_time = move_time
         self.candidates = candidates
+        self.compiled = compiled
         self.deals_done = 0
-        """Deals searched for the latest decision that had options to compare."""
+        """Deals searched for the latest decision (0 if it had nothing to compare)."""
+        self.actions_done = 0
+        """Actions simulated for it, the judged moves included."""
         self._hand_value = hand_values()
+        from . import playout  # here: bots.playout imports this module
+
+        weights = dict.fromkeys(ACTIONS, playout.greedy_weights())
+        self._playout = playout.LinearPlayout(weights) if compiled and playout.COMPILED else None
 
     def choose(self, obs: Observation) -> Action:
         start = self._clock()
+        self.deals_done = self.actions_done = 0
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
         options = [a for _, a in ranked_actions(obs, self._hand_value)[: self.candidates]]
         if len(options) == 1:
             return options[0]
+        actions = self.actions
+        if actions is None and self.iterations is None:
+            actions = ACTIONS[len(obs.table.seats)]
         worlds = Determinizer(obs)
         me = obs.seat
         totals = [0.0] * len(options)
-        done = 0
-        while self.iterations is None or done < self.iterations:
+        done = spent = 0
+        while True:
             world = worlds.sample(self._rng)
             for i, action in enumerate(options):
-                game = world.copy()
-                game.apply(me, action)
-                finish_round(game, self._hand_value)
-                scores = game.results[-1].scores
+                scores, played = self._rollout(world, me, action)
+                spent += played
                 totals[i] += scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
             done += 1
-            self.deals_done = done
+            self.deals_done, self.actions_done = done, spent
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if actions is not None and spent >= actions:
+                break
             if self.move_time is not None and self._clock() - start >= self.move_time:
                 break
         return options[max(range(len(options)), key=totals.__getitem__)]
+
+    def _rollout(self, world: Game, me: int, action: Action) -> tuple[Sequence[int], int]:
+        """The round's scores after `action` in the sample `world`, and the actions that took."""
+        if self._playout is not None:
+            return self._playout.play_out(world, action)
+        game = world.copy()
+        game.apply(me, action)
+        finish_round(game, self._hand_value)
+        return game.results[-1].scores, game.round_actions - world.round_actions
 
     def flip(self, obs: Observation) -> bool:
         return prefer_flip(obs.hand, self._hand_value)

@@ -36,6 +36,8 @@ try:
     from . import _playout as compiled
 except ImportError:  # built without a C compiler: `LinearPlayout.play_out` runs in Python
     compiled = None  # type: ignore[assignment]
+COMPILED = compiled is not None
+"""Whether `LinearPlayout.play_out` runs in C (the install had a compiler)."""
 
 FEATURES = (
     "captured",

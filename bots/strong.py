@@ -19,9 +19,12 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
    luck of the deal.
 
 Budgets: `iterations` counts the actions the rollouts of one decision may simulate, each rollout
-charged `ROLLOUT_COST` more for its setting up (reproducible: the same seed and iterations play
-the same game on any machine, under any load); `move_time` caps the thinking time in seconds.
-The default, 80 ms of thinking, keeps a move under 100 ms on one core.
+charged `ROLLOUT_COST` more for its setting up (`FLIP_ROLLOUT_COST` at the round-start flip, whose
+rollouts start from a fresh deal): reproducible, since the same seed and iterations play the same
+game on any machine, under any load. The default is `ITERATIONS` for the table size, the budgets
+the strength figures of docs/benchmarks.md were measured at, 55-90 ms of CPU an answer on average
+there. `move_time` is only a safety cap in wall-clock seconds, below the arena's move limit: on a
+machine so loaded that the budget is not spent by then, the search stops early rather than forfeit.
 
 Run it against an arena: `python -m bots.strong --target HOST:PORT --token TOKEN`.
 """
@@ -51,6 +54,20 @@ of the position, in Python, around a round played in C (bots/_playout.c), so tha
 actions bounds the time whether the round has 40 actions left or 2. Set when a rollout also copied
 and applied its first move in Python (20 µs a rollout, 1.5 µs an action); `benchmarks/search_speed.py
 --fit-cost` measures it again (docs/benchmarks.md, "The compiled rollout")."""
+
+
+ITERATIONS = {2: 50000, 3: 38000, 4: 40000, 5: 44000}
+"""The default budget per table size, with the learned playout compiled (bots/_playout.c): the
+budget that cost 65-85 ms of CPU per answer on an idle core of the machine of docs/benchmarks.md
+("The compiled rollout"), under the 100 ms it may take, and at which its strength figures were
+measured. The greedy playout and the Python fallback run in Python and cost far more per action."""
+FLIP_ROLLOUT_COST = 40
+"""What a rollout of the round-start flip is charged beyond its actions: its share of a sample whose
+other seats flip by `prefer_flip`, and its copy with the seat's own flip, in Python. Charged
+`ROLLOUT_COST`, a flip's budget cost 2.5 times the CPU of a move's; at 40 about the same
+(docs/benchmarks.md, "Budgets, not clocks")."""
+MOVE_TIME = 1.0
+"""The default safety cap in seconds, half the arena's default move limit of 2 s."""
 
 
 class Worlds(Protocol):
@@ -114,7 +131,7 @@ class StrongBot(Bot):
         self,
         *,
         seed: int | None = None,
-        move_time: float | None = 0.08,
+        move_time: float | None = MOVE_TIME,
         iterations: int | None = None,
         candidates: int = 8,
         objective: Literal["lead", "mean"] = "lead",
@@ -122,6 +139,7 @@ class StrongBot(Bot):
         playout: Literal["learned", "greedy"] | LinearPlayout = "learned",
         horizon: int | None = None,
         evaluation: RoundValue | None = None,
+        clock: Callable[[], float] = perf_counter,
     ) -> None:
         super().__init__()
         if objective not in ("lead", "mean"):
@@ -132,11 +150,13 @@ class StrongBot(Bot):
                 f"StrongBot keeps a share above 0 of the samples the evidence speaks against, not {evidence}"
             )
         self.evidence = evidence
-        if move_time is None and iterations is None:
-            raise ValueError("give StrongBot a move_time, iterations, or both: its search must end")
+        for name, value in (("iterations", iterations), ("move_time", move_time)):
+            if value is not None and value <= 0:
+                raise ValueError(f"StrongBot's {name} is above 0, not {value}")
         if candidates < 1:
             raise ValueError(f"StrongBot needs at least 1 candidate, not {candidates}")
         self._rng = random.Random(seed)
+        self._clock = clock
         self.move_time = move_time
         self.iterations = iterations
         self.candidates = candidates
@@ -181,7 +201,7 @@ class StrongBot(Bot):
         return self._scores(game, round_), game.round_actions - start
 
     def choose(self, obs: Observation) -> Action:
-        start = perf_counter()
+        start = self._clock()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
         options = self.options(obs)
@@ -193,7 +213,11 @@ class StrongBot(Bot):
             return margin(scores)
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
-        return self.best(worlds, options, value, start)
+        return self.best(worlds, options, value, start, self.budget(obs))
+
+    def budget(self, obs: Observation) -> int | None:
+        """The decision's budget of simulated actions: `iterations`, else `ITERATIONS` for the table size."""
+        return self.iterations if self.iterations is not None else ITERATIONS[len(obs.table.seats)]
 
     def options(self, obs: Observation) -> list[Action]:
         """The greedy bot's best `candidates` actions that differ by `outcome_key`, best first."""
@@ -211,21 +235,22 @@ class StrongBot(Bot):
         return found
 
     def flip(self, obs: Observation) -> bool:
-        start = perf_counter()
+        """Keep or flip, each tried on the same samples, whose other seats flip as greedy does
+        (decided once a sample); each rollout is charged `FLIP_ROLLOUT_COST` beside its actions."""
+        start = self._clock()
         me = obs.seat
         margin = self._margin(obs)
 
         def value(world: Game, flip: bool) -> float:
             game = world.copy()
             game.apply(me, Flip(flip))
-            for seat in game.awaiting:
-                game.apply(seat, Flip(prefer_flip(game.hands[seat], self._hand_value)))
             scores, played = self.rollout(game)
-            self.steps_done += ROLLOUT_COST + played
+            self.steps_done += FLIP_ROLLOUT_COST + played
             return margin(scores)
 
         preferred = prefer_flip(obs.hand, self._hand_value)
-        return self.best(Determinizer(obs), [preferred, not preferred], value, start)
+        worlds = _OthersFlipped(Determinizer(obs), me, self._hand_value)
+        return self.best(worlds, [preferred, not preferred], value, start, self.budget(obs))
 
     def _margin(self, obs: Observation) -> Callable[[Sequence[float]], float]:
         """What a rollout's round scores are worth to the seat: `round_margin`, or for the "lead" objective
@@ -244,17 +269,28 @@ class StrongBot(Bot):
         w = (obs.table.round + 1) / obs.table.rounds
         return lambda scores: (1 - w) * round_margin(scores, me) + w * lead_margin(scores, me, totals)
 
-    def best(self, worlds: Worlds, options: Sequence[T], value: Callable[[Game, T], float], start: float) -> T:
+    def best(
+        self,
+        worlds: Worlds,
+        options: Sequence[T],
+        value: Callable[[Game, T], float],
+        start: float,
+        budget: int | None = None,
+    ) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
         `value(world, option)` plays one rollout from the sample `world`, adds what it cost
         (`ROLLOUT_COST` and its actions) to `self.steps_done` and returns what its round scores
-        are worth (`_margin`). Each halving phase spends an equal share of what is left of the
-        budget (actions, or time) and plays at least one sample. Ties keep the earlier option (the
+        are worth (`_margin`). `budget` is in those steps (`iterations` if not given); `start` is
+        when the decision began, by the bot's clock, which `move_time` caps. Each halving phase
+        spends an equal share of what is left of the budget (steps, and time) and plays at least
+        one sample. Ties keep the earlier option (the
         greedy order), so a budget too small to tell options apart plays what greedy would.
         """
         if len(options) == 1:
             return options[0]
+        if budget is None:
+            budget = self.iterations
         alive = list(range(len(options)))
         totals = [0.0] * len(options)
         counts = [0] * len(options)
@@ -262,10 +298,8 @@ class StrongBot(Bot):
         phases = math.ceil(math.log2(len(options)))
         for phase in range(phases):
             left = phases - phase
-            step_goal = None
-            if self.iterations is not None:
-                step_goal = self.steps_done + (self.iterations - self.steps_done) // left
-            now = perf_counter()
+            step_goal = None if budget is None else self.steps_done + (budget - self.steps_done) // left
+            now = self._clock()
             time_goal = None if self.move_time is None else now + (start + self.move_time - now) / left
             while True:
                 world = worlds.sample(self._rng)
@@ -274,11 +308,25 @@ class StrongBot(Bot):
                     counts[i] += 1
                 if step_goal is not None and self.steps_done >= step_goal:
                     break
-                if time_goal is not None and perf_counter() >= time_goal:
+                if time_goal is not None and self._clock() >= time_goal:
                     break
             alive.sort(key=lambda i: (-totals[i] / counts[i], i))
             alive = sorted(alive[: (len(alive) + 1) // 2])
         return options[alive[0]]
+
+
+class _OthersFlipped:
+    """Samples of a round-start position in which every other seat has flipped as greedy would."""
+
+    def __init__(self, worlds: Worlds, me: int, value: Callable[[tuple[int, ...]], float]) -> None:
+        self._worlds, self._me, self._value = worlds, me, value
+
+    def sample(self, rng: random.Random) -> Game:
+        world = self._worlds.sample(rng)
+        for seat in list(world.awaiting):
+            if seat != self._me:
+                world.apply(seat, Flip(prefer_flip(world.hands[seat], self._value)))
+        return world
 
 
 if __name__ == "__main__":
