@@ -5,8 +5,8 @@
         [--strong-iterations 2:4000,3:2300,4:2500,5:2500 | 2500 | --strong-move-time S]
         [--strong-candidates 8] [--strong-evidence P] [--strong-playout learned | greedy]
         [--strong-objective lead | mean] [--strong-horizon round | 4 | 4:4,5:5]
-        [--mc-move-time 0.2 | --mc-iterations N]
-        [--mc-clock process | wall]
+        [--mc-actions 4:59000,5:70000 | 12000 | --mc-iterations N | --mc-move-time S [--mc-clock process | wall]]
+    nice python benchmarks/bots_strength.py --mc-calibrate 1.0 [--players 4,5] [--deals 40]
 
 For a pair a:b at N seats each deal (seed `--seed` + d) is played twice: a's copies sit in one set
 of seats and b's in the others, then the seats are swapped, so both bots hold every hand; the seats
@@ -18,12 +18,17 @@ Reported for a, with 95% intervals over deals (normal approximation, a deal's tw
 sample): the share of tables a's copies win (ties split as the arena splits them), a's mean
 points minus b's, a's mean placing minus b's (negative: better), and each bot's CPU ms per
 answer (flip decisions included), and the Monte-Carlo bot's median deals per searched decision.
-A bot given an iteration budget plays the same games on any machine under any load. The
-Monte-Carlo bot's budget is time (0.2 s a move, its default); in the arena that is wall-clock
-time, which on a loaded machine buys less work. So here it reads its seconds from
-`time.process_time` (`--mc-clock process`, the default): 0.2 s of its own CPU, the work 0.2 s of
-wall-clock time buys on an idle core, however busy the machine is (`--mc-clock wall` measures
-the arena's behaviour on this machine as it is).
+Both bots think by budgets of simulated actions, strong's and montecarlo's own defaults unless
+told otherwise (`bots.strong.ITERATIONS`, `bots.montecarlo.ACTIONS`), with no time cap: they play
+the same games on any machine under any load. `--mc-move-time S` makes montecarlo think by time
+alone, with its Python rollout, as it did before it had a budget, its seconds read from
+`time.process_time` (`--mc-clock process`, the default: its own CPU, the work S seconds of
+wall-clock time buy on an idle core) or the wall clock (`--mc-clock wall`).
+
+`--mc-calibrate S` plays no pairs: it measures, per table size, the actions montecarlo's Python
+rollout simulates in S seconds of its own CPU a decision on this machine (the median over
+`--deals` decisions of one montecarlo seat among greedy ones): the `--mc-actions` that stands for
+"montecarlo given S seconds of CPU a move".
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ MIN_BUDGET_S = 0.05
 
 @cache
 def search_bots() -> tuple[str, ...]:
-    """The house bots whose thinking time is their move time, spent in `HousePool`'s workers: the
+    """The house bots whose move time caps their thinking, spent in `HousePool`'s workers: the
     example bots that take a `move_time` (`sdk.loading.searches`)."""
     return tuple(name for name, spec in own_examples().items() if searches(spec))
 
@@ -49,7 +49,7 @@ def house_bots() -> tuple[str, ...]:
 
 @runtime_checkable
 class Searching(Protocol):
-    """A bot that searches for `move_time` seconds a decision (the search bots' constructor option)."""
+    """A bot that searches for at most `move_time` seconds a decision (the search bots' cap)."""
 
     move_time: float | None
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
+from collections.abc import Callable
 
 import pytest
 
 from bots import GreedyBot, MonteCarloBot
-from bots.montecarlo import finish_round, rollout_action
+from bots.montecarlo import ACTIONS, finish_round, rollout_action
+from bots.playout import COMPILED
+from sdk import Observation
 from sdk.engine import Determinizer, Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
 
@@ -35,15 +40,67 @@ def test_finish_round_plays_a_sample_to_the_end_of_its_round() -> None:
     assert sample.is_over and len(sample.results) == 1
 
 
-def test_the_search_needs_a_budget() -> None:
-    with pytest.raises(ValueError, match="move_time, iterations, or both"):
-        MonteCarloBot(move_time=None)
+def test_a_budget_is_above_zero() -> None:
+    for bad in ({"actions": 0}, {"iterations": -1}, {"move_time": 0.0}):
+        with pytest.raises(ValueError, match="above 0"):
+            MonteCarloBot(**bad)  # type: ignore[arg-type]
+
+
+def _first_turn(players: int, seed: int) -> Observation:
+    game = Game(players, seed)
+    for seat in range(players):
+        game.apply(seat, Flip(False))
+    seat = game.to_move
+    assert seat is not None
+    return observe(game, seat)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_by_default_it_spends_its_table_sizes_budget_of_actions(players: int) -> None:
+    bot = MonteCarloBot(seed=1, move_time=None)
+    bot.choose(_first_turn(players, players))
+    budget = ACTIONS[players]
+    per_deal = bot.actions_done / bot.deals_done
+    assert budget <= bot.actions_done < budget + per_deal * 2, "it stops at the first deal past the budget"
+
+
+def _slowed(step: float) -> Callable[[], float]:
+    """A clock on a machine so busy that every reading finds `step` more seconds gone."""
+    readings = itertools.count()
+    return lambda: next(readings) * step
+
+
+def test_under_a_slowed_clock_it_plays_the_same_moves() -> None:
+    """Its budget is a count: a machine's load changes its clock, not its moves, while the safety
+    cap is not reached."""
+
+    def record(clock: Callable[[], float]) -> object:
+        bots = [MonteCarloBot(seed=3, actions=1500, clock=clock), GreedyBot(), MonteCarloBot(seed=4, actions=900)]
+        return play_game(bots, seed=9).record
+
+    # At most 1500 / 8 deals a decision, so the clock says at most 0.19 s: under the 1 s cap.
+    assert record(_slowed(0.001)) == record(time.perf_counter)
+
+
+def test_its_safety_cap_stops_a_search_the_clock_says_is_too_long() -> None:
+    bot = MonteCarloBot(seed=1, move_time=1.0, clock=_slowed(0.6))
+    bot.choose(_first_turn(3, 5))
+    assert bot.deals_done == 2 and bot.actions_done < ACTIONS[3], "stopped at 1.2 s, its budget unspent"
+
+
+def test_its_compiled_rollouts_play_as_its_python_ones() -> None:
+    def record(compiled: bool) -> object:
+        bots = [MonteCarloBot(seed=s, actions=600, move_time=None, compiled=compiled) for s in range(4)]
+        return play_game(bots, seed=21).record
+
+    assert COMPILED, "the install builds bots/_playout.c"
+    assert record(compiled=True) == record(compiled=False)
 
 
 def test_its_time_budget_is_read_from_the_clock_it_is_given() -> None:
     """A benchmark passes `time.process_time`; a fake clock shows which seconds the budget counts."""
     ticks = iter(range(100))
-    bot = MonteCarloBot(seed=1, move_time=3.0, clock=lambda: float(next(ticks)))
+    bot = MonteCarloBot(seed=1, actions=10**9, move_time=3.0, clock=lambda: float(next(ticks)))
     game = Game(3, 5)
     for seat in range(3):
         game.apply(seat, Flip(False))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import pytest
@@ -11,7 +14,7 @@ from bots import EXAMPLES, GreedyBot, StrongBot, make_example
 from bots.evaluation import SEAT_FEATURES, RoundValue
 from bots.evidence import InformedDeterminizer
 from bots.greedy import ranked_actions
-from bots.strong import lead_margin, outcome_key, round_margin
+from bots.strong import FLIP_ROLLOUT_COST, ITERATIONS, MOVE_TIME, lead_margin, outcome_key, round_margin
 from sdk import Action, Observation
 from sdk.engine import Determinizer, Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
@@ -64,7 +67,7 @@ def first_search(monkeypatch: pytest.MonkeyPatch, bot: StrongBot) -> tuple[Obser
     """The first turn of a 3-seat game, and the samples and options `bot.choose` searches there."""
     searched: list[tuple[object, list[Action]]] = []
 
-    def best(worlds: object, options: list[Action], value: object, start: float) -> Action:
+    def best(worlds: object, options: list[Action], value: object, start: float, budget: int | None) -> Action:
         searched.append((worlds, options))
         return options[0]
 
@@ -125,9 +128,11 @@ def test_actions_that_leave_the_same_tops_are_searched_once() -> None:
         assert options == sorted(options, key=ranked.index)
 
 
-def test_the_search_needs_a_budget_and_a_candidate() -> None:
-    with pytest.raises(ValueError, match="move_time, iterations, or both"):
-        StrongBot(move_time=None)
+def test_the_search_needs_a_budget_above_zero_and_a_candidate() -> None:
+    with pytest.raises(ValueError, match="iterations is above 0"):
+        StrongBot(iterations=0)
+    with pytest.raises(ValueError, match="move_time is above 0"):
+        StrongBot(move_time=-1.0)
     with pytest.raises(ValueError, match="at least 1 candidate"):
         StrongBot(candidates=0)
     with pytest.raises(ValueError, match="evidence"):
@@ -165,6 +170,62 @@ def test_with_an_iteration_budget_and_a_seed_it_plays_the_same_game_twice() -> N
         return play_game(bots, seed=9).record
 
     assert record() == record()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_with_no_arguments_it_plays_at_the_benchmarks_budget(players: int) -> None:
+    bot = StrongBot()
+    obs = observe(Game(players, 1), 0)
+    assert bot.budget(obs) == ITERATIONS[players] and bot.move_time == MOVE_TIME < 2.0
+
+
+def _slowed(step: float) -> Callable[[], float]:
+    """A clock on a machine so busy that every reading finds `step` more seconds gone."""
+    readings = itertools.count()
+    return lambda: next(readings) * step
+
+
+def test_under_a_slowed_clock_it_plays_the_same_moves() -> None:
+    """Its budget is a count: a machine's load changes its clock, not its moves, flips included,
+    while the safety cap is not reached."""
+
+    def record(clock: Callable[[], float]) -> object:
+        bots = [StrongBot(seed=3, iterations=3000, clock=clock), GreedyBot(), StrongBot(seed=4, iterations=2000)]
+        return play_game(bots, seed=9).record
+
+    assert record(_slowed(0.002)) == record(time.perf_counter)
+
+
+def test_its_safety_cap_stops_a_search_the_clock_says_is_too_long() -> None:
+    bot = StrongBot(seed=1, move_time=1.0, clock=_slowed(5.0))
+    game = Game(3, 5)
+    for seat in range(3):
+        game.apply(seat, Flip(False))
+    seat = game.to_move
+    assert seat is not None
+    bot.choose(observe(game, seat))
+    assert 0 < bot.steps_done < ITERATIONS[3] / 10, "one sample a phase, its budget unspent"
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_its_flip_spends_its_budget_charging_each_rollout_its_setting_up(
+    players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = StrongBot(seed=2, iterations=4000)
+    played: list[int] = []
+    rollout = bot.rollout
+
+    def counted(game: Game, first: Action | None = None) -> tuple[Sequence[float], int]:
+        assert game.phase is Phase.PLAY and first is None
+        scores, actions = rollout(game, first)
+        played.append(actions)
+        return scores, actions
+
+    monkeypatch.setattr(bot, "rollout", counted)
+    bot.flip(observe(Game(players, 3), 1))
+    assert bot.steps_done == sum(played) + FLIP_ROLLOUT_COST * len(played)
+    assert 4000 <= bot.steps_done < 4000 + 2 * (FLIP_ROLLOUT_COST + max(played)), "one sample past it at most"
+    assert len(played) % 2 == 0, "keep and flip on the same samples"
 
 
 def _first_round_played(players: int) -> Game:
