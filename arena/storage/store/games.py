@@ -44,7 +44,7 @@ from arena.storage.store.common import (
     tournament_row,
     utc_now,
 )
-from arena.storage.store.prepared import Cursor, Prepared, loaded
+from arena.storage.store.prepared import Cursor, Prepared, Rows, loaded
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -211,9 +211,9 @@ def commit_game(
                     game_id, result, ranks, rating_rows, (tournament_id, tournament_name)
                 )
                 cursor.execute(_NUMBER_GAME, {"game": game_id})
-                cursor.executemany(_UPDATE_RATING, rating_params)
-                cursor.executemany(_INSERT_HISTORY, history_params)
-                cursor.executemany(_INSERT_SEATS, _seat_rows(game_id, result, seat_ids))
+                cursor.write_rows(_UPDATE_RATINGS, rating_params)
+                cursor.write_rows(_INSERT_HISTORY, history_params)
+                cursor.write_rows(_INSERT_SEATS, _seat_rows(game_id, result, seat_ids))
                 if STOP_RULE not in (loaded(settings) or {}):  # a stop-rule tournament finishes by `advance_stop_rule`
                     cursor.execute(_FINISH_TOURNAMENT, {"tournament": tournament_id, "finished_at": moment})
                 cursor.commit_in_pipeline()
@@ -576,28 +576,24 @@ _NUMBER_GAME = Prepared(
 )
 
 
-_UPDATE_RATING = Prepared(
-    sa.update(_ratings)
-    .where(_ratings.c.id == sa.bindparam("rating"))
-    .values(
-        mu=sa.bindparam("mu"),
-        sigma=sa.bindparam("sigma"),
-        games=sa.bindparam("games"),
-        wins=sa.bindparam("wins"),
-        total_points=sa.bindparam("points"),
-        total_placing=sa.bindparam("placings"),
-    )
+_UPDATE_RATINGS = Rows(
+    _ratings,
+    {
+        "mu": "mu",
+        "sigma": "sigma",
+        "games": "games",
+        "wins": "wins",
+        "points": "total_points",
+        "placings": "total_placing",
+    },
+    key=("rating", "id"),
 )
-
 
 _history = table_of(RatingHistoryRow)
-_INSERT_HISTORY = Prepared(
-    sa.insert(_history).values({c.name: sa.bindparam(c.name) for c in _history.c if c.name != "id"})
-)
-
+_INSERT_HISTORY = Rows(_history, {c.name: c.name for c in _history.c if c.name != "id"})
 
 _seats = table_of(SeatResultRow)
-_INSERT_SEATS = Prepared(sa.insert(_seats).values({c.name: sa.bindparam(c.name) for c in _seats.c}))
+_INSERT_SEATS = Rows(_seats, {c.name: c.name for c in _seats.c})
 
 
 _FINISH_TOURNAMENT = Prepared(

@@ -62,6 +62,48 @@ class _Compiled:
         return merged if self._order is None else tuple(merged[name] for name in self._order)
 
 
+class Rows:
+    """A write of many rows of `table` in one statement: an INSERT of `columns` or, with `key`, an
+    UPDATE of `columns` of the rows whose `key` matches (each maps a parameter name to its column).
+
+    On PostgreSQL the rows go as one array per column through `unnest`: one statement whatever
+    their number, where an executemany through psycopg's pipeline costs a message and a pass of
+    its Python per row. Elsewhere (SQLite, in the process) each row is one execution."""
+
+    def __init__(self, table: sa.Table, columns: Mapping[str, str], key: tuple[str, str] | None = None) -> None:
+        self._table = table
+        self._columns = dict(columns)
+        self._key = key
+        params = {**columns, **dict([key])} if key else columns
+        if key is None:
+            each: ClauseElement = sa.insert(table).values({column: sa.bindparam(p) for p, column in params.items()})
+        else:
+            each = (
+                sa.update(table)
+                .where(table.c[key[1]] == sa.bindparam(key[0]))
+                .values({column: sa.bindparam(p) for p, column in columns.items()})
+            )
+        self.each = Prepared(each)
+        self.params = list(params)
+        self._arrays: Prepared | None = None
+
+    def arrays(self, dialect: Dialect) -> Prepared:
+        """The statement over one array parameter per column (PostgreSQL)."""
+        if self._arrays is None:
+            table = self._table.name
+            names = {**self._columns, **dict([self._key])} if self._key else self._columns
+            arrays = (f"CAST(:{p} AS {self._table.c[c].type.compile(dialect=dialect)}[])" for p, c in names.items())
+            rows = f"unnest({', '.join(arrays)}) AS u({', '.join(names)})"
+            if self._key is None:
+                sql = f"INSERT INTO {table} ({', '.join(names.values())}) SELECT * FROM {rows}"
+            else:
+                sets = ", ".join(f"{c} = u.{p}" for p, c in self._columns.items())
+                param, column = self._key
+                sql = f"UPDATE {table} SET {sets} FROM {rows} WHERE {table}.{column} = u.{param}"
+            self._arrays = Prepared(sa.text(sql))
+        return self._arrays
+
+
 class Cursor:
     """A DB-API cursor of a SQLAlchemy connection's transaction, running `Prepared` statements."""
 
@@ -104,6 +146,13 @@ class Cursor:
                 rows.append(cursor.fetchall())
             cursor.close()
         return rows
+
+    def write_rows(self, rows: Rows, values: Sequence[Mapping[str, Any]]) -> None:
+        """Write `values` (one mapping of `rows.params` per row) with `rows`' statement."""
+        if self._dialect.name == "postgresql":
+            self.execute(rows.arrays(self._dialect), {p: [row[p] for row in values] for p in rows.params})
+        else:
+            self.executemany(rows.each, values)
 
     @contextmanager
     def pipeline(self) -> Iterator[None]:
