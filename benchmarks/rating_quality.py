@@ -214,6 +214,7 @@ def simulate(args: argparse.Namespace) -> dict[str, object]:
             break
         budget = min(args.max_games, 2 * budget)
     mean_games = sum(r.games for r in runs) / len(runs)
+    least = plackett_luce.least_mean_games(weights, args.seats, 1 - args.confidence)
     equal = [any(p.equal and not p.settled and frozenset((p.upper, p.lower)) in tied for p in r.pairs) for r in runs]
     return {
         "scenario": args.scenario,
@@ -230,6 +231,7 @@ def simulate(args: argparse.Namespace) -> dict[str, object]:
         "equal_share": sum(equal) / len(runs) if tied else None,
         "fixed_games_equal_accuracy": fixed_games,
         "stop_to_fixed": round(mean_games / fixed_games, 2) if fixed_games else None,
+        "least_mean_games_any_rule": None if least is None else round(least, 1),
         "seconds": round(time.perf_counter() - started, 1),
         "stop_rule_seconds": round(stop_seconds, 1),
         "loadavg": open("/proc/loadavg").read().split()[:3],

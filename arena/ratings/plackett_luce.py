@@ -21,11 +21,12 @@ each pass whether the table's order (by mu - 3 sigma) is right.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
+from itertools import combinations, pairwise, permutations
 
 from arena.ratings.table import arena_env, rate_skills
 from arena.tournaments.schedule import (
@@ -39,7 +40,16 @@ from arena.tournaments.schedule import (
 )
 from arena.tournaments.stop_rule import Evidence, PairCheck, StopOutcome, StopRule, open_pairs
 
-__all__ = ["SCENARIOS", "FixedRun", "StopRun", "field", "finishing_ranks", "fixed_run", "stop_rule_run"]
+__all__ = [
+    "SCENARIOS",
+    "FixedRun",
+    "StopRun",
+    "field",
+    "finishing_ranks",
+    "fixed_run",
+    "least_mean_games",
+    "stop_rule_run",
+]
 
 SCENARIOS = {"clear": 0.7, "close": 0.6, "tied": 0.7}
 """Each scenario's share: how often a bot finishes above the next one down."""
@@ -170,3 +180,48 @@ def fixed_run(weights: Mapping[str, float], table_size: int, seed: int, games: i
         order = sorted(entrants, key=lambda e: (-(skills[e][0] - 3 * skills[e][1]), e))
         right.append(all(weights[a] >= weights[b] for a, b in pairwise(order)))
     return FixedRun(len(schedule.tables), tuple(right))
+
+
+def least_mean_games(weights: Mapping[str, float], table_size: int, error: float) -> float | None:
+    """A lower bound on the mean games of ANY stop rule, whatever its test and schedule, that ends
+    with every adjacent pair of unequal weight reported in order while keeping its promise (a
+    wrong report at most `error` of the time) on every field: Wald's bound. For pair i let Q_i
+    be the field with that pair tied (both at their geometric mean); under Q_i a report of the
+    pair is wrong, so it happens at most `error` of the time, and under the true field almost
+    always, so the expected log-likelihood ratio of the games against Q_i, the sum over games
+    of KL_i(table), is at least log(1 / error). Summed over the pairs, the games are at least
+    (pairs) log(1 / error) / max over tables of sum_i KL_i(table). Every table of `table_size`
+    is tried for fields of up to 5,000 of them, else the windows of consecutive places (the
+    best tables of a ladder). None when no adjacent pair is unequal."""
+    names = sorted(weights, key=lambda e: -weights[e])
+    pairs = [i for i in range(len(names) - 1) if weights[names[i]] != weights[names[i + 1]]]
+    if not pairs:
+        return None
+    tied = []
+    for i in pairs:
+        null = dict(weights)
+        null[names[i]] = null[names[i + 1]] = math.sqrt(weights[names[i]] * weights[names[i + 1]])
+        tied.append((i, null))
+    if math.comb(len(names), table_size) <= 5000:
+        tables = list(combinations(range(len(names)), table_size))
+    else:
+        tables = [tuple(range(s, s + table_size)) for s in range(len(names) - table_size + 1)]
+    best = max(
+        sum(_kl(tuple(names[k] for k in table), weights, null) for i, null in tied if i in table and i + 1 in table)
+        for table in tables
+    )
+    return len(pairs) * math.log(1 / error) / best
+
+
+def _kl(seats: tuple[str, ...], weights: Mapping[str, float], null: Mapping[str, float]) -> float:
+    """The Kullback-Leibler divergence of the null's finishing orders at a table from the field's."""
+    return sum(_chance(o, weights) * math.log(_chance(o, weights) / _chance(o, null)) for o in permutations(seats))
+
+
+def _chance(order: Sequence[str], weights: Mapping[str, float]) -> float:
+    """The Plackett-Luce chance of one finishing order."""
+    chance, left = 1.0, sum(weights[b] for b in order)
+    for b in order:
+        chance *= weights[b] / left
+        left -= weights[b]
+    return chance

@@ -5,11 +5,12 @@ ends "equal" (the large runs are benchmarks/rating_quality.py --simulate)."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
-from arena.ratings.plackett_luce import field, finishing_ranks, fixed_run, stop_rule_run, tied_pairs
+from arena.ratings.plackett_luce import field, finishing_ranks, fixed_run, least_mean_games, stop_rule_run, tied_pairs
 from arena.tournaments.stop_rule import StopOutcome, StopRule
 
 
@@ -47,3 +48,14 @@ def test_a_fixed_run_records_its_order_after_each_pass() -> None:
     run = fixed_run(field("clear", 5), 4, 3, 200)
     assert run.round_games == 5 and len(run.right) == 40
     assert run.right[-1], "200 games put 5 clear bots in order"
+
+
+def test_the_least_mean_games_of_any_rule_is_walds_bound() -> None:
+    """Two bots at 70/30 on 2-seat tables: each game's divergence from a tied pair is
+    KL(0.7 || 0.5), so a rule wrong at most 5% of the time on a tied pair needs at least
+    log 20 / KL games on average; a field with no unequal neighbours has no bound."""
+    kl = 0.7 * math.log(0.7 / 0.5) + 0.3 * math.log(0.3 / 0.5)
+    assert least_mean_games({"a": 0.7, "b": 0.3}, 2, 0.05) == pytest.approx(math.log(20) / kl)
+    assert least_mean_games({"a": 1.0, "b": 1.0}, 2, 0.05) is None
+    five, eight = least_mean_games(field("clear", 5), 4, 0.05), least_mean_games(field("clear", 8), 4, 0.05)
+    assert five is not None and eight is not None and five < eight
