@@ -10,22 +10,35 @@ one, or the two are *proven equal* within the organiser's `margin`. If every suc
 the other, the tournament is **settled** and stops; if another round would go over `max_games`,
 it stops with the **cap reached** and names the pairs still open.
 
-**The tests, and why.** Strength here is what the table claims: let p be the chance that bot a
-finishes above bot b in a game they share (ties, equal ranks, are left out). Each shared game is
-one Bernoulli outcome X (1: a above b). Two kinds of test martingale, each a non-negative
-supermartingale under its null whatever the table, seats and earlier games (and whatever decided
-which games the two share):
+**The tests, and why.** Let p be the chance that bot a finishes above bot b in a game they share
+(ties, equal ranks, are left out); each shared game is one Bernoulli outcome X (1: a above b).
 
-* *a above b* (null: p <= 1/2 in every game): the likelihood ratio prod (2q)^X (2(1-q))^(1-X)
-  mixed over q uniform in (1/2, 1], in closed form
-  M(S, F) = sum_{j <= S} C(N+1, j) / ((N+1) C(N, S)), N = S + F,
-  S and F the games a finished above and below b;
-* *a is not ahead by the margin* (null: p >= 1/2 + delta in every game): the likelihood ratio
-  prod (q/p0)^X ((1-q)/(1-p0))^(1-X), p0 = 1/2 + delta, mixed over q uniform in [0, p0], in
-  closed form E(S, F) = sum_{i <= F} C(N+1, S+1+i) r^i / ((N+1) C(N, S)), r = p0 / (1 - p0).
-  Each factor has mean p q/p0 + (1-p)(1-q)/(1-p0) <= 1 once p >= p0 > q. The pair is **equal
-  within delta** once both directions are shown (a not ahead of b by delta, b not ahead of a):
-  the two-one-sided-tests form of an equivalence test, made sequential.
+* *a above b*, **pooled** over every table (null: a is not stronger than b in the Bradley-Terry
+  model of all the games). The tallies of every pair are fitted by Bradley-Terry (strengths held
+  fixed, each bot with one virtual win and loss against a bot of strength 1), once freely and
+  once with a and b held equal (`_climb`); twice the log-likelihood gap is the likelihood-ratio
+  statistic for the pair, and it counts what a and b did against everybody else, not only against
+  each other. The games' finishing orders make a game's pairs dependent (four players, six
+  pairs, one order), so the statistic is scaled by the model's variance of the strength gap over
+  the games' own (the sandwich, `pooled_proofs`), whichever is larger. It enters the test as the
+  Gaussian likelihood ratio of a gap l > 0, exp(l s - l^2 v / 2) (s the statistic on the gap's
+  scale, v its information), mixed over l half-normal of precision `POOLED_PRIOR_PRECISION`:
+  2 sqrt(r / (v + r)) exp(s^2 / (2 (v + r))) Phi(s / sqrt(v + r)). In the Gaussian limit this is
+  a test martingale for every null field; at small tallies the limit is only approximate, and
+  `benchmarks/rating_quality.py --simulate` measures its error through this code. Its value is
+  averaged with the **head-to-head** test martingale of the pair's own games, the likelihood
+  ratio prod (2q)^X (2(1-q))^(1-X) mixed over q uniform in (1/2, 1], in closed form
+  M(S, F) = sum_{j <= S} C(N+1, j) / ((N+1) C(N, S)), N = S + F, S and F the games a finished above
+  and below b, a non-negative supermartingale under p <= 1/2 in every game whatever the model:
+  the average of two such processes is one, decides short lopsided tallies (10-0) the Gaussian
+  limit is slow on, and costs a factor of 2 where either alone would have passed.
+* *a is not ahead by the margin* (null: p >= 1/2 + delta in every game), head-to-head: the
+  likelihood ratio prod (q/p0)^X ((1-q)/(1-p0))^(1-X), p0 = 1/2 + delta, mixed over q uniform in
+  [0, p0], in closed form E(S, F) = sum_{i <= F} C(N+1, S+1+i) r^i / ((N+1) C(N, S)),
+  r = p0 / (1 - p0). Each factor has mean p q/p0 + (1-p)(1-q)/(1-p0) <= 1 once p >= p0 > q. The
+  pair is **equal within delta** once both directions are shown (a not ahead of b by delta, b not
+  ahead of a): the two-one-sided-tests form of an equivalence test, made sequential; its tallies
+  are exact integers (`not_ahead`).
 
 Ville's inequality bounds the chance that a test martingale *ever* reaches 1/alpha by alpha, so
 every test may be looked at after every round, for as long as the tournament runs, and a pair that
@@ -35,37 +48,47 @@ factor. Which pairs are adjacent depends on the data, so the bound is split (Bon
 alpha = (1 - confidence) / (n(n-1)) for each of the four tests of each of the n(n-1)/2 pairs.
 Whatever a pair's p, at most two of its four tests have a true null (p = 1/2: both orders;
 p >= 1/2 + delta: "b above a" and "a not ahead"), so the chance of any wrong decision in the
-tournament is at most n(n-1)/2 * 2 alpha = 1 - confidence. A fixed-sample test repeated after
-every round would not hold its level (the repeated looks inflate it). The tallies are exact
-integers (`proven`, `within_margin`), so a decision never depends on floating point and resume
-repeats it bit for bit.
+tournament is at most n(n-1)/2 * 2 alpha = 1 - confidence. The order tests are run on the pairs
+adjacent in the rule's own order after each round (only those are ever read). A fixed-sample test
+repeated after every round would not hold its level (the repeated looks inflate it).
+
+**What no test can do.** The rule's games are bounded below whatever its test: a rule that ends a
+clear field reported in order, and reports a pair wrongly at most 1 - confidence of the time on
+the same field with that pair tied, needs on average at least (n - 1) log(1 / (1 - confidence))
+over the most any one table tells about the n - 1 pairs (`arena.ratings.plackett_luce.least_mean_games`,
+Wald's bound): at 4 seats and 70/30 neighbours 41 games for 5 bots and 71 for 8, before any split
+of the error over pairs. A fixed schedule long enough to be right 95% of the time (45 and 128
+games there) needs no such proof, and only hindsight can choose it.
 
 **Not a stop rule:** `arena.ratings.rank_confidence.superiority` (the posterior chance that the
 upper bot is stronger) reaches any level on two *equal* bots too: their posteriors narrow while
 their means drift apart by chance, so stopping once it passes 0.95 stops on a coin flip. Only the
 tests above hold their error however often they are read.
 
-**The order.** Which pairs are adjacent is read from a Bradley-Terry fit of the same tallies
-(`Evidence.order`): strengths held fixed over the tournament (TrueSkill's tau = 0: a tournament's
-field does not learn while it plays), pooling every shared game, so a close pair is seen in its
-true order far sooner than by the tournament's TrueSkill table, whose tau lets the ratings drift
-and keeps the order of close bots wrong 13-20% of the time however long it plays. The order only
-decides which pairs are looked at; a decision is always the pair's own head-to-head evidence.
+**The order.** Which pairs are adjacent is read from the same Bradley-Terry fit (`Evidence.order`):
+strengths held fixed over the tournament (TrueSkill's tau = 0: a tournament's field does not learn
+while it plays), pooling every shared game, so a close pair is seen in its true order far sooner
+than by the tournament's TrueSkill table, whose tau lets the ratings drift and keeps the order of
+close bots wrong 13-20% of the time however long it plays.
 
 **The promise.** Call a reported pair wrong if it is reported proven in an order the bots' true
-chances contradict (the lower bot's chance of finishing above the upper one is at least 1/2 in
-every game they share), or reported equal while one finishes above the other at least
+strengths contradict, or reported equal while one finishes above the other at least
 1/2 + delta of the time. The chance that a tournament ever reports a wrong pair, and so that it
-stops settled on a wrong order or a wrong "equal", is at most 1 - confidence. Where that chance
-varies from game to game (seats, the other players) and is past its bound only on average, the
-bound holds only as far as the seat-balanced rounds even it out; `benchmarks/rating_quality.py
---simulate` measures the rate on Plackett-Luce fields of known skill through this code
-(docs/benchmarks.md, "Rating quality"). What it does not promise: bots below place K+1 are not
-compared with the top.
+stops settled on a wrong order or a wrong "equal", is at most 1 - confidence: for the head-to-head
+tests whatever the bots are; for the pooled test where the games follow the Bradley-Terry model
+(a bot's chance of finishing above another the same whoever else is at the table) and its
+Gaussian limit holds. `benchmarks/rating_quality.py --simulate` measures the rate on
+Plackett-Luce fields of known skill through this code (docs/benchmarks.md, "Rating quality"): no
+field came near the promise. Bots whose strengths are not one ladder (a beats b, b beats c, c
+beats a) have no true order; the pooled test then reports the Bradley-Terry order, which is the
+order of their average strength. What it does not promise: bots below place K+1 are not compared
+with the top.
 
 **Determinism.** `Evidence` is fed complete rounds only and its order and decisions are functions
-of their results, so the decision after each round is a pure function of the committed results of
-complete rounds: a resumed tournament decides the same as one that never stopped.
+of their results (the fits start from strength 1, the games' variance is summed in a sorted order
+of outcomes, not in the order the store returns them), so the decision after each round is a pure
+function of the committed results of complete rounds: a resumed tournament decides the same as one
+that never stopped.
 """
 
 from __future__ import annotations
@@ -238,6 +261,8 @@ POOLED_PRIOR_PRECISION = 1.0
 """The precision of the pooled test's half-normal mixture over the strength gap (in log-odds):
 a standard deviation of 1, a pair of neighbours finishing 73/27, where the fields that matter
 to organisers lie; the test holds its level whatever the gap, and is quickest near this one."""
+HEAD_TO_HEAD_WEIGHT = 0.2
+"""The head-to-head test martingale's weight in the average with the pooled one (module docstring)."""
 _NEWTON_STEPS = 100
 """Newton steps of a Bradley-Terry fit at most (a fit takes about ten)."""
 _NEWTON_TOLERANCE = 1e-12
@@ -276,7 +301,10 @@ def pooled_proofs(
         statistic = math.sqrt(max(0.0, ratio) * model_variance) / variance
         pooled = _log_half_normal_mixture(statistic, 1 / variance)
         direct = _log_mixture(wins[i][i + 1], wins[i + 1][i])
-        if max(pooled, direct) + math.log1p(math.exp(-abs(pooled - direct))) - math.log(2) >= threshold:
+        weighted = (1 - HEAD_TO_HEAD_WEIGHT) * math.exp(pooled - threshold) + HEAD_TO_HEAD_WEIGHT * math.exp(
+            direct - threshold
+        )
+        if weighted >= 1:
             proofs.add((order[i], order[i + 1]))
     return proofs
 
@@ -436,7 +464,9 @@ def comparisons_needed(share: float, alpha: Fraction, margin: float, limit: int 
     """About how many shared games (ties left out) a pair needs for a decision if the upper bot
     keeps finishing above the other a `share` of the time: the fewest N at which the order test
     (share above 1/2) or the equivalence tests (share within the margin) would pass on a tally of
-    that share. None when neither could within `limit` (a share of exactly 1/2 without a margin)."""
+    that share, the pair's own games its only evidence (the pooled test, counting the games against
+    the others too, mostly needs fewer: an estimate from above). None when neither could within
+    `limit` (a share of exactly 1/2 without a margin)."""
     threshold = math.log(alpha.denominator / alpha.numerator)
 
     def passes(n: int) -> bool:
