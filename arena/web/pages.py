@@ -164,10 +164,15 @@ async def games(
 
 @router.get("/api", response_class=HTMLResponse)
 async def api_index(request: Request, web: Web) -> HTMLResponse:
-    """What the JSON API offers, read from its own OpenAPI document."""
+    """What the JSON API offers, read from its own OpenAPI document: each operation with its method."""
     endpoints = [
-        (path, operation.get("summary", ""), [p["name"] for p in operation.get("parameters", []) if p["in"] == "query"])
+        (
+            method.upper(),
+            path,
+            operation.get("summary", ""),
+            [p["name"] for p in operation.get("parameters", []) if p["in"] == "query"],
+        )
         for path, methods in request.app.openapi()["paths"].items()
-        for operation in methods.values()
+        for method, operation in methods.items()
     ]
     return render(web.templates, request, "api_index.html", endpoints=endpoints, max_page=MAX_PAGE_SIZE, nav="api")

@@ -76,7 +76,7 @@ def _game(request: Request, game_id: str) -> CasualGame:
     return casual
 
 
-@router.get("/play", response_class=HTMLResponse)
+@router.get("/play", response_class=HTMLResponse, include_in_schema=False)
 async def play_page(request: Request, web: Web) -> Response:
     response = render(
         web.templates,

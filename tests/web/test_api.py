@@ -4,6 +4,8 @@ never a traceback."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
@@ -111,9 +113,22 @@ def test_the_openapi_document_describes_every_api_path(client: TestClient) -> No
     api_routes = {path for path in get_paths(client.app.routes) if path.startswith("/api/")}  # type: ignore[attr-defined]
     assert len(api_routes) > 10 and api_routes - {"/api/openapi.json"} <= set(document["paths"])
     assert "RatingRow" in document["components"]["schemas"]
-    assert not any(path.startswith(("/tournaments", "/bots", "/games", "/parts")) for path in document["paths"])
+    assert not any(path.startswith(("/tournaments", "/bots", "/games", "/parts", "/play")) for path in document["paths"])
     listed = client.get("/api")
     assert listed.status_code == 200 and "/api/ladder" in listed.text
+
+
+def test_the_api_page_lists_each_operation_with_its_own_method(client: TestClient) -> None:
+    """The Play page's POSTs and DELETE were listed as GET (issue #35)."""
+    rows = re.findall(
+        r'<td class="mono" data-col="method">(\w+)</td><td class="mono" data-col="path">([^<]+)</td>',
+        client.get("/api").text,
+    )
+    document = client.get("/api/openapi.json").json()
+    assert sorted(rows) == sorted((m.upper(), path) for path, ops in document["paths"].items() for m in ops)
+    assert ("POST", "/api/play/games") in rows and ("POST", "/api/play/games/{game_id}/decisions") in rows
+    assert ("DELETE", "/api/play/queue") in rows and ("GET", "/api/ladder") in rows
+    assert ("GET", "/api/play/games") not in rows
 
 
 @pytest.mark.parametrize(
