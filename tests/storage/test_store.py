@@ -139,6 +139,24 @@ def test_entries_are_checked_and_close_at_the_start(session: Session) -> None:
     assert store.show_tournament(session=session, tournament="cup").entrants == ("a", "b", "c")
 
 
+def test_a_tournament_started_before_its_time_starts_when_it_started(session: Session) -> None:
+    """`tournament start` (and the demo, which schedules a day ahead) before `starts_at`: its start
+    is the moment it started, so no page or list shows a start after it began (issue #35); one
+    started by the runner after its time keeps the time it was given."""
+    for name in ("a", "b", "c"):
+        store.register_bot(session=session, name=name)
+    early = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    for name, starts_at in (("early", early + timedelta(days=1)), ("due", early - timedelta(minutes=5))):
+        create(session, name=name, starts_at=starts_at)
+        for bot in ("a", "b", "c"):
+            store.enter_tournament(session=session, tournament=name, bot=bot)
+        store.start_tournament(session=session, tournament=name, now=early)
+    started = store.show_tournament(session=session, tournament="early")
+    assert started.starts_at == started.started_at == early
+    due = store.show_tournament(session=session, tournament="due")
+    assert (due.starts_at, due.started_at) == (early - timedelta(minutes=5), early)
+
+
 def test_due_tournaments_are_those_whose_time_has_come(session: Session) -> None:
     now = datetime(2026, 3, 1, 12, tzinfo=UTC)
     create(session, name="later", starts_at=now + timedelta(minutes=1))

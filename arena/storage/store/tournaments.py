@@ -272,7 +272,10 @@ def start_tournament(*, session: Session, tournament: str, now: datetime | None 
 @writes
 def close_entries(*, session: Session, tournament: str, now: datetime | None = None) -> None:
     """The start's first transaction: the tournament becomes running (its entries close) if its
-    field can play, and every entrant gets its tournament rating. The schedule is not stored yet."""
+    field can play, and every entrant gets its tournament rating. The schedule is not stored yet.
+    A start before `starts_at` (`tournament start`, the demo) moves `starts_at` to the moment it
+    started: the time it was scheduled for no longer comes, and every list and page would show a
+    start after the tournament began."""
     moment = utc_now(now)
     try:
         claimed = session.exec(
@@ -285,6 +288,11 @@ def close_entries(*, session: Session, tournament: str, now: datetime | None = N
             if row.status is TournamentStatus.FAILED:
                 raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
             raise TournamentAlreadyStarted(f"tournament {tournament!r} is already {row.status.value}")
+        session.exec(
+            sa.update(TournamentRow)
+            .where(col(TournamentRow.name) == tournament, col(TournamentRow.starts_at) > moment)
+            .values(starts_at=moment)
+        )
         row = tournament_row(session, tournament)
         assert row.id is not None
         entrants = _entrants(session, row)
