@@ -38,12 +38,12 @@ def _set(cards: Sequence[Card]) -> str:
 def _scouted(names: Sequence[str], e: Scouted) -> str:
     end = "left" if e.end is End.LEFT else "right"
     turned = " (turned over)" if e.flip else ""
-    return f"{names[e.seat]} scouts {e.card.top}{turned} from the {end} end into hand position {e.position}"
+    return f"{names[e.seat]} scouts {e.card.top}{turned} from the {end} end into hand position {e.position + 1}"
 
 
 def _shown(names: Sequence[str], e: Shown, captured: int) -> str:
     capture = f", capturing {captured} card{'s' * (captured != 1)}" if captured else ""
-    return f"{names[e.seat]} shows {_set(e.cards)} (from hand position {e.start}){capture}"
+    return f"{names[e.seat]} shows {_set(e.cards)} (from hand position {e.start + 1}){capture}"
 
 
 def replay_lines(detail: GameDetail) -> list[str]:

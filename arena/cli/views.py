@@ -175,7 +175,7 @@ def seeds_view(reveal: SeedReveal) -> RenderableType:
     for column in ("id", "table", "game", "attempt", "seed"):
         table.add_column(column, justify="right")
     for g in reveal.games:
-        table.add_row(str(g.game_id), str(g.table_index), str(g.game_index), str(g.attempt), str(g.seed))
+        table.add_row(str(g.game_id), str(g.table_index + 1), str(g.game_index + 1), str(g.attempt), str(g.seed))
     return Group(facts, table)
 
 
@@ -367,7 +367,12 @@ def games_table(games: Sequence[GameInfo]) -> Table:
         else:
             seats = ", ".join(g.seats)
         table.add_row(
-            str(g.id), escape(g.tournament), str(g.table_index), str(g.game_index), g.status.value, escape(seats)
+            str(g.id),
+            escape(g.tournament),
+            str(g.table_index + 1),
+            str(g.game_index + 1),
+            g.status.value,
+            escape(seats),
         )
     return table
 
@@ -383,7 +388,7 @@ def _forfeit(s: SeatResult) -> str:
 def game_header(g: GameInfo) -> str:
     retried = f", played {g.attempts} times (the others were interrupted or voided)" if g.attempts > 1 else ""
     return (
-        f"Game {g.id}: tournament {g.tournament}, table {g.table_index}, game {g.game_index}, "
+        f"Game {g.id}: tournament {g.tournament}, table {g.table_index + 1}, game {g.game_index + 1}, "
         f"seed {_secret(g.seed, 'the game')}, {len(g.seats)} players: {', '.join(g.seats)}{retried}"
     )
 

@@ -78,7 +78,7 @@ def test_the_games_table_shows_points_ranks_and_the_forfeit_cause() -> None:
     detail = finished_detail(played(seed=9), forfeit=1)
     row = next(line for line in text_of(games_table([detail.info])).splitlines() if line.startswith("│ 12"))
     cells = [c.strip() for c in row.split("│")[1:-1]]
-    assert cells[:5] == ["12", "cup", "1", "0", "finished"]
+    assert cells[:5] == ["12", "cup", "2", "1", "finished"]  # counted from 1, as the web counts them
     for s in detail.info.results:
         assert f"{s.bot}: {s.points} ({s.rank}" in cells[5]
     assert "bob: " in cells[5] and "forfeit: timeout" in cells[5].split("bob: ")[1].split(")")[0]
@@ -88,7 +88,7 @@ def test_an_unfinished_game_keeps_its_seed_secret_in_the_header() -> None:
     info = finished_detail(played(seed=4)).info
     assert "seed 4," in game_header(info)
     hidden = game_header(replace(info, seed=None, status=GameStatus.RUNNING, attempts=2))
-    assert "seed 4" not in hidden and hidden.startswith("Game 12: tournament cup, table 1, game 0, seed ")
+    assert "seed 4" not in hidden and hidden.startswith("Game 12: tournament cup, table 2, game 1, seed ")
     assert hidden.endswith("3 players: ann, bob, cy, played 2 times (the others were interrupted or voided)")
 
 

@@ -11,9 +11,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.cli.views import games_table
 from arena.page_tokens import MAX_PAGE_SIZE
 from arena.storage import store
 from arena.web import reads
+from tests.cli.test_views import text_of
 from tests.web.conftest import BOTS, GAMES_PER_TABLE, TOURNAMENT, UPCOMING, get_paths
 
 
@@ -113,7 +115,9 @@ def test_the_openapi_document_describes_every_api_path(client: TestClient) -> No
     api_routes = {path for path in get_paths(client.app.routes) if path.startswith("/api/")}  # type: ignore[attr-defined]
     assert len(api_routes) > 10 and api_routes - {"/api/openapi.json"} <= set(document["paths"])
     assert "RatingRow" in document["components"]["schemas"]
-    assert not any(path.startswith(("/tournaments", "/bots", "/games", "/parts", "/play")) for path in document["paths"])
+    assert not any(
+        path.startswith(("/tournaments", "/bots", "/games", "/parts", "/play")) for path in document["paths"]
+    )
     listed = client.get("/api")
     assert listed.status_code == 200 and "/api/ladder" in listed.text
 
@@ -204,3 +208,27 @@ def test_nothing_on_the_web_writes(client: TestClient) -> None:
     for path in ("/api/ladder", "/api/tournaments", f"/tournaments/{TOURNAMENT}", "/"):
         assert client.post(path).status_code == 405
         assert client.delete(path).status_code == 405
+
+
+def test_the_cli_and_the_pages_number_tables_and_games_alike(client: TestClient, engine: Engine) -> None:
+    """From 1 wherever a person reads them (issue #35: the CLI counted from 0, the pages from 1);
+    the JSON documents keep the schedule's indices, from 0, as docs/operator-guide.md says."""
+    with Session(engine) as session:
+        games = store.list_games(session=session, tournament=TOURNAMENT)
+    cli = {
+        int(cells[0]): (cells[2], cells[3])
+        for line in text_of(games_table(games)).splitlines()
+        if (cells := [c.strip() for c in line.split("│")[1:-1]]) and cells[0].isdigit()
+    }
+    web = {
+        int(game): (table, of_table)
+        for game, table, of_table in re.findall(
+            r'<tr data-game="(\d+)">\s*<td>.*?</td>\s*<td>.*?</td>\s*'
+            r'<td class="num">(\d+)</td>\s*<td class="num">(\d+)</td>',
+            client.get("/games", params={"tournament": TOURNAMENT}).text,
+            re.S,
+        )
+    }
+    assert len(cli) == len(games) > 1 and cli == web
+    assert {(g.id, str(g.table_index + 1), str(g.game_index + 1)) for g in games} == {(i, *n) for i, n in cli.items()}
+    assert client.get("/api/games", params={"tournament": TOURNAMENT}).json()["items"][0]["table_index"] == 0
