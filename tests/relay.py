@@ -35,6 +35,6 @@ async def relay(address: str, target: str, opened: set[asyncio.StreamWriter]) ->
         opened.update((writer, upstream[1]))
         await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer), return_exceptions=True)
 
-    server = await asyncio.start_arena(accepted, "127.0.0.1", 0)
+    server = await asyncio.start_server(accepted, "127.0.0.1", 0)
     bound: int = server.sockets[0].getsockname()[1]
     return bound
