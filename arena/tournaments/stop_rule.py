@@ -111,8 +111,9 @@ MIN_CONFIDENCE = 0.5
 MAX_CONFIDENCE = 0.9999
 DEFAULT_MAX_GAMES = 2000
 """Under it 8 entrants at 4-seat tables whose neighbours finish above each other 60% of the time
-settle in 91% of simulated runs (docs/benchmarks.md, "Rating quality"); larger or closer fields
-mostly stop here, and so, with `margin` 0, does any field holding two equal bots."""
+settle in every one of 200 simulated runs, in 1,278 games on average (docs/benchmarks.md, "Rating
+quality"); 16 such entrants, or closer fields, mostly stop here, and so, with `margin` 0, does
+any field holding two equal bots."""
 DEFAULT_MARGIN = 0.1
 """Two bots are equal within the margin when neither finishes above the other in 60% or more of
 their shared games; tighter margins take quadratically more games to show."""
