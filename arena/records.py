@@ -76,8 +76,8 @@ class Tournament:
     """A tournament's format, state, entrants (sorted by name) and progress.
 
     `seed` and `seed_nonce` are None until the tournament is finished: until then only
-    `seed_commitment` is public (`arena.tournaments.fairness`), so no deal can be foreseen (DESIGN.md
-    boundary 2). `reveal_seeds` gives them to the organiser earlier.
+    `seed_commitment` is public (`arena.tournaments.fairness`), so no deal can be foreseen
+    (docs/architecture.md, boundary 2). `reveal_seeds` gives them to the organiser earlier.
     """
 
     id: int

@@ -1,7 +1,7 @@
 /* The learned playout's rollout in C: `bots.playout.LinearPlayout.play_out` without the interpreter.
  *
  * One call plays a position to the end of its round, every seat choosing as
- * `LinearPlayout.action` does and every action applied as `sdk.engine.Game.apply` does (RULES.md
+ * `LinearPlayout.action` does and every action applied as `sdk.engine.Game.apply` does (docs/rules.md
  * §4-§7), and returns the round's scores and the number of actions played. It is an accelerator
  * only: bots/playout.py holds the definition, and with the same weights this code must choose the
  * same actions in the same order of candidates, with the same floating-point sums, so that ties
@@ -258,7 +258,7 @@ static Move choose(const State *s, const double *w) {
     return best;
 }
 
-/* Why `m` is not one of the mover's legal actions (RULES.md §4-§5), or NULL if it is: a caller's
+/* Why `m` is not one of the mover's legal actions (docs/rules.md §4-§5), or NULL if it is: a caller's
  * first move is checked as Game.apply would check it. */
 static const char *illegal(const State *s, Move m) {
     int seat = s->to_move, n = s->hands[seat].n, beat = s->active_key;
@@ -366,7 +366,7 @@ static int read_int(PyObject *item, int *out, const char *what) {
     return 0;
 }
 
-/* A card's number (RULES.md §1), which `key_of` packs into 6 bits. */
+/* A card's number (docs/rules.md §1), which `key_of` packs into 6 bits. */
 static int read_value(PyObject *item, int *out) {
     if (read_int(item, out, "a card's value")) return -1;
     if (*out < 1 || *out > 10) {

@@ -91,7 +91,7 @@ class GameResult:
 
 
 def final_ranks(points: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, ...]:
-    """Competition ranks by points (RULES.md §8), except that forfeiting seats rank last, together.
+    """Competition ranks by points (docs/rules.md §8), except that forfeiting seats rank last, together.
 
     >>> final_ranks([7, 5, 5, 1], [False, False, False, False])
     (1, 2, 2, 4)

@@ -30,7 +30,7 @@ DEFAULT_SPECTATOR_DELAY_S = 30
 is many turns later, too late to be worth relaying to a bot, and still soon enough to follow a game."""
 MAX_SPECTATOR_DELAY_S = 3600
 MAX_EVENTS = 20_000
-"""No game has more public events (5 rounds of at most 1,000 actions, RULES.md §6); more is a bug,
+"""No game has more public events (5 rounds of at most 1,000 actions, docs/rules.md §6); more is a bug,
 and the feed stops taking them rather than grow."""
 KEEP_S = 300.0
 """How long a finished game's feed stays after its last event is released."""

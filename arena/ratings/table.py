@@ -2,9 +2,10 @@
 
 Settings (`arena_env`): TrueSkill's defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300) with
 draw_probability 0.01. Draws happen (equal final points share a rank): with random bots, 3-10% of
-neighbouring places are ties (measured over 1,200 engine games, 2-5 players). FACTS.md reports
-that 0.01 converged quickly on a simulated SCOUT ladder, so we keep it small as it advises; the
-measured tie rate, not this constant, is what a draw costs or earns.
+neighbouring places are ties (measured over 1,200 engine games, 2-5 players). A simulated SCOUT
+ladder with 0.01 reached the true order of its strength classes in 12-16 games, and a public bot
+ladder keeps it small for games with rare draws (docs/benchmarks.md, "Figures measured before this
+project"); the measured tie rate, not this constant, is what a draw costs or earns.
 
 Ratings are computed by `trueskill_ffa.rate_free_for_all`, the library's algorithm specialised to
 free-for-all games of one-player teams: about ten times faster and bit-identical to

@@ -20,7 +20,7 @@ seed, and the checks anyone can run once they are revealed (`scout-arena games v
   commitment, every game's and voided attempt's seed against the derivation, and every record
   against its seed (its deals re-dealt with `sdk.engine.deal_rounds`, its moves replayed).
 
-DESIGN.md boundary 2: nothing from which a deal follows leaves before its game is finished;
+Boundary 2 of docs/architecture.md: nothing from which a deal follows leaves before its game is finished;
 `arena.storage.store` builds every public read model with the seeds left out until then.
 """
 

@@ -12,10 +12,10 @@ Two formats. The full round robin (`rounds` None) lets every pair of entrants me
   local search over tables that always makes pair counts differ by at most one; seats are then
   given out by k successive random perfect matchings of the entrant/table graph (`sdk.seating`,
   which local play shares; the graph is regular, so König's theorem guarantees they exist), which
-  balances seats exactly, and an annealed search
-  over seat swaps that keep those counts makes "who plays right after whom" as varied as it can:
-  FACTS.md measured that keeping one cyclic order (the same neighbours every time) doubles the
-  spread of an entrant's points. Larger fields use cyclic rounds (below), m of them.
+  balances seats exactly, and an annealed search over seat swaps that keep those counts makes "who
+  plays right after whom" as varied as it can: keeping one cyclic order (the same neighbours every
+  time) doubles the spread of an entrant's points (docs/benchmarks.md, "Figures measured before
+  this project"). Larger fields use cyclic rounds (below), m of them.
 
 The bounded format (`rounds` N, for fields too large for a full round robin) is N cyclic rounds:
 n*N tables, each entrant at k*N of them, exactly N times in each seat. A cyclic round is every

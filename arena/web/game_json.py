@@ -1,5 +1,5 @@
 """Engine values as JSON for the web: cards, public events, round results, public tables and a
-seat's observation (RULES.md §9).
+seat's observation (docs/rules.md §9).
 
 The one encoder of engine values for every page and feed: the replay frames
 (`arena.web.replay_frames`), the live games' stream (`arena.web.live_stream`) and the Play page's

@@ -2,7 +2,7 @@
 Server-Sent Events (`/api/games/{id}/events`) after the tournament's spectator delay.
 
 The stream carries public events only, and the table folded from them (`live_stream`): never a
-hand, never the seed (RULES.md §9). Live games exist where the app is served inside the arena
+hand, never the seed (docs/rules.md §9). Live games exist where the app is served inside the arena
 (`scout-arena serve`): its referee publishes them to the arena's `SpectatorHub`. Served over a
 database alone there is nothing live, and the stream says so.
 """

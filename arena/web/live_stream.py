@@ -2,7 +2,7 @@
 
 `LiveCursor` is one spectator's place in a game's feed (`arena.play.spectators`). Everything it sends
 is built here from public events alone: the event itself (`game_json.event_json`) and the table
-folded from the events so far (`public_table`), never a hand or the seed (RULES.md §9); each
+folded from the events so far (`public_table`), never a hand or the seed (docs/rules.md §9); each
 event's message is made once and shared by every spectator of the feed. It reads the hub's clock,
 so tests drive it with their own. `EventStream` sends the messages as
 Server-Sent Events and drops a spectator that does not read them.

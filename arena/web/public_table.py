@@ -1,4 +1,4 @@
-"""The public table of a running game, rebuilt from its public events alone (RULES.md §9).
+"""The public table of a running game, rebuilt from its public events alone (docs/rules.md §9).
 
 The live page is fed public events and nothing else (`arena.play.spectators`), so what it shows of the
 table (hand sizes, the active set and its owner, chips, captured counts, scores) is folded from

@@ -1,7 +1,7 @@
 """The replay viewer of a finished game (`/games/{id}`) and its data: the game's frames
 (`/api/games/{id}/frames`, built by `replay_frames`) and its stored record as JSON
 (`/api/games/{id}/record`). A game that is not finished has neither: its hands are secret until
-it ends (RULES.md §9), so its page says so and points to the live view. A casual game (a person's
+it ends (docs/rules.md §9), so its page says so and points to the live view. A casual game (a person's
 game on the Play page, `arena.storage.store.casual`) is replayed the same, under the id
 `casual-N`."""
 

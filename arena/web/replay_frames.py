@@ -1,4 +1,4 @@
-"""A finished game as a list of frames, one per step, for the replay viewer (RULES.md §9).
+"""A finished game as a list of frames, one per step, for the replay viewer (docs/rules.md §9).
 
 The record is played again with the engine: a frame for each round's deal, for each seat's flip
 decision, and for every show, scout and Scout & Show. Each frame holds the omniscient table (every

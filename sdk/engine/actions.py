@@ -1,4 +1,4 @@
-"""What a player can do: the hand-flip decision, Show, Scout and Scout & Show (RULES.md §3-§4).
+"""What a player can do: the hand-flip decision, Show, Scout and Scout & Show (docs/rules.md §3-§4).
 
 Actions are small immutable values; equal actions compare equal, so `action in legal_actions`
 works. The engine hands out shared instances from precomputed tables, which keeps legal-action
@@ -26,7 +26,7 @@ class End(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Flip:
-    """The round-start decision: `flip=True` turns the whole hand upside down (RULES.md §3)."""
+    """The round-start decision: `flip=True` turns the whole hand upside down (docs/rules.md §3)."""
 
     flip: bool
 
@@ -36,7 +36,7 @@ class Flip:
 
 @dataclass(frozen=True, slots=True)
 class Show:
-    """Play the `length` cards of your hand starting at index `start` (RULES.md §4.1)."""
+    """Play the `length` cards of your hand starting at index `start` (docs/rules.md §4.1)."""
 
     start: int
     length: int
@@ -49,7 +49,7 @@ class Show:
 class Scout:
     """Take the card at `end` of the active set, turned over if `flip`, into hand index `position`.
 
-    `position` ranges over 0..len(hand): 0 puts the card leftmost (RULES.md §4.2).
+    `position` ranges over 0..len(hand): 0 puts the card leftmost (docs/rules.md §4.2).
     """
 
     end: End
@@ -90,7 +90,7 @@ SCOUTS: tuple[tuple[tuple[Scout, ...], tuple[Scout, ...]], ...] = tuple(
     for n in range(MAX_HAND + 1)
 )
 """SCOUTS[hand length][0] lists every scout from a set of 2+ cards; [1] from a one-card set,
-whose two ends are the same card and so listed once, as LEFT (RULES.md §4.2, Decision: encoding)."""
+whose two ends are the same card and so listed once, as LEFT (docs/rules.md §4.2, Decision: encoding)."""
 
 FLIPS: tuple[Flip, Flip] = (Flip(False), Flip(True))
 

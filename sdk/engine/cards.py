@@ -1,4 +1,4 @@
-"""Cards, the deck for each player count, and the per-count table of RULES.md §2."""
+"""Cards, the deck for each player count, and the per-count table of docs/rules.md §2."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 Seat = int
-"""A seat number, 0..N-1 clockwise (RULES.md §3)."""
+"""A seat number, 0..N-1 clockwise (docs/rules.md §3)."""
 
 
 class Card(NamedTuple):
-    """A card as held: `top` counts in play, `bottom` is its value when turned over (RULES.md §1).
+    """A card as held: `top` counts in play, `bottom` is its value when turned over (docs/rules.md §1).
 
     A plain tuple underneath, so hands are cheap to copy and compare; the card's identity is its
     unordered pair, `card.id`.
@@ -51,7 +51,7 @@ TURNED = _Turned()
 
 @dataclass(frozen=True, slots=True)
 class TableRules:
-    """What changes with the number of players (RULES.md §2, §3, §5)."""
+    """What changes with the number of players (docs/rules.md §2, §3, §5)."""
 
     players: int
     deck: tuple[Card, ...]

@@ -1,4 +1,4 @@
-"""The seeded deal (RULES.md §2, Decision: reproducibility).
+"""The seeded deal (docs/rules.md §2, Decision: reproducibility).
 
 The procedure is written down so any implementation, in any language, deals the same hands:
 

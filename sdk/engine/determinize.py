@@ -2,7 +2,7 @@
 
 A search bot cannot see the other hands, so it samples them: every card it has not seen is dealt
 at random into the hand slots it knows nothing about, while every card seen in public (shown, or
-scouted into a known position of a known hand) stays exactly where it is (RULES.md §9). Each
+scouted into a known position of a known hand) stays exactly where it is (docs/rules.md §9). Each
 sample is a complete `Game` the bot may play forward with `Game.apply`. Samples end when the
 current round ends: later rounds are fresh deals that no decision of this round can change.
 Before the round's first turn (the FLIP phase) a sample is a game waiting for the flip decisions

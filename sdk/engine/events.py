@@ -1,4 +1,4 @@
-"""The public history of a game: what every seat and spectator sees happen (RULES.md §9)."""
+"""The public history of a game: what every seat and spectator sees happen (docs/rules.md §9)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class RoundStarted:
 
 @dataclass(frozen=True, slots=True)
 class FlipsRevealed:
-    """Every seat's blind flip decision, revealed together (RULES.md §3)."""
+    """Every seat's blind flip decision, revealed together (docs/rules.md §3)."""
 
     round: int
     flips: tuple[bool, ...]

@@ -1,4 +1,4 @@
-"""Legal-action enumeration, the engine's hot path (RULES.md §4).
+"""Legal-action enumeration, the engine's hot path (docs/rules.md §4).
 
 Two ideas keep it fast in pure Python:
 

@@ -1,4 +1,4 @@
-"""What a seat may know, and what a spectator sees (RULES.md §9).
+"""What a seat may know, and what a spectator sees (docs/rules.md §9).
 
 These types are the only way game state leaves the engine towards a player. `PublicView` has no
 field that could hold a card from a hand; `Observation` adds exactly one hand, the viewer's own.

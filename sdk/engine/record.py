@@ -1,4 +1,4 @@
-"""Game records: everything needed to replay a game exactly, as JSON (RULES.md §2, §9).
+"""Game records: everything needed to replay a game exactly, as JSON (docs/rules.md §2, §9).
 
 A record is (players, seed) plus every decision; the dealt hands and the results are stored too,
 so a record checks itself: `replay` deals from the seed, applies the decisions and fails with

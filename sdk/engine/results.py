@@ -9,7 +9,7 @@ from enum import Enum
 from .cards import Seat
 
 ROUND_ACTION_CAP = 1000
-"""A round ends after this many accepted actions (RULES.md §6, Decision: termination)."""
+"""A round ends after this many accepted actions (docs/rules.md §6, Decision: termination)."""
 
 
 class EndReason(Enum):
@@ -23,7 +23,7 @@ class EndReason(Enum):
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """One scored round (RULES.md §7). `exempt` is the owner who lost nothing for their hand."""
+    """One scored round (docs/rules.md §7). `exempt` is the owner who lost nothing for their hand."""
 
     round: int
     reason: EndReason
@@ -34,7 +34,7 @@ class RoundResult:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game (RULES.md §8): totals, competition ranks (1, 2, 2, 4) and the winners."""
+    """The end of a game (docs/rules.md §8): totals, competition ranks (1, 2, 2, 4) and the winners."""
 
     totals: tuple[int, ...]
     ranks: tuple[int, ...]

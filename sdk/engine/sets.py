@@ -1,4 +1,4 @@
-"""Sets and their strength (RULES.md §4.1).
+"""Sets and their strength (docs/rules.md §4.1).
 
 A set's strength is the key (length, kind, lowest value) with GROUP > SEQUENCE; a new set may be
 shown only when its key is strictly greater than the active set's key. Tuple comparison gives

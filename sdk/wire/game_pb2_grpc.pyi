@@ -3,9 +3,9 @@
 isort:skip_file
 Game values shared by every service: cards, actions, a seat's observation, public events, forfeits.
 
-They mirror the domain types of the rules engine (sdk/engine) one to one; RULES.md gives the
+They mirror the domain types of the rules engine (sdk/engine) one to one; docs/rules.md gives the
 meaning of every number. Nothing here can describe another player's hand: an Observation holds
-exactly one hand, the receiving seat's own (RULES.md §9).
+exactly one hand, the receiving seat's own (docs/rules.md §9).
 """
 
 from collections import abc as _abc

@@ -1,7 +1,7 @@
 """The compiled rollout (bots/_playout.c) against its definition, the Python playout.
 
 `LinearPlayout.play_out` plays a round to its end in C when the module was built and in Python
-otherwise; the two must agree on every position, ties included (RULES.md §4-§7: the shows, scouts
+otherwise; the two must agree on every position, ties included (docs/rules.md §4-§7: the shows, scouts
 and Scout & Shows the playout picks from, how each changes the hands and the active set, when the
 round ends and how it is scored), or a search would play differently on a machine without a
 compiler.
@@ -82,7 +82,7 @@ def test_they_agree_where_coarse_weights_make_candidates_tie(players: int) -> No
 @pytest.mark.parametrize("players", SIZES)
 def test_they_agree_after_any_legal_first_move(players: int) -> None:
     """A search judges its candidates by playing each first: every kind of action, applied as
-    `Game.apply` applies it (RULES.md §4.1-§5)."""
+    `Game.apply` applies it (docs/rules.md §4.1-§5)."""
     playout = LinearPlayout.shipped()
     rng = random.Random(players)
     kinds = set()
@@ -114,7 +114,7 @@ def test_an_illegal_first_move_is_refused_by_both_rollouts() -> None:
 
 @needs_compiled
 def test_a_hand_emptied_by_a_scout_and_show_ends_the_round() -> None:
-    """RULES.md §5, §7.1: the mover scouts the 5 between its 4 and 6 and shows all three."""
+    """docs/rules.md §5, §7.1: the mover scouts the 5 between its 4 and 6 and shows all three."""
     position = Position(
         hands=[[Card(4, 1), Card(6, 1)], [Card(9, 1)] * 3, [Card(8, 2)] * 3],
         active=[Card(5, 2), Card(6, 3)],

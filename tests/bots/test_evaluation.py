@@ -33,7 +33,7 @@ def _unit(feature: str) -> list[float]:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_round_that_has_ended_is_worth_its_scores(players: int) -> None:
-    """RULES.md §7: the round's scores, not a prediction, once it is over."""
+    """docs/rules.md §7: the round's scores, not a prediction, once it is over."""
     game = _sample(players, 11, 3)
     LinearPlayout.shipped().finish(game)
     value = RoundValue({players: _unit("cards")})

@@ -31,7 +31,7 @@ def greedy_positions(players: int, games: int) -> list[tuple[Observation, Game]]
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_the_true_hands_agree_with_the_scouts_of_seats_that_play_greedy(players: int) -> None:
-    """Greedy never scouts a set it could beat (RULES.md §4: a show must beat the active set), so
+    """Greedy never scouts a set it could beat (docs/rules.md §4: a show must beat the active set), so
     the real deal must explain every scout since the last show; a card put back in the wrong place
     or a set read at the wrong strength would show up as a disagreement."""
     positions = greedy_positions(players, 4)

@@ -23,7 +23,7 @@ from sdk.local import play_game, play_match
         ((5, 4, 3), 1),
         ((2, 2, 2, 2), 1),
         ((1, 3, 5), 3),
-        ((9, 3, 9), 3),  # RULES.md §10: the 9s are not adjacent
+        ((9, 3, 9), 3),  # docs/rules.md §10: the 9s are not adjacent
         ((5, 5, 4, 3), 2),  # 5 | 5-4-3 or 5-5 | 4-3
         ((1, 2, 2, 3), 2),
         ((3, 4, 4, 5, 6), 2),

@@ -59,7 +59,7 @@ def test_the_playout_plays_the_candidate_whose_features_score_best(players: int)
 
 @pytest.mark.parametrize("players", SIZES)
 def test_every_candidate_is_legal(players: int) -> None:
-    """RULES.md §4-§5: the playout only ever plays what the referee would accept."""
+    """docs/rules.md §4-§5: the playout only ever plays what the referee would accept."""
     for game in positions(players, 8):
         actions, rows = candidates(game)
         legal = set(game.legal_actions())

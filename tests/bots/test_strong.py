@@ -243,7 +243,7 @@ def test_round_margin_is_the_seats_score_against_the_mean_of_the_others() -> Non
 
 
 def test_lead_margin_is_the_seats_total_against_the_best_other_total() -> None:
-    """RULES.md §8: the highest total wins, so the rival that counts is the one ahead."""
+    """docs/rules.md §8: the highest total wins, so the rival that counts is the one ahead."""
     game = _first_round_played(4)
     scores = game.results[-1].scores
     totals = (10, 0, 25, 3)

@@ -1,4 +1,4 @@
-"""`arena.cli.replay`: a finished game told move by move from its record (RULES.md §3–§8 events)."""
+"""`arena.cli.replay`: a finished game told move by move from its record (docs/rules.md §3–§8 events)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def test_every_round_shows_its_deal_first_player_and_end() -> None:
     record = played(seed=7)
     lines = replay_lines(finished_detail(record))
     starts = [i for i, line in enumerate(lines) if line.startswith("Round ")]
-    assert len(starts) == len(record.results) == record.players  # RULES.md §8: one round per player
+    assert len(starts) == len(record.results) == record.players  # docs/rules.md §8: one round per player
     for r, i in enumerate(starts):
         assert lines[i].startswith(f"Round {r + 1}: ") and lines[i].endswith("plays first; the deal:")
         for seat, hand in enumerate(record.deals[r]):

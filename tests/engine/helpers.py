@@ -71,7 +71,7 @@ def table(
     """A game at the first turn of round 0 whose hands are exactly `hands` (left to right).
 
     How it is built (the only place the tests write engine state): `Game(players, seed)`, every
-    seat decides "keep" (RULES.md §3), then the documented attributes `hands` (and `to_move`,
+    seat decides "keep" (docs/rules.md §3), then the documented attributes `hands` (and `to_move`,
     `chips` when given) are overwritten. Nothing has been shown yet: no active set, no owner.
 
     A hand given as top values gets, for each card, the lowest bottom that makes a card of the
@@ -175,7 +175,7 @@ def current_round_events(history: Sequence[Any]) -> list[Any]:
 
 
 def public_card_ids(game: Game) -> set[tuple[int, int]]:
-    """Ids of the cards publicly seen this round: every card shown or scouted (RULES.md §9)."""
+    """Ids of the cards publicly seen this round: every card shown or scouted (docs/rules.md §9)."""
     seen: set[tuple[int, int]] = set()
     for event in current_round_events(public_view(game).history):
         parts = [event.scouted, event.shown] if isinstance(event, ScoutedAndShown) else [event]
@@ -232,7 +232,7 @@ def ints_in(obj: Any) -> set[int]:
     return found
 
 
-# -- an independent deal (RULES.md §2 and the procedure written in sdk/engine/deal.py) ------------
+# -- an independent deal (docs/rules.md §2 and the procedure written in sdk/engine/deal.py) ------------
 
 MASK64 = (1 << 64) - 1
 
@@ -249,7 +249,7 @@ def splitmix64(seed: int) -> Iterable[int]:
 
 
 def reference_deck(players: int) -> list[tuple[int, int]]:
-    """RULES.md §1–§2: every pair a < b of 1..10, minus the cards removed for this count,
+    """docs/rules.md §1–§2: every pair a < b of 1..10, minus the cards removed for this count,
     in the canonical order (a, then b, ascending), lowest number on top."""
     removed = {2: {(9, 10)}, 3: {(a, 10) for a in range(1, 10)}, 4: {(9, 10)}, 5: set()}[players]
     return [(a, b) for a in range(1, 11) for b in range(a + 1, 11) if (a, b) not in removed]

@@ -1,4 +1,4 @@
-"""RULES.md §1 (cards) and §2 (player counts, deck and the seeded, reproducible deal)."""
+"""docs/rules.md §1 (cards) and §2 (player counts, deck and the seeded, reproducible deal)."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def test_determinising_needs_a_game_that_is_not_over() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_flip_phase_sample_waits_for_every_seat_but_one_that_has_decided(players: int) -> None:
-    """RULES.md §3: flips are blind, so seat 1 knows its own decision and nobody else's."""
+    """docs/rules.md §3: flips are blind, so seat 1 knows its own decision and nobody else's."""
     game = Game(players, 3)
     if players > 2:
         game.apply(0, Flip(True))

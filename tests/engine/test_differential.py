@@ -1,5 +1,5 @@
 """Differential tests: the engine's set strength and legal actions against a second, deliberately
-simple implementation written from the words of RULES.md §4 (brute force over every contiguous
+simple implementation written from the words of docs/rules.md §4 (brute force over every contiguous
 slice of the hand, every scout and every scout & show).
 """
 
@@ -51,7 +51,7 @@ def reference_shows(values: list[int], active: list[int]) -> set[Show]:
 
 
 def reference_legal(game: Game) -> set[object]:
-    """Every legal play action for the player to move, by brute force (RULES.md §4, §5)."""
+    """Every legal play action for the player to move, by brute force (docs/rules.md §4, §5)."""
     seat = game.to_move
     hand = [c.top for c in game.hands[seat]]
     active = list(game.active)

@@ -1,4 +1,4 @@
-"""RULES.md §10: every worked example, each as its own test."""
+"""docs/rules.md §10: every worked example, each as its own test."""
 
 from __future__ import annotations
 

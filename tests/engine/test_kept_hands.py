@@ -1,6 +1,6 @@
 """Kept hands (sdk/engine/deal.py): a tournament's replay of a voided attempt deals the failing seat
 its hands again and the others fresh cards from the rest of the deck (docs/security.md, "Voids
-cannot be bought"), by a procedure that reduces to the plain deal of RULES.md §2 when nothing is
+cannot be bought"), by a procedure that reduces to the plain deal of docs/rules.md §2 when nothing is
 kept."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RULES.md §9: what each player may know. (Randomised hidden-information properties live in
+"""docs/rules.md §9: what each player may know. (Randomised hidden-information properties live in
 test_properties.py.)"""
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def test_a_rebuilt_game_plays_its_round_as_the_original_does(players: int) -> No
 def test_the_defaults_are_a_fresh_round_and_later_rounds_are_dealt_from_the_seed() -> None:
     hands = [cards("1/2 2/4"), cards("5/6 2/3"), cards("7/8 1/3")]
     game = Game.from_position(Position(hands=hands, round=1, seed=9))
-    assert game.to_move == 1, "RULES.md §3: round 1 is started by seat 1"
+    assert game.to_move == 1, "docs/rules.md §3: round 1 is started by seat 1"
     assert game.chips == [0, 0, 0] and game.scout_show == [True] * 3 and game.flips == [False] * 3
     assert game.active == [] and game.owner is None and game.totals == [0, 0, 0]
     assert game.results == [] and game.events == [] and game.log == []

@@ -1,4 +1,4 @@
-"""Property tests over random games for 2–5 players (RULES.md §2, §6, §7, §9, §11).
+"""Property tests over random games for 2–5 players (docs/rules.md §2, §6, §7, §9, §11).
 
 A game is drawn as (seed, choice indices): decision i takes `legal[choices[i] % len(legal)]`,
 later decisions come from a Random seeded with the seed. Extra randomness (random illegal actions,

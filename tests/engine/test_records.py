@@ -1,4 +1,4 @@
-"""Game records (RULES.md §2 Decision: reproducibility; §9: full record after the game)."""
+"""Game records (docs/rules.md §2 Decision: reproducibility; §9: full record after the game)."""
 
 from __future__ import annotations
 

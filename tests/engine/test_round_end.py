@@ -1,4 +1,4 @@
-"""RULES.md §6: how a round ends — 6.1 empty hand, 6.2 back to the owner / (2 players) no answer,
+"""docs/rules.md §6: how a round ends — 6.1 empty hand, 6.2 back to the owner / (2 players) no answer,
 and the 1,000-action cap (Decision: termination)."""
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_6_2_two_players_facing_an_emptied_set_must_show() -> None:
 
 def cycling_table() -> Game:
     """3 players who can cycle forever: show a single onto an empty set, the next scouts it back
-    to position 0, the next shows a single, ... (RULES.md §6 Decision: termination, 'why a cap')."""
+    to position 0, the next shows a single, ... (docs/rules.md §6 Decision: termination, 'why a cap')."""
     return table(3, [[1, 2], [3, 6, 6], [4, 5, 7]])
 
 

@@ -1,4 +1,4 @@
-"""RULES.md §3: round set-up — chips, the blind hand flip, and the first player."""
+"""docs/rules.md §3: round set-up — chips, the blind hand flip, and the first player."""
 
 from __future__ import annotations
 

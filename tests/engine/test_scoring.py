@@ -1,4 +1,4 @@
-"""RULES.md §7 (scoring a round) and §8 (end of the game, standings)."""
+"""docs/rules.md §7 (scoring a round) and §8 (end of the game, standings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §4: a turn with 3–5 players — Show (§4.1), Scout (§4.2), Scout & Show (§4.3)."""
+"""docs/rules.md §4: a turn with 3–5 players — Show (§4.1), Scout (§4.2), Scout & Show (§4.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §5: the 2-player variant — paid chips, repeat turns, no Scout & Show, unused chips score.
+"""docs/rules.md §5: the 2-player variant — paid chips, repeat turns, no Scout & Show, unused chips score.
 
 The 2-player end of round (§6.2) is tested in test_round_end.py.
 """

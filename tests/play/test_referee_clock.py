@@ -3,7 +3,7 @@
 One timer per table serves every request's deadline: a timer set for an early request must still
 catch a later one that is never answered, in the flip phase (several requests at once) as in play
 (one at a time). A move that runs over the move limit is paid from the time bank; a request's
-clock stops while its bot is away, and the grace period runs instead. RULES.md §3 (hand flip), §4.
+clock stops while its bot is away, and the grace period runs instead. docs/rules.md §3 (hand flip), §4.
 """
 
 import asyncio

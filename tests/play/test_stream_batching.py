@@ -200,7 +200,7 @@ def test_a_stream_goes_back_to_waiting_after_each_write() -> None:
 def test_more_comes_to_a_bot_only_while_one_of_its_games_moves() -> None:
     """What `more_coming` asks: whether one of the bot's games waits for no bot, between an answer
     and the next request. A game waiting for another bot sends nothing until that bot answers, which
-    may be seconds away: a due write that waited for it would only cost a timer. RULES.md §3: each
+    may be seconds away: a due write that waited for it would only cost a timer. docs/rules.md §3: each
     seat decides its hand flip before the first turn, so the game first waits for both bots; once A
     has decided it waits for B alone; once B has too, it moves until it asks for the first turn."""
 

@@ -1,4 +1,4 @@
-"""Engine invariants over many random games, 2–5 players (RULES.md §2, §6, §7, §8, §11).
+"""Engine invariants over many random games, 2–5 players (docs/rules.md §2, §6, §7, §8, §11).
 
 The property tests in tests/engine explore few games deeply; this plays many games cheaply to
 catch the rare state that breaks a rule. Per step it checks only what is free (a legal action
@@ -39,7 +39,7 @@ WORKERS = 2
 
 
 class EventScorer:
-    """Scores rounds from the public events alone, as RULES.md §7 says, to compare with the engine."""
+    """Scores rounds from the public events alone, as docs/rules.md §7 says, to compare with the engine."""
 
     def __init__(self, players: int) -> None:
         self.players = players

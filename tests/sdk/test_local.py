@@ -218,7 +218,7 @@ def test_ctrl_c_in_a_busy_sync_bot_stops_a_match_with_the_games_so_far() -> None
 
 
 def test_one_card_set_right_end_is_accepted_like_the_referee() -> None:
-    """RULES.md §4.2 Decision (encoding): a one-card set's scouts are listed once, as LEFT; the
+    """docs/rules.md §4.2 Decision (encoding): a one-card set's scouts are listed once, as LEFT; the
     referee accepts either end for it, and so does local play (the same engine)."""
 
     class ScoutsRight(RandomBot):

@@ -167,7 +167,7 @@ def received(game: Game, seat: int, request_id: int) -> list[ArenaMessage]:
 
 
 def test_the_history_a_bot_sees_is_the_games_events_and_behaves_as_a_tuple() -> None:
-    """RULES.md §9: the history is public; over the wire it is rebuilt from the arena's events."""
+    """docs/rules.md §9: the history is public; over the wire it is rebuilt from the arena's events."""
     game, rng = Game(4, 21), random.Random(21)
     while len(game.events) < 30:
         seat = game.awaiting[0]

@@ -1,4 +1,4 @@
-"""Fair deals that can be verified (issue #11; DESIGN.md boundary 2, RULES.md §2 "the seeded
+"""Fair deals that can be verified (issue #11; docs/architecture.md boundary 2, docs/rules.md §2 "the seeded
 deal"): a tournament publishes a commitment to its secret seed when it is created, and once it is
 finished `scout-arena games verify` checks the revealed seed against the commitment, every game's
 and voided attempt's seed against the derivation, and re-deals and replays every record. Any

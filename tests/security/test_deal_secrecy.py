@@ -1,6 +1,6 @@
-"""Nothing about a deal leaves the arena before its game is finished (issue #11; DESIGN.md
-boundary 2: "nothing from which a deal can be derived (a seed, a voided attempt's record) leaves
-the arena before its game is finished, through any channel"; RULES.md §2, the seeded deal).
+"""Nothing about a deal leaves the arena before its game is finished (issue #11; docs/architecture.md
+boundary 2: "nothing from which a deal can be derived (a seed, a nonce, a voided attempt's record)
+leaves the arena before its game is finished, through any channel"; docs/rules.md §2, the seeded deal).
 
 A real arena process plays a real tournament with three bots in this process (SDK runners that
 hold their answers until the test lets them go). At every phase - created, started (games

@@ -1,4 +1,4 @@
-"""Hidden information at the message level (RULES.md §9): over whole games, no message the arena
+"""Hidden information at the message level (docs/rules.md §9): over whole games, no message the arena
 sends a seat contains a card of another seat's hand that had not been made public by then."""
 
 from __future__ import annotations

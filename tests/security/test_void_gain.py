@@ -1,4 +1,4 @@
-"""No gain from causing a void (issue #11 and #30; DESIGN.md boundary 4, "an interrupted game is
+"""No gain from causing a void (issue #11 and #30; docs/architecture.md boundary 4, "an interrupted game is
 void and replayed", and boundary 2; docs/security.md, "Voids cannot be bought"): the replay deals
 the failing seat its hands again and the others fresh ones, so dropping on a weak hand buys no
 better hand and what the others showed in the voided attempt is useless; and a bot may cause at

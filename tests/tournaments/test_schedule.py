@@ -1,4 +1,4 @@
-"""Schedule properties (DESIGN.md Tournaments; issue 4): pair and seat balance, both seat orders at
+"""Schedule properties (docs/operator-guide.md; issue 4): pair and seat balance, both seat orders at
 2 seats, fresh cyclic orders, determinism. Pure: no database."""
 
 from __future__ import annotations
@@ -76,8 +76,9 @@ def test_two_seats_play_every_pair_in_both_seat_orders(entrants: int) -> None:
 
 @pytest.mark.parametrize(("table_size", "entrants"), [c for c in CASES if c[0] >= 3 and c != (3, 3)])
 def test_tables_get_fresh_cyclic_orders(table_size: int, entrants: int) -> None:
-    """FACTS.md: the same neighbours every time doubles the spread of points. Nobody follows the
-    same player much more often than an even spread over the tables they share would give."""
+    """The same neighbours every time doubles the spread of points (docs/benchmarks.md, "Figures
+    measured before this project"). Nobody follows the same player much more often than an even
+    spread over the tables they share would give."""
     schedule = scheduled(table_size, entrants, 1)
     pairs = schedule.pair_counts()
     for (a, b), count in successors(schedule).items():

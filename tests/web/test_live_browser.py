@@ -1,6 +1,6 @@
 """Live games during a running tournament: an arena (in this process, with its web pages) plays a
 tournament between in-process bots, and the live page follows a game as it advances, showing no
-hand, every event at least the tournament's spectator delay after it was played (RULES.md §9)."""
+hand, every event at least the tournament's spectator delay after it was played (docs/rules.md §9)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The live stream a spectator gets (arena.web.live_stream, /api/games/{id}/events): public events
-only, released after the tournament's delay (RULES.md §9).
+only, released after the tournament's delay (docs/rules.md §9).
 
 Hidden information is checked at every phase of a game and between games, as the bot stream's
 leak tests do: after the deal and during the flips, mid-round, at each round's end, at the game's

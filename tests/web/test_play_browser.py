@@ -1,7 +1,7 @@
 """A person plays whole games on the Play page by clicking (issue #15): flips at round start
 (each round's preview compared, card by card, with the hand after the flip and with the engine's
-flip of the dealt hand, RULES.md §3: the order stays), shows, a scout with a turn-over and an
-insertion, a Scout & Show at 3+ seats (RULES.md §4.3: not at 2), an illegal show refused with the
+flip of the dealt hand, docs/rules.md §3: the order stays), shows, a scout with a turn-over and an
+insertion, a Scout & Show at 3+ seats (docs/rules.md §4.3: not at 2), an illegal show refused with the
 referee's reason, the final ranking; the record replays to the same totals, the game is stored
 and its replay linked, and no message the page gets holds a card of another hand. The 3-seat
 game reloads the page mid-game (back within the grace period) and plays on in the same seat."""
@@ -175,7 +175,7 @@ def check_game(page: Any, room: PlayRoom, played: Played) -> CasualGame:
     (casual,) = room.games.values()
     assert casual.result is not None
     record = casual.result.record
-    # Each round's preview is the hand the engine holds after that flip (RULES.md §3: the two
+    # Each round's preview is the hand the engine holds after that flip (docs/rules.md §3: the two
     # values of each card swap, the order stays).
     assert len(played.previews) == len(record.deals)
     for deal, flips, (turned, preview) in zip(record.deals, record.flips, played.previews, strict=True):

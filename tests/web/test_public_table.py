@@ -1,5 +1,5 @@
 """The live page's table (arena.web.public_table), folded from public events only, is the engine's
-public view after every decision of whole games (RULES.md §3–§7, §9)."""
+public view after every decision of whole games (docs/rules.md §3–§7, §9)."""
 
 from __future__ import annotations
 

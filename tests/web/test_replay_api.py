@@ -1,5 +1,5 @@
 """The replay viewer's data over HTTP: a finished game's record (download) and frames; nothing of
-a game not finished (RULES.md §9: hands are published once the game is over); clear errors; a
+a game not finished (docs/rules.md §9: hands are published once the game is over); clear errors; a
 casual game replayed the same at `casual-N`."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The replay viewer in Chromium: stepped by keys and buttons to known positions, the cards drawn
-are the record's (RULES.md §1: both values, as oriented), and a seat's view hides the other hands
-(RULES.md §9)."""
+are the record's (docs/rules.md §1: both values, as oriented), and a seat's view hides the other hands
+(docs/rules.md §9)."""
 
 from __future__ import annotations
 

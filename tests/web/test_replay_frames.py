@@ -1,5 +1,5 @@
 """The replay viewer's frames (arena.web.replay_frames): a finished game told step by step, with
-the omniscient table and every seat's own view, as JSON (RULES.md §2, §3, §7, §9)."""
+the omniscient table and every seat's own view, as JSON (docs/rules.md §2, §3, §7, §9)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_the_frames_end_at_the_records_result(players: int, make: Callable[[int,
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_flip_frames_turn_the_hand_over_keeping_its_order(players: int) -> None:
-    """RULES.md §3: a flip swaps every card's top and bottom and keeps the left-to-right order."""
+    """docs/rules.md §3: a flip swaps every card's top and bottom and keeps the left-to-right order."""
     rec = record(players, seed=SEEDS[3])
     frames = [frame_json(f) for f in replay_frames(rec)]
     for f in frames:
@@ -109,7 +109,7 @@ def test_flip_frames_turn_the_hand_over_keeping_its_order(players: int) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_seat_view_holds_its_own_hand_and_no_hidden_card(players: int) -> None:
-    """RULES.md §9: a seat sees its own hand and the cards shown or scouted this round, never a
+    """docs/rules.md §9: a seat sees its own hand and the cards shown or scouted this round, never a
     card still hidden in another hand, nor another seat's flip before the reveal, nor the seed."""
     for seed in SEEDS:
         rec = record(players, seed)
@@ -161,7 +161,7 @@ def test_the_check_sees_a_hidden_card() -> None:
 
 
 def test_scout_frame_puts_the_card_where_the_event_says() -> None:
-    """RULES.md §4.2: the scouted card goes into the scouter's hand at the position, as turned."""
+    """docs/rules.md §4.2: the scouted card goes into the scouter's hand at the position, as turned."""
     rec = record(3, seed=SEEDS[2])
     frames = [frame_json(f) for f in replay_frames(rec)]
     scouts = [

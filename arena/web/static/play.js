@@ -19,7 +19,7 @@
     el.title = `${c[0]} in play, ${c[1]} underneath`;
     return el;
   }
-  // The hand turned over (RULES.md §3): each card's two values swap, the order stays as it is.
+  // The hand turned over (docs/rules.md §3): each card's two values swap, the order stays as it is.
   const turned = (hand) => hand.map((c) => [c[1], c[0]]);
   const legalActions = () => [...st.legal].map((k) => JSON.parse(k));
   const myTurn = () => st.request && st.request.kind === "action";
@@ -63,7 +63,7 @@
       $("flip-turned").replaceChildren(...turned(v.hand).map((c) => card(c)));
     }
     const acts = myTurn() ? legalActions() : [];
-    $("scoutshow").hidden = t.seats.length === 2; // never at 2 players (RULES.md)
+    $("scoutshow").hidden = t.seats.length === 2; // never at 2 players (docs/rules.md)
     document.querySelector(".play-buttons").hidden = flipping || over || !!st.forfeited;
     $("hand").hidden = flipping; // both orientations are shown above, each with its button
     $("clock").hidden = over;
