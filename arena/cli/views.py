@@ -8,10 +8,12 @@ tournament from before the name rule may have it) is shown as it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
@@ -298,47 +300,55 @@ SIGNIFICANT = 0.05
 def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) -> RenderableType:
     """The crosstable of the bots that shared games, in rating-table order: each cell is the row
     bot's above-below(-ties) record against the column bot (bold where the sign test gives p < 0.05),
-    then every pair's games, mean point difference and p-value."""
+    then every pair's games, mean point difference and p-value.
+
+    Numbers are never cut to fit a narrow terminal: their columns keep their width and long bot names
+    fold onto a second line instead; a matrix too wide to show whole gives way to a line saying so,
+    since the pairs below it hold the same records."""
     if not table.pairs:
         return Text(f"{title}: no games finished yet, so no head-to-head records.")
-    grid = table.grid()
     played = set(table.bots)
     order = [r.bot for r in rows if r.bot in played]
     order += sorted(played.difference(order))  # none in a table read with its crosstable; kept if one is
+    too_wide = (
+        f"{title}: the crosstable of {len(order)} bots is wider than this terminal; each pair's record is below."
+    )
+    return Group(_WhenItFits(_matrix(order, table, title), Text(too_wide)), _pairs(order, table))
+
+
+def _matrix(order: Sequence[str], table: Crosstable, title: str) -> Table:
+    grid = table.grid()
+    cells: list[list[str]] = []
+    for bot in order:
+        row = []
+        for other in order:
+            record = grid.get((bot, other))
+            if bot == other or record is None:
+                row.append("·" if bot == other else "-")
+                continue
+            text = f"{record.above}-{record.below}" + (f"-{record.ties}" if record.ties else "")
+            row.append(f"[bold]{text}[/]" if record.p_value < SIGNIFICANT else text)
+        cells.append(row)
     matrix = Table(
         title=escape(title),
         caption="a cell: games the row's bot finished above-below(-tied) the "
         "column's; bold: p < 0.05 (two-sided sign test, ties left out)",
     )
-    matrix.add_column("#", justify="right")
+    matrix.add_column("#", justify="right", no_wrap=True)
     matrix.add_column("bot", no_wrap=True)
     for i in range(len(order)):
-        matrix.add_column(str(i + 1), justify="center")
-    for i, bot in enumerate(order):
-        cells = []
-        for other in order:
-            record = grid.get((bot, other))
-            if bot == other or record is None:
-                cells.append("·" if bot == other else "-")
-                continue
-            text = f"{record.above}-{record.below}" + (f"-{record.ties}" if record.ties else "")
-            cells.append(f"[bold]{text}[/]" if record.p_value < SIGNIFICANT else text)
-        matrix.add_row(str(i + 1), escape(bot), *cells)
-    pairs = Table(
-        title="Head to head",
-        caption="pts diff: the bot's mean points minus the other's in the games they "
-        "shared; p: two-sided sign test of above against below",
-    )
-    for column in ("bot", "other", "games", "above", "below", "tied", "pts diff", "p"):
-        pairs.add_column(column, justify="left" if column in ("bot", "other") else "right", no_wrap=True)
+        matrix.add_column(str(i + 1), justify="center", width=_widest([str(i + 1)] + [r[i] for r in cells]))
+    for i, (bot, row) in enumerate(zip(order, cells, strict=True)):
+        matrix.add_row(str(i + 1), escape(bot), *row)
+    return matrix
+
+
+def _pairs(order: Sequence[str], table: Crosstable) -> Table:
     place = {bot: i for i, bot in enumerate(order)}
-    for p in sorted(
-        (p if place[p.bot] < place[p.other] else p.flipped() for p in table.pairs),
-        key=lambda p: (place[p.bot], place[p.other]),
-    ):
-        pairs.add_row(
-            escape(p.bot),
-            escape(p.other),
+    lines = [
+        (
+            p.bot,
+            p.other,
             str(p.games),
             str(p.above),
             str(p.below),
@@ -346,7 +356,45 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
             f"{p.point_difference:+.1f}",
             _p_value(p.p_value),
         )
-    return Group(matrix, pairs)
+        for p in sorted(
+            (p if place[p.bot] < place[p.other] else p.flipped() for p in table.pairs),
+            key=lambda p: (place[p.bot], place[p.other]),
+        )
+    ]
+    pairs = Table(
+        title="Head to head",
+        caption="diff: the bot's mean points minus the other's in the games they "
+        "shared; p: two-sided sign test of above against below",
+    )
+    for i, column in enumerate(("bot", "other", "games", "above", "below", "tied", "diff", "p")):
+        if column in ("bot", "other"):
+            pairs.add_column(column, overflow="fold")
+        else:
+            pairs.add_column(column, justify="right", width=_widest([column] + [line[i] for line in lines]))
+    for line in lines:
+        pairs.add_row(escape(line[0]), escape(line[1]), *line[2:])
+    return pairs
+
+
+def _widest(texts: Sequence[str]) -> int:
+    """The width of a column that must never be cut: its widest cell, markup left out."""
+    return max(Text.from_markup(t).cell_len for t in texts)
+
+
+@dataclass(frozen=True)
+class _WhenItFits:
+    """`table` where it fits whole, `instead` where rich would have to cut its cells."""
+
+    table: Table
+    instead: Text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        fits = Measurement.get(console, options.update(width=_UNBOUNDED), self.table).maximum <= options.max_width
+        yield self.table if fits else self.instead
+
+
+_UNBOUNDED = 10_000
+"""Wide enough to measure any table at its natural width."""
 
 
 def _p_value(p: float) -> str:

@@ -8,7 +8,7 @@ import io
 from rich.console import Console, RenderableType
 
 from arena.cli.views import crosstable_view, ratings_table
-from arena.ratings.head_to_head import crosstable
+from arena.ratings.head_to_head import Crosstable, PairRecord, crosstable
 from arena.ratings.played_games import PlayedGame
 from arena.ratings.table import RatingRow
 
@@ -63,3 +63,28 @@ def test_a_crosstable_before_any_game_says_so() -> None:
     assert rendered(crosstable_view([row(1, "ann", None)], crosstable([]), "Head to head: x")).strip() == (
         "Head to head: x: no games finished yet, so no head-to-head records."
     )
+
+
+def test_at_80_columns_no_number_is_cut_and_a_matrix_too_wide_says_so() -> None:
+    """Issue 35: on an 80-column terminal head-to-head cut its p-values (and its records) to `0.0…`."""
+    names = ["cautious-one", "greedy-bot-2", "montecarlo-7f3a", "random-player", "strong-alpha-long"]
+    pairs = tuple(
+        PairRecord(a, b, 1234, 600, 500, 134, -12.3, 0.0234) for i, a in enumerate(names) for b in names[i + 1 :]
+    )
+    text = rendered(crosstable_view([], Crosstable(pairs), "Head to head: x"))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    assert "the crosstable of 5 bots is wider than this terminal" in text
+    lines = table_rows(text, "record is below.")
+    whole = [line for line in lines if line[2]]
+    assert len(whole) == len(pairs) and {tuple(line[2:]) for line in whole} == {
+        ("1234", "600", "500", "134", "-12.3", "0.023")
+    }
+    assert sum(1 for line in lines if "strong-alpha" in line[1]) == 4  # a long name folds, never cut
+
+
+def test_a_matrix_that_fits_is_shown_whole() -> None:
+    pairs = (PairRecord("ann", "bob", 12, 7, 5, 0, 1.5, 0.77),)
+    text = rendered(crosstable_view([], Crosstable(pairs), "Head to head: x"))
+    assert table_rows(text, "Head to head: x")[:2] == [["1", "ann", "·", "7-5"], ["2", "bob", "5-7", "·"]]
+    assert "wider than this terminal" not in text
