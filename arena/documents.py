@@ -38,8 +38,8 @@ from typing import Any
 from arena.ratings.head_to_head import Crosstable
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameDetail, GameInfo, SeedReveal, Tournament, VoidedAttempt
-from arena.tournaments.fairness import Verification
 from arena.tournaments.stop_rule import Verdict
+from arena.tournaments.verification import Verification
 
 Document = dict[str, Any]
 """A JSON object, ready for `json.dumps`."""

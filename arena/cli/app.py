@@ -71,7 +71,6 @@ from arena.records import GameStatus
 from arena.storage import DEFAULT_DATABASE_URL
 from arena.tournaments.entries import MAX_ENTRANTS
 from arena.tournaments.failure_policy import FailureAction, FailurePolicy
-from arena.tournaments.fairness import verify
 from arena.tournaments.settings import TournamentSettings
 from arena.tournaments.stop_rule import (
     DEFAULT_CONFIDENCE,
@@ -80,6 +79,7 @@ from arena.tournaments.stop_rule import (
     StopRule,
     largest_settled_field,
 )
+from arena.tournaments.verification import verify
 from arena.web import DEFAULT_HTTP_PORT
 from arena.web.limits import WEB_OPTION_HELP, WebLimits, web_option
 from sdk import env

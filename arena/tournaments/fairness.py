@@ -16,9 +16,9 @@ seed, and the checks anyone can run once they are revealed (`scout-arena games v
   So failing on purpose never buys a bot a better hand, and what the others showed of theirs in
   the voided attempt is no use in the replay; only the failing bot's own cards, which it showed
   them, carry over.
-* **Verification.** `verify` checks what the read calls reveal: the seed against the
-  commitment, every game's and voided attempt's seed against the derivation, and every record
-  against its seed (its deals re-dealt with `sdk.engine.deal_rounds`, its moves replayed).
+* **Verification.** `record_problems` checks a record against its seed (its deals re-dealt with
+  `sdk.engine.deal_rounds`, its moves replayed); `arena.tournaments.verification.verify` checks a
+  whole tournament as the read calls reveal it.
 
 Boundary 2 of docs/architecture.md: nothing from which a deal follows leaves before its game is finished;
 `arena.storage.store` builds every public read model with the seeds left out until then.
@@ -29,15 +29,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from arena.play.results import GameResult, PolicyDecision
 from arena.tournaments.schedule import game_seed
 from sdk.engine import GameRecord, Kept, ReplayMismatch, deal_rounds, replay
 
-if TYPE_CHECKING:
-    from arena.records import GameDetail, Tournament, VoidedAttempt
 COMMITMENT_LABEL = "scout-arena seed v1"
 """Names the commitment scheme, so a later one can never be confused with it."""
 
@@ -97,83 +93,3 @@ def record_problems(record: GameRecord, seed: int, what: str, kept: Kept | None 
         except ReplayMismatch as exc:
             problems.append(f"{what}: the record does not replay: {exc}")
     return problems
-
-
-@dataclass(frozen=True, slots=True)
-class Verification:
-    """What `verify` checked and every problem it found, one line each."""
-
-    tournament: str
-    finished: bool
-    games: int
-    attempts: int
-    """Voided attempts checked besides the games."""
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def summary(self) -> str:
-        checked = f"{self.games} finished games and {self.attempts} voided attempts re-dealt and replayed"
-        if not self.finished:
-            return (
-                f"tournament {self.tournament!r} is not finished: {checked} from their own seeds, "
-                f"{'all consistent' if self.ok else f'{len(self.problems)} problems'}; "
-                "its seed commitment can be checked once it finishes"
-            )
-        if self.ok:
-            return (
-                f"tournament {self.tournament!r} verified: its seed matches its commitment, "
-                f"{checked}, every seed derived from it"
-            )
-        return f"tournament {self.tournament!r} FAILED verification: {len(self.problems)} problems ({checked})"
-
-
-def verify(tournament: Tournament, games: Sequence[GameDetail]) -> Verification:
-    """Check `tournament` and its finished `games` as the public read calls give them: of an
-    unfinished tournament, each record against its own seed; of a finished one, the seed against
-    the commitment and every seed against the derivation too."""
-    problems: list[str] = []
-    seed = tournament.seed
-    finished = seed is not None
-    if seed is not None and (
-        tournament.seed_nonce is None or commitment(seed, tournament.seed_nonce) != tournament.seed_commitment
-    ):
-        problems.append(
-            f"the revealed seed {seed} and nonce {tournament.seed_nonce} do not match the "
-            f"commitment {tournament.seed_commitment}"
-        )
-    played = [g for g in games if g.record is not None and g.info.seed is not None]
-    if len(played) != len(games):
-        problems.append(f"{len(games) - len(played)} finished games have no revealed seed or record")
-    if finished and len(games) != tournament.games.total:
-        problems.append(f"the finished tournament has {tournament.games.total} games, {len(games)} of them finished")
-    attempts = 0
-    for g in played:
-        info, record = g.info, g.record
-        assert record is not None and info.seed is not None
-        what = f"game {info.id} (table {info.table_index}, game {info.game_index})"
-        deal = len(g.voided) + 1
-        if seed is not None:
-            expected = attempt_seed(seed, info.table_index, info.game_index, deal)
-            if info.seed != expected:
-                problems.append(f"{what}: seed {info.seed} is not deal {deal}'s seed {expected}")
-        problems += record_problems(record, info.seed, what, _kept_for(record, g.voided))
-        for number, v in enumerate(g.voided, start=1):
-            attempts += 1
-            voided_what = f"{what}, voided attempt {v.attempt}"
-            if seed is not None:
-                expected = attempt_seed(seed, info.table_index, info.game_index, number)
-                if v.seed != expected:
-                    problems.append(f"{voided_what}: seed {v.seed} is not deal {number}'s seed {expected}")
-            problems += record_problems(
-                v.result.record, v.seed, voided_what, _kept_for(v.result.record, g.voided[: number - 1])
-            )
-    return Verification(tournament.name, finished, len(played), attempts, tuple(problems))
-
-
-def _kept_for(record: GameRecord, before: Sequence[VoidedAttempt]) -> Kept:
-    """The hands an attempt played after the voided attempts `before` had to keep; none for a
-    record that keeps none, as every replay dealt before replays kept hands."""
-    return kept_hands([v.result for v in before]) if before and record.kept else {}

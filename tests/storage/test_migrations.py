@@ -23,7 +23,8 @@ from arena.storage.database import SchemaKind, database_state, open_database, up
 from arena.storage.migrations.__main__ import NOTHING, draft
 from arena.storage.migrations.__main__ import main as migrations_main
 from arena.storage.tables import SCHEMA_VERSION
-from arena.tournaments.fairness import commitment, verify
+from arena.tournaments.fairness import commitment
+from arena.tournaments.verification import verify
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3, rows, snapshot
 
