@@ -31,8 +31,12 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from _arena import rss_mb
+
+if TYPE_CHECKING:
+    from arena.play.sessions import SessionHub
 
 CONNECT_S = 120.0
 """Bound on the wait for every bot to connect before the first game starts."""
@@ -55,6 +59,42 @@ class Stats:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+class Stalls:
+    """Counts the games in flight whose event count and request count have not moved for `seconds`."""
+
+    def __init__(self, hub: SessionHub, seconds: float) -> None:
+        self._hub = hub
+        self._seconds = seconds
+        self._last_change: dict[str, tuple[tuple[int, int], float]] = {}
+
+    def __call__(self, now: float) -> int:
+        seen = {}
+        for conn in list(self._hub._bots.values()):
+            for game_id, table in conn.live_games.items():
+                seen[game_id] = (len(table.game.events), len(table.asked))  # type: ignore[attr-defined]
+        for game_id, mark in seen.items():
+            if game_id not in self._last_change or self._last_change[game_id][0] != mark:
+                self._last_change[game_id] = (mark, now)
+        for game_id in set(self._last_change) - set(seen):
+            del self._last_change[game_id]
+        return sum(1 for _, since in self._last_change.values() if now - since > self._seconds)
+
+
+async def drain(tables: list[asyncio.Task[None]], stalled: Stalls, bound_s: float) -> tuple[float, int]:
+    """Wait for the games in flight to finish, until every one left is stuck or `bound_s` pass;
+    the seconds it took and the games stuck at the end."""
+    start = time.monotonic()
+    stuck = 0
+    while any(not t.done() for t in tables):
+        await asyncio.sleep(1.0)
+        now = time.monotonic()
+        stuck = stalled(now)
+        running = sum(1 for t in tables if not t.done())
+        if stuck == running or now - start > bound_s:
+            break
+    return time.monotonic() - start, stuck
 
 
 async def soak(args: argparse.Namespace) -> int:
@@ -114,21 +154,7 @@ async def soak(args: argparse.Namespace) -> int:
                     seated[b] -= 1
             game += 1
 
-    last_change: dict[str, tuple[tuple[int, int], float]] = {}
-
-    def stalled(now: float) -> int:
-        """Games in flight whose event count and request count have not moved for --stall-seconds."""
-        seen = {}
-        for conn in list(server.hub._bots.values()):
-            for game_id, table in conn.live_games.items():
-                seen[game_id] = (len(table.game.events), len(table.asked))  # type: ignore[attr-defined]
-        for game_id, mark in seen.items():
-            if game_id not in last_change or last_change[game_id][0] != mark:
-                last_change[game_id] = (mark, now)
-        for game_id in set(last_change) - set(seen):
-            del last_change[game_id]
-        return sum(1 for _, since in last_change.values() if now - since > args.stall_seconds)
-
+    stalled = Stalls(server.hub, args.stall_seconds)
     print(
         f"{'t (s)':>7} {'decisions/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'RSS MB':>8} {'finished':>9} "
         f"{'forfeits':>9} {'in flight':>9} {'stalled':>8}",
@@ -161,16 +187,7 @@ async def soak(args: argparse.Namespace) -> int:
         last = now
     elapsed = time.monotonic() - start
     stop.set()
-    drain_start = time.monotonic()
-    stuck = 0
-    while any(not t.done() for t in tables):
-        await asyncio.sleep(1.0)
-        now = time.monotonic()
-        stuck = stalled(now)
-        running = sum(1 for t in tables if not t.done())
-        if stuck == running or now - drain_start > args.drain_seconds:
-            break
-    drained = time.monotonic() - drain_start
+    drained, stuck = await drain(tables, stalled, args.drain_seconds)
     unfinished = [t for t in tables if not t.done()]
     for task in unfinished:
         task.cancel()

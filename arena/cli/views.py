@@ -310,9 +310,7 @@ def crosstable_view(rows: Sequence[RatingRow], table: Crosstable, title: str) ->
     played = set(table.bots)
     order = [r.bot for r in rows if r.bot in played]
     order += sorted(played.difference(order))  # none in a table read with its crosstable; kept if one is
-    too_wide = (
-        f"{title}: the crosstable of {len(order)} bots is wider than this terminal; each pair's record is below."
-    )
+    too_wide = f"{title}: the crosstable of {len(order)} bots is wider than this terminal; each pair's record is below."
     return Group(_WhenItFits(_matrix(order, table, title), Text(too_wide)), _pairs(order, table))
 
 
