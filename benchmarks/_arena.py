@@ -71,10 +71,22 @@ class Arena:
     With thinking bots the tables start spread over one think time: started at once, every game
     would decide at the same moments, and the window would see bursts of every game at once."""
 
-    def __init__(self, shape: Shape, on_answer: Callable[[float], None] | None, server: Any = None) -> None:
+    def __init__(
+        self,
+        shape: Shape,
+        on_answer: Callable[[float], None] | None,
+        server: Any = None,
+        *,
+        bots_at: str | None = None,
+        names: str = "bench",
+    ) -> None:
         """`server`: an `arena.startup.arena` arena to play on (left running by `close`); None
-        starts one in memory, with connection caps that fit `shape`."""
+        starts one in memory, with connection caps that fit `shape`. `bots_at`: the HOST:PORT the
+        bots connect to, when not `server` (another node of its cluster); `names`: the bots'
+        names' stem (`NAMES-0`, `NAMES-1` ...), new for each `Arena` of one database."""
         self.shape = shape
+        self.bots_at = bots_at
+        self.stem = names
         self.on_answer = on_answer
         self.server = server
         self.own_server = server is None
@@ -94,8 +106,8 @@ class Arena:
             limits = ResourceLimits(max_connections=room, max_streams_per_connection=room, max_calls=room)
             self.server = await start_arena(ArenaSettings(port=0, resources=limits), on_answer=self.on_answer)
         server = self.server
-        target = f"127.0.0.1:{server.port}"
-        self.names = [f"bench-{i}" for i in range(shape.bots)]
+        target = self.bots_at or f"127.0.0.1:{server.port}"
+        self.names = [f"{self.stem}-{i}" for i in range(shape.bots)]
         tokens = [await server.directory.register(name) for name in self.names]
         per_process = -(-shape.bots // shape.processes)
         mode = [str(shape.capacity), str(int(shape.legal)), str(shape.think_ms), str(shape.jitter_ms)]
