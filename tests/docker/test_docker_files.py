@@ -469,7 +469,8 @@ def test_the_readme_says_compose_v2_is_needed() -> None:
     assert says_compose_v2(readme[readme.index("## Deploy with Docker") :])
 
 
-DOC_PAGES = (ROOT / "README.md", ROOT / "docs" / "operator-guide.md")
+SCALE_OUT = ROOT / "docs" / "scale-out.md"
+DOC_PAGES = (ROOT / "README.md", ROOT / "docs" / "operator-guide.md", SCALE_OUT)
 
 
 def docker_commands() -> list[str]:
@@ -492,6 +493,40 @@ def test_no_documented_docker_command_puts_a_secret_on_its_command_line() -> Non
                 f"{line}: {name} on a command line"
             )
         assert not any(re.search(r"://[^/@\s]*:[^/@\s]*@", w) for w in argv), f"{line}: a URL with a password"
+
+
+def test_the_scale_out_pages_commands_name_the_cluster_file_and_parse() -> None:
+    """docs/scale-out.md's Docker commands name docker/compose.cluster.yaml and its services, and
+    what they run in a node parses; its local nodes are one cluster (distinct names and ports, one
+    database and NATS server, as `serve` checks them) and its bots are given every node."""
+    from tests.docs.readme import commands
+
+    found = [c.argv[:-1] if c.argv[-1] == "&" else c.argv for c in commands(SCALE_OUT)]
+    docker = [argv for argv in found if argv[0] == "docker"]
+    assert docker, "the page shows the compose file's commands"
+    for argv in docker:
+        assert argv[:4] == ["docker", "compose", "-f", "docker/compose.cluster.yaml"], argv
+        verb, *rest = argv[4:]
+        if verb == "exec":
+            service, program, *args = rest
+            assert service in CLUSTER.arenas and program == "scout-arena", argv
+            parse(arena_app, program, args)
+        else:
+            assert verb in ("up", "kill", "stop", "logs", "down", "ps"), argv
+            assert {w for w in rest if not w.startswith("-")} <= set(CLUSTER.services()), argv
+    serves = [argv for argv in found if argv[:2] == ["scout-arena", "serve"]]
+    assert len(serves) >= 2, "the page starts several nodes"
+    for argv in serves:
+        assert cluster_settings(value_of(argv, "--nats"), value_of(argv, "--node"), value_of(argv, "--db"))
+    for option in ("--node", "--port", "--http-port"):
+        assert len({value_of(argv, option) for argv in serves}) == len(serves), f"each node its own {option}"
+    assert len({(value_of(argv, "--db"), value_of(argv, "--nats")) for argv in serves}) == 1
+    nodes = {f"127.0.0.1:{value_of(argv, '--port')}" for argv in serves}
+    for argv in found:
+        if argv[0] in ("scout-arena", "scout-bot"):
+            parse(arena_app if argv[0] == "scout-arena" else scout_bot, argv[0], argv[1:])
+        if argv[:2] == ["scout-bot", "run"]:
+            assert set(value_of(argv, "--target").split(",")) == nodes, argv
 
 
 # ---- the same command lines, without Docker ------------------------------------------------------------
