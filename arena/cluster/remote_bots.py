@@ -13,8 +13,9 @@ the seat: the grace period and the clocks run as for a local stream that broke.
 The bot's answers to a game refereed elsewhere (`SessionHub.receive` finds no local game) go to
 that node's decision subject, where they are judged as if they came from a local stream; the
 verdict comes back the same way as every other message. The route of each game is learnt from its
-GameStarted (sent when the game starts and on every resync) and forgotten when the referee frees
-the seat.
+GameStarted (sent when the game starts and on every resync) and each request, and forgotten when
+the referee frees the seat or its node leaves the cluster (killed, or cut off: that node's games
+are played again elsewhere, and their seats must not stay taken).
 
 Presence (`arena.cluster.presence`) drives the hub: a bot that connects anywhere gets a
 `RemoteStream` on every other node (its games there resync to it), one that disconnects loses it
@@ -329,7 +330,7 @@ class RemoteBots:
                 routes.pop(game_id, None)
                 continue
             kind = KINDS[code]
-            if kind is GameStarted:
+            if kind is GameStarted or kind is DecisionRequest:
                 routes[game_id] = origin
             stream.send(Relayed(kind, framed))
         if len(routes) != conn.elsewhere:
@@ -446,6 +447,23 @@ class RemoteBots:
         log.info("node %s left the cluster: its %d bots count as disconnected here", node, len(info.bots))
         for bot in list(info.bots):
             self._unplace(bot, node, None)
+        self._free_seats_of(node)
+
+    def _free_seats_of(self, node: str) -> None:
+        """`node` is gone, and the games it refereed for this node's bots with it (other nodes play
+        them again when their leases run out): their seats no longer count against the bots'
+        capacity, here or, from the next beat, anywhere. A node that was only late (dropped for a
+        missed beat) gets its routes back with its next request (`_on_relay`)."""
+        for bot, routes in self.routes.items():
+            gone = [game_id for game_id, origin in routes.items() if origin == node]
+            if not gone:
+                continue
+            for game_id in gone:
+                del routes[game_id]
+            conn = self.hub.get(bot)
+            if conn is not None and conn.elsewhere != len(routes):
+                conn.elsewhere = len(routes)
+                self.hub.notify(bot)
 
     def _beat(self) -> bytes:
         for bot, place in self.presence.places.items():

@@ -145,3 +145,33 @@ def test_a_stream_on_a_second_node_supersedes_the_first_cluster_wide(nats_url: s
             check_against_replay(await game)
 
     asyncio.run(scenario())
+
+
+def test_the_seats_of_a_node_that_died_are_free_again_on_every_node(nats_url: str) -> None:
+    """A node refereeing games of another node's bots is cut off without a word (as SIGKILL leaves
+    it): once the cluster drops it, those games no longer count against the bots' capacity, on
+    their own node nor on any other, so the games can be played again elsewhere."""
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            nodes, directory = await start_nodes(stack, nats_url, 3, LIMITS)
+            names = ["left-a", "left-b"]
+            tokens = [await directory.register(name) for name in names]
+            bots = [await RawBot.connect(nodes[0].target, token) for token in tokens]
+            for bot in bots:
+                stack.push_async_callback(bot.close)
+            await connected_everywhere(nodes, names)
+            game = asyncio.create_task(nodes[1].play(names, 9))
+            stack.callback(game.cancel)
+            await bots[0].next("decision_request")
+
+            def seats_taken(node: int) -> list[int]:
+                return [c.elsewhere if (c := nodes[node].server.hub.get(n)) is not None else -1 for n in names]
+
+            await until("the bots' node counts the game", lambda: seats_taken(0) == [1, 1])
+            await until("the third node counts it too", lambda: seats_taken(2) == [1, 1])
+            await nodes[1].cluster.bus.nc.close()
+            await until("the bots' node frees the seats", lambda: seats_taken(0) == [0, 0])
+            await until("the third node frees them too", lambda: seats_taken(2) == [0, 0])
+
+    asyncio.run(scenario())

@@ -236,6 +236,19 @@ def test_claims_wait_for_the_whole_schedule_keep_the_concurrency_and_prefer_loca
     assert claim(engine, "c") is not None
 
 
+def test_an_interrupted_game_is_claimed_before_new_ones_even_with_fewer_local_bots(engine: Engine) -> None:
+    """A dead node's games go first: new games with this node's bots would take their places of
+    the concurrency and leave them waiting until some game ends."""
+    tournament(engine, bots=6, table_size=2, concurrency=2)
+    scheduled(engine)
+    upcoming = run(engine, store.next_games, tournament="cup")
+    dead = claim(engine, "dead")
+    assert dead is not None and claim(engine, "b") is not None
+    expire(engine, dead.game.id)
+    again = claim(engine, "c", prefer=set(upcoming[5].seats) - set(dead.game.seats))
+    assert again is not None and again.interrupted and again.game.id == dead.game.id
+
+
 def test_two_nodes_racing_to_store_a_schedule_store_it_once(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tournaments_store, "SCHEDULE_CHUNK_GAMES", 7)
     tournament(engine, bots=9, table_size=3, games_per_table=2)

@@ -91,21 +91,23 @@ def claim_game(
     single arena that was killed), of a running tournament whose schedule is stored whole
     (`finish_schedule_lease`) and which plays fewer than its `concurrency` games with live leases.
     Of the first `window` of them in play order (each table's first game before any second,
-    oldest tournaments first), locked with SKIP LOCKED, it takes the first with the most seats of
-    bots in `prefer` (connected to this node) and none in `avoid` (bots with no free seat):
-    None if every one has such a bot. Under concurrent claims the cap on `concurrency` can be
+    oldest tournaments first), locked with SKIP LOCKED, it takes the first interrupted one (an
+    expired lease: its game held a place of `concurrency` and is to be played again first, not
+    left waiting behind new games that take its place), else the first with the most seats of bots
+    in `prefer` (connected to this node); never one with a bot in `avoid` (bots with no free
+    seat): None if every one has such a bot. Under concurrent claims the cap on `concurrency` can be
     passed by a game per claiming node for the moment."""
     try:
         game_t, tables, tournaments = table_of(GameRow), table_of(ScheduledTableRow), table_of(TournamentRow)
         other = game_t.alias("playing")
+        # Each tournament's games with live leases, counted once per claim: counted again for each
+        # candidate game, three nodes claimed ~5 games a second with 500 in play, ~60 once counted
+        # once (benchmarks/cluster.py, docs/benchmarks.md).
         playing = (
-            sa.select(sa.func.count())
-            .where(
-                other.c.tournament_id == game_t.c.tournament_id,
-                other.c.status == GameStatus.RUNNING.value,
-                other.c.lease_expires > DATABASE_NOW,
-            )
-            .scalar_subquery()
+            sa.select(other.c.tournament_id, sa.func.count().label("games"))
+            .where(other.c.status == GameStatus.RUNNING.value, other.c.lease_expires > DATABASE_NOW)
+            .group_by(other.c.tournament_id)
+            .subquery("playing_count")
         )
         stored_whole = sa.exists().where(
             col(ScheduleLeaseRow.tournament_id) == game_t.c.tournament_id, col(ScheduleLeaseRow.done)
@@ -114,6 +116,7 @@ def claim_game(
             sa.select(game_t.c.id, game_t.c.status, tables.c.seats)
             .join(tournaments, tournaments.c.id == game_t.c.tournament_id)
             .join(tables, tables.c.id == game_t.c.table_id)
+            .outerjoin(playing, playing.c.tournament_id == game_t.c.tournament_id)
             .where(
                 tournaments.c.status == TournamentStatus.RUNNING.value,
                 sa.or_(
@@ -124,25 +127,25 @@ def claim_game(
                     ),
                 ),
                 stored_whole,
-                playing < tournaments.c.concurrency,
+                sa.func.coalesce(playing.c.games, 0) < tournaments.c.concurrency,
             )
             .order_by(game_t.c.tournament_id, game_t.c.game_index, game_t.c.table_index)
             .limit(window)
             .with_for_update(of=game_t, skip_locked=True)
         ).all()
         names = bot_names(session, {bot for _, _, seats in candidates for bot in seats})
-        best: tuple[int, int, bool] | None = None
+        best: tuple[int, bool, int] | None = None
         for game_id, status, seats in candidates:
             bots = [names[b] for b in seats]
             if any(b in avoid for b in bots):
                 continue
-            local = sum(b in prefer for b in bots)
-            if best is None or local > best[1]:
-                best = (game_id, local, status == GameStatus.RUNNING.value)
+            rank = (status == GameStatus.RUNNING.value, sum(b in prefer for b in bots))
+            if best is None or rank > best[1:]:
+                best = (game_id, *rank)
         if best is None:
             session.rollback()
             return None
-        game_id, _, interrupted = best
+        game_id, interrupted, _ = best
         token = secrets.token_hex(16)
         session.execute(
             sa.update(game_t)
