@@ -72,9 +72,11 @@ PRESENCE_S = 2.5
 """Bots connected, a node's claims wait for presence to settle (`arena.cluster.node.PRESENCE_SETTLE_S`)."""
 KILL_CAPACITY = 250
 KILL_WAIT_S = 120.0
+"""How long past the lease the kill figure waits for the last of the killed node's games."""
 KILL_RAMP_S = 300.0
 """How long the kill figure waits for its games in flight."""
-"""How long past the lease the kill figure waits for the last of the killed node's games."""
+KILL_ROOM = 50
+"""The kill tournament's concurrency above --in-flight."""
 STEM = f"cb{os.getpid()}"
 """This run's node and bot names start with it: nothing of another run on the NATS server is taken for ours."""
 
@@ -454,11 +456,15 @@ def kill(args: argparse.Namespace) -> None:
     from arena.storage.database import open_database
 
     bots = -(-args.in_flight * 4 * 2 // KILL_CAPACITY)  # twice the seats the games take: none is full
-    t = Tournament(bots, 4, args.kill_rounds, 8, args.in_flight, move_limit_ms=30_000)
+    # The tournament's cap above --in-flight, and the kill as soon as that many play: at the cap,
+    # claims racing on three nodes pass it by a game each (`store.claim_game`), and so many of the
+    # killed node's games would wait for a game to end.
+    t = Tournament(bots, 4, args.kill_rounds, 8, args.in_flight + KILL_ROOM, move_limit_ms=30_000)
     print(
         f"kill: {args.in_flight} games in flight of {t.seats} bots thinking {args.think_ms:g} ms "
         f"(± {args.think_ms / 4:g}), {bots} bot sessions of capacity {KILL_CAPACITY} in 3 client processes "
-        f"(benchmarks/_arena.py --bot-client), 3 nodes with --lease-s {args.lease_s:g} --node-games {args.in_flight}"
+        f"(benchmarks/_arena.py --bot-client), 3 nodes with --lease-s {args.lease_s:g} --node-games {args.in_flight}, "
+        f"the tournament's concurrency {t.concurrency}"
     )
     with postgres_schema(args.postgres) as url, logs_in(args.logs) as logs:
         engine = open_database(url)
@@ -482,7 +488,7 @@ def kill(args: argparse.Namespace) -> None:
                 if now - shown >= 10:
                     print(f"  {playing} games in flight {now:.0f} s after the start", flush=True)
                     shown = now
-                time.sleep(0.5)
+                time.sleep(0.1)
             print(f"  {args.in_flight} games in flight {time.perf_counter() - start:.1f} s after the start", flush=True)
             held = live_leases(engine)
             victim = max(held, key=lambda n: held[n])
@@ -506,6 +512,17 @@ def kill(args: argparse.Namespace) -> None:
                     seen[game] = now
                 time.sleep(0.05)
             report_replays(games, seen, args.lease_s)
+            waiting = sorted(set(games) - seen.keys())
+            if waiting:
+                states = scalar_list(
+                    engine,
+                    "SELECT status || coalesce(' under ' || lease_owner, '') FROM games WHERE id = ANY(:g)",
+                    g=waiting,
+                )
+                now_playing = live_leases(engine)
+                print(
+                    f"  not played again: {len(waiting)} ({', '.join(sorted(set(states)))}); in flight: {now_playing}"
+                )
         finally:
             stop_all(clients)
             for node in nodes:
@@ -531,6 +548,7 @@ def scalar_list(engine: Engine, query: str, **params: object) -> list[Any]:
 
 
 def report_replays(games: list[int], seen: dict[int, float], lease_s: float) -> None:
+    """When the killed node's games were seen playing again, from the kill."""
     times = sorted(seen.values())
     if not times:
         print(f"  none of its {len(games)} games was played again within {lease_s + KILL_WAIT_S:g} s")

@@ -239,7 +239,7 @@ def test_claims_wait_for_the_whole_schedule_keep_the_concurrency_and_prefer_loca
 def test_an_interrupted_game_is_claimed_before_new_ones_even_with_fewer_local_bots(engine: Engine) -> None:
     """A dead node's games go first: new games with this node's bots would take their places of
     the concurrency and leave them waiting until some game ends."""
-    tournament(engine, bots=6, table_size=2, concurrency=2)
+    tournament(engine, bots=6, table_size=2, concurrency=3)
     scheduled(engine)
     upcoming = run(engine, store.next_games, tournament="cup")
     dead = claim(engine, "dead")
@@ -247,6 +247,12 @@ def test_an_interrupted_game_is_claimed_before_new_ones_even_with_fewer_local_bo
     expire(engine, dead.game.id)
     again = claim(engine, "c", prefer=set(upcoming[5].seats) - set(dead.game.seats))
     assert again is not None and again.interrupted and again.game.id == dead.game.id
+    # Later in play order than games still to start, and so outside the claim's window: first all the same.
+    late = claim(engine, "dead", prefer=set(upcoming[4].seats))
+    assert late is not None and late.game.id == upcoming[4].id
+    expire(engine, late.game.id)
+    first = claim(engine, "c", window=1)
+    assert first is not None and first.interrupted and first.game.id == late.game.id
 
 
 def test_two_nodes_racing_to_store_a_schedule_store_it_once(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,13 +90,13 @@ def claim_game(
     Claimable: a scheduled game, or a running one whose lease expired (or that has none: left by a
     single arena that was killed), of a running tournament whose schedule is stored whole
     (`finish_schedule_lease`) and which plays fewer than its `concurrency` games with live leases.
-    Of the first `window` of them in play order (each table's first game before any second,
-    oldest tournaments first), locked with SKIP LOCKED, it takes the first interrupted one (an
-    expired lease: its game held a place of `concurrency` and is to be played again first, not
-    left waiting behind new games that take its place), else the first with the most seats of bots
-    in `prefer` (connected to this node); never one with a bot in `avoid` (bots with no free
-    seat): None if every one has such a bot. Under concurrent claims the cap on `concurrency` can be
-    passed by a game per claiming node for the moment."""
+    Of the first `window` of them, interrupted ones (an expired lease: the game held a place of
+    `concurrency` and is played again first, not left waiting behind new games that take its
+    place) before the rest, each in play order (each table's first game before any second, oldest
+    tournaments first), locked with SKIP LOCKED, it takes the first interrupted one, else the
+    first with the most seats of bots in `prefer` (connected to this node); never one with a bot
+    in `avoid` (bots with no free seat): None if every one has such a bot. Under concurrent claims
+    the cap on `concurrency` can be passed by a game per claiming node for the moment."""
     try:
         game_t, tables, tournaments = table_of(GameRow), table_of(ScheduledTableRow), table_of(TournamentRow)
         other = game_t.alias("playing")
@@ -129,7 +129,12 @@ def claim_game(
                 stored_whole,
                 sa.func.coalesce(playing.c.games, 0) < tournaments.c.concurrency,
             )
-            .order_by(game_t.c.tournament_id, game_t.c.game_index, game_t.c.table_index)
+            .order_by(
+                (game_t.c.status == GameStatus.RUNNING.value).desc(),
+                game_t.c.tournament_id,
+                game_t.c.game_index,
+                game_t.c.table_index,
+            )
             .limit(window)
             .with_for_update(of=game_t, skip_locked=True)
         ).all()
