@@ -255,6 +255,21 @@ def test_an_interrupted_game_is_claimed_before_new_ones_even_with_fewer_local_bo
     assert first is not None and first.interrupted and first.game.id == late.game.id
 
 
+def test_an_interrupted_game_keeps_its_place_from_a_claim_that_finds_it_locked(engine: Engine) -> None:
+    """Another node's claim holds the interrupted game (its window is locked): this claim skips it,
+    and must not take a new game into the place its replay needs."""
+    tournament(engine, bots=6, table_size=2, concurrency=2)
+    scheduled(engine)
+    dead = claim(engine, "dead")
+    assert dead is not None and claim(engine, "b") is not None
+    expire(engine, dead.game.id)
+    with engine.connect() as racing:
+        racing.execute(sa.text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": dead.game.id})
+        assert claim(engine, "c") is None
+    again = claim(engine, "c")
+    assert again is not None and again.game.id == dead.game.id
+
+
 def test_two_nodes_racing_to_store_a_schedule_store_it_once(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tournaments_store, "SCHEDULE_CHUNK_GAMES", 7)
     tournament(engine, bots=9, table_size=3, games_per_table=2)

@@ -87,9 +87,11 @@ def claim_game(
 ) -> ClaimedGame | None:
     """Claim the next game for `node`, leased for `ttl_s` seconds; None if there is none to claim.
 
-    Claimable: a scheduled game, or a running one whose lease expired (or that has none: left by a
-    single arena that was killed), of a running tournament whose schedule is stored whole
-    (`finish_schedule_lease`) and which plays fewer than its `concurrency` games with live leases.
+    Claimable, of a running tournament whose schedule is stored whole (`finish_schedule_lease`): a
+    running game whose lease expired (or that has none: left by a single arena that was killed),
+    and a scheduled game while the tournament has fewer than its `concurrency` games running,
+    expired leases included: an interrupted game keeps its place for its replay (no new game
+    takes it, even from a claim that finds the game locked by another), and its replay adds none.
     Of the first `window` of them, interrupted ones (an expired lease: the game held a place of
     `concurrency` and is played again first, not left waiting behind new games that take its
     place) before the rest, each in play order (each table's first game before any second, oldest
@@ -100,15 +102,16 @@ def claim_game(
     try:
         game_t, tables, tournaments = table_of(GameRow), table_of(ScheduledTableRow), table_of(TournamentRow)
         other = game_t.alias("playing")
-        # Each tournament's games with live leases, counted once per claim: counted again for each
+        # Each tournament's running games, counted once per claim: counted again for each
         # candidate game, three nodes claimed ~5 games a second with 500 in play, ~60 once counted
         # once (benchmarks/cluster.py, docs/benchmarks.md).
         playing = (
-            sa.select(other.c.tournament_id, sa.func.count().label("games"))
-            .where(other.c.status == GameStatus.RUNNING.value, other.c.lease_expires > DATABASE_NOW)
+            sa.select(other.c.tournament_id, sa.func.count().label("running"))
+            .where(other.c.status == GameStatus.RUNNING.value)
             .group_by(other.c.tournament_id)
             .subquery("playing_count")
         )
+        running = sa.func.coalesce(playing.c.running, 0)
         stored_whole = sa.exists().where(
             col(ScheduleLeaseRow.tournament_id) == game_t.c.tournament_id, col(ScheduleLeaseRow.done)
         )
@@ -120,14 +123,13 @@ def claim_game(
             .where(
                 tournaments.c.status == TournamentStatus.RUNNING.value,
                 sa.or_(
-                    game_t.c.status == GameStatus.SCHEDULED.value,
+                    sa.and_(game_t.c.status == GameStatus.SCHEDULED.value, running < tournaments.c.concurrency),
                     sa.and_(
                         game_t.c.status == GameStatus.RUNNING.value,
                         sa.or_(game_t.c.lease_expires.is_(None), game_t.c.lease_expires <= DATABASE_NOW),
                     ),
                 ),
                 stored_whole,
-                sa.func.coalesce(playing.c.games, 0) < tournaments.c.concurrency,
             )
             .order_by(
                 (game_t.c.status == GameStatus.RUNNING.value).desc(),
