@@ -17,7 +17,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.records import GameStatus, TournamentStatus
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The schema version of these tables: bump it with a new revision in `arena/storage/migrations` (whose
 docstring says how) whenever they change; `arena.storage.database` refuses a database of another version."""
 
@@ -100,7 +100,9 @@ class TournamentRow(SQLModel, table=True):
     seed_nonce: str = Field(max_length=64)
     seed_commitment: str = Field(max_length=64)
     status: TournamentStatus = Field(sa_type=_status(TournamentStatus), index=True)
-    failure_policy: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    settings: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    """The settings kept as one JSON object (`arena.storage.store.common.stored_settings`): the
+    failure policy's, the stop rule (`stop_rule`) and the spectator delay (`spectator_delay_s`)."""
     rounds: int | None = None
     """None: a full round robin; N: the bounded format of N rounds (`arena.tournaments.schedule`)."""
     max_entrants: int

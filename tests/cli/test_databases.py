@@ -115,7 +115,7 @@ def test_a_version_3_database_is_refused_until_db_upgrade(tmp_path: Path) -> Non
     db = tmp_path / "v3.db"
     load_v3(f"sqlite:///{db}")
     before = db.read_bytes()
-    upgrade = f"has schema version 3, this arena needs 6: back it up, then run `scout-arena db upgrade --db {db}`"
+    upgrade = f"has schema version 3, this arena needs 7: back it up, then run `scout-arena db upgrade --db {db}`"
     for command in (("ratings",), ("tournament", "list"), ("bot", "register", "b"), ("serve", "--port", "0")):
         code, output = arena_cli(*command, "--db", str(db))
         assert code == 1
@@ -125,15 +125,15 @@ def test_a_version_3_database_is_refused_until_db_upgrade(tmp_path: Path) -> Non
 
     assert arena_cli("db", "upgrade", "--db", str(db)) == (
         0,
-        f"upgraded {db} from schema version 3 to 6, keeping its data\n",
+        f"upgraded {db} from schema version 3 to 7, keeping its data\n",
     )
     assert arena_cli("db", "status", "--db", str(db)) == (
         0,
-        f"{db}: schema version 6 (scout_arena_v6), the newest: nothing to upgrade\n",
+        f"{db}: schema version 7 (scout_arena_v7), the newest: nothing to upgrade\n",
     )
     assert arena_cli("db", "upgrade", "--db", str(db)) == (
         0,
-        f"{db} is at schema version 6, the newest: nothing to upgrade\n",
+        f"{db} is at schema version 7, the newest: nothing to upgrade\n",
     )
     code, output = arena_cli("games", "verify", "--tournament", "demo", "--db", str(db))
     assert code == 0 and "FAILED" not in output, output

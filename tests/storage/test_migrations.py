@@ -4,6 +4,7 @@ new database is built by the same revisions; either equals the models exactly.""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -13,17 +14,22 @@ import alembic.command
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlmodel import Session, SQLModel
 
 from arena.errors import SchemaCreationFailed, SchemaVersionMismatch, UpgradeNeeded
+from arena.play.spectators import DEFAULT_SPECTATOR_DELAY_S
 from arena.records import GameStatus, TournamentStatus
-from arena.storage import store
+from arena.storage import migrations, store
 from arena.storage.database import SchemaKind, database_state, open_database, upgrade_database
 from arena.storage.migrations.__main__ import NOTHING, draft
 from arena.storage.migrations.__main__ import main as migrations_main
+from arena.storage.store.common import SPECTATOR_DELAY, STOP_RULE
 from arena.storage.tables import SCHEMA_VERSION
+from arena.tournaments.failure_policy import FailureAction, FailurePolicy
 from arena.tournaments.fairness import commitment
+from arena.tournaments.stop_rule import StopRule
 from arena.tournaments.verification import verify
 from tests.storage.conftest import postgres_schema
 from tests.storage.legacy import load_v3, rows, snapshot
@@ -58,7 +64,7 @@ def test_a_version_3_database_is_refused_untouched_until_upgraded(v3_url: str) -
         with pytest.raises(UpgradeNeeded) as refused:
             open_database(v3_url, create=create)
         message = str(refused.value)
-        assert "has schema version 3, this arena needs 6: back it up, then run `scout-arena db upgrade --db " in message
+        assert "has schema version 3, this arena needs 7: back it up, then run `scout-arena db upgrade --db " in message
         assert "\n" not in message
     assert snapshot(v3_url) == before
     state = database_state(v3_url)
@@ -80,7 +86,7 @@ def test_the_upgrade_keeps_the_data_and_the_arena_works_on_it(v3_url: str) -> No
 
     before, after = upgrade_database(v3_url)
     assert (before.kind, before.version) == (SchemaKind.OUTDATED, 3)
-    assert (after.kind, after.version, after.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v6")
+    assert (after.kind, after.version, after.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v7")
     assert differences(v3_url) == []
 
     engine = open_database(v3_url, create=False)
@@ -140,7 +146,7 @@ def test_a_failed_upgrade_changes_nothing(v3_url: str, monkeypatch: pytest.Monke
 def test_a_new_database_is_built_by_the_revisions_and_equals_the_models(database_url: str) -> None:
     open_database(database_url).dispose()
     state = database_state(database_url)
-    assert (state.kind, state.version, state.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v6")
+    assert (state.kind, state.version, state.revision) == (SchemaKind.CURRENT, SCHEMA_VERSION, "scout_arena_v7")
     assert rows(database_url, "SELECT version FROM schema_info") == [(SCHEMA_VERSION,)]
     assert differences(database_url) == []
 
@@ -153,12 +159,84 @@ def test_a_version_4_database_from_before_alembic_is_upgraded_in_place(database_
         connection.exec_driver_sql("INSERT INTO schema_info (id, version) VALUES (1, 4)")
         connection.exec_driver_sql("INSERT INTO bots (name, token_hash, created_at) VALUES ('old', 'h', '2026-11-01')")
     engine.dispose()
-    with pytest.raises(UpgradeNeeded, match="has schema version 4, this arena needs 6"):
+    with pytest.raises(UpgradeNeeded, match="has schema version 4, this arena needs 7"):
         open_database(database_url)
     before, after = upgrade_database(database_url)
     assert (before.kind, before.revision, after.kind) == (SchemaKind.OUTDATED, None, SchemaKind.CURRENT)
     assert rows(database_url, "SELECT name FROM bots") == [("old",)]
     assert differences(database_url) == []
+
+
+def at_revision(url: str, revision: str) -> None:
+    """Bring the empty database at `url` to `revision` with the arena's revisions, as the arena of
+    that version made it."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as connection:
+            config = Config()
+            config.set_main_option("script_location", str(migrations.LOCATION))
+            config.attributes["connection"] = connection
+            alembic.command.upgrade(config, revision)
+    finally:
+        engine.dispose()
+
+
+def test_a_version_6_database_keeps_every_setting_when_its_column_is_renamed(database_url: str) -> None:
+    """Version 7 renames `tournaments.failure_policy`, which holds the failure policy, the stop rule
+    and the spectator delay, to `settings`: each tournament reads back what it was created with."""
+    at_revision(database_url, "scout_arena_v6")
+    policy = FailurePolicy(on_timeout=FailureAction.VOID, max_replays=4, grace_ms=2500)
+    rule = StopRule(confidence=0.9, top=2, max_games=300)
+    kept = {**policy.to_json(), STOP_RULE: rule.to_json(), SPECTATOR_DELAY: 45}
+    tournaments = sa.table(
+        "tournaments",
+        sa.column("failure_policy", sa.JSON),
+        *map(sa.column, ("name", "table_size", "games_per_table", "starts_at", "move_limit_ms", "concurrency")),
+        *map(sa.column, ("seed", "seed_nonce", "seed_commitment", "status", "max_entrants", "created_at")),
+    )
+    engine = sa.create_engine(database_url)
+    with engine.begin() as connection:
+        for name, stored in (("kept", kept), ("older", None)):
+            connection.execute(
+                tournaments.insert().values(
+                    failure_policy=stored,
+                    name=name,
+                    table_size=2,
+                    games_per_table=1,
+                    starts_at=datetime(2030, 1, 1),
+                    move_limit_ms=1000,
+                    concurrency=1,
+                    seed=7,
+                    seed_nonce="0" * 64,
+                    seed_commitment="0" * 64,
+                    status="scheduled",
+                    max_entrants=1000,
+                    created_at=datetime(2026, 12, 1),
+                )
+            )
+    engine.dispose()
+    with pytest.raises(UpgradeNeeded, match="has schema version 6, this arena needs 7"):
+        open_database(database_url)
+
+    before, after = upgrade_database(database_url)
+    assert (before.version, after.kind, after.version) == (6, SchemaKind.CURRENT, 7)
+    assert differences(database_url) == []
+    renamed = rows(database_url, "SELECT name, settings FROM tournaments")
+    # SQLite's JSON reads as text, PostgreSQL's as values.
+    assert {n: json.loads(v) if isinstance(v, str) else v for n, v in renamed} == {"kept": kept, "older": None}
+    engine = open_database(database_url, create=False)
+    try:
+        with Session(engine) as session:
+            shown = store.show_tournament(session=session, tournament="kept")
+            assert (shown.failure_policy, shown.stop_rule, shown.spectator_delay_s) == (policy, rule, 45)
+            older = store.show_tournament(session=session, tournament="older")
+            assert (older.failure_policy, older.stop_rule, older.spectator_delay_s) == (
+                FailurePolicy(),
+                None,
+                DEFAULT_SPECTATOR_DELAY_S,
+            )
+    finally:
+        engine.dispose()
 
 
 def test_a_database_of_a_newer_arena_is_refused(database_url: str) -> None:
@@ -172,7 +250,7 @@ def test_a_database_of_a_newer_arena_is_refused(database_url: str) -> None:
     for attempt in (open_database, upgrade_database):
         with pytest.raises(
             SchemaVersionMismatch,
-            match="has schema version 99 from a newer Scout Arena, this arena knows up to 6: use that arena's version",
+            match="has schema version 99 from a newer Scout Arena, this arena knows up to 7: use that arena's version",
         ):
             attempt(database_url)
     assert snapshot(database_url, beside=False) == before

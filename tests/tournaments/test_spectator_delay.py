@@ -53,7 +53,7 @@ def test_a_tournament_stored_before_the_setting_has_the_default(tmp_path: Path) 
             session=session, settings=TournamentSettings("old", 3, 1, START, 1000, spectator_delay_s=5)
         )
         row = session.exec(select(TournamentRow)).one()
-        row.failure_policy = None  # as every tournament created before the delay existed
+        row.settings = None  # as every tournament created before the delay existed
         session.add(row)
         session.commit()
         assert store.show_tournament(session=session, tournament="old").spectator_delay_s == DEFAULT_SPECTATOR_DELAY_S

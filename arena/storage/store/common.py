@@ -30,7 +30,7 @@ from arena.tournaments.stop_rule import StopRule
 _T = TypeVar("_T")
 
 STOP_RULE = "stop_rule"
-"""The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.failure_policy`)."""
+"""The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.settings`)."""
 SPECTATOR_DELAY = "spectator_delay_s"
 """The key of a tournament's spectator delay in its stored settings (absent: the default)."""
 
@@ -39,10 +39,10 @@ def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None,
     """A tournament's stored failure policy (the defaults if none was stored, or for a setting
     stored before it existed), stop rule (None: none) and spectator delay: the one place the
     column is read."""
-    policy = dict(row.failure_policy or {})
-    rule = policy.pop(STOP_RULE, None)
-    delay = int(policy.pop(SPECTATOR_DELAY, DEFAULT_SPECTATOR_DELAY_S))
-    return FailurePolicy.from_json(policy or None), None if rule is None else StopRule.from_json(rule), delay
+    kept = dict(row.settings or {})
+    rule = kept.pop(STOP_RULE, None)
+    delay = int(kept.pop(SPECTATOR_DELAY, DEFAULT_SPECTATOR_DELAY_S))
+    return FailurePolicy.from_json(kept or None), None if rule is None else StopRule.from_json(rule), delay
 
 
 def game_limit(rule: StopRule | None) -> int:

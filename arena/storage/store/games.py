@@ -530,7 +530,7 @@ _GAME_TOURNAMENT = sa.select(_games.c.tournament_id).where(_games.c.id == sa.bin
 """The tournament of game `game`: what the commit's locks find it by, without the claim's answer."""
 
 _LOCK_TOURNAMENT = Prepared(
-    sa.select(_tournaments_t.c.name, _tournaments_t.c.failure_policy)
+    sa.select(_tournaments_t.c.name, _tournaments_t.c.settings)
     .where(_tournaments_t.c.id == _GAME_TOURNAMENT)
     .with_for_update()
 )

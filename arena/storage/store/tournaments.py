@@ -128,10 +128,10 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     elif not 0 <= seed < _SEED_LIMIT:
         raise InvalidSetting(f"the seed must be between 0 and 2**63-1, not {seed}")
     nonce = new_nonce()
-    policy: dict[str, Any] = dict(settings.policy.to_json())
+    kept: dict[str, Any] = dict(settings.policy.to_json())
     if stop_rule is not None:
-        policy[STOP_RULE] = stop_rule.to_json()
-    policy[SPECTATOR_DELAY] = settings.spectator_delay_s
+        kept[STOP_RULE] = stop_rule.to_json()
+    kept[SPECTATOR_DELAY] = settings.spectator_delay_s
     if session.exec(select(TournamentRow.id).where(col(TournamentRow.name) == name)).first() is not None:
         raise DuplicateName(f"a tournament named {name!r} already exists")
     row = TournamentRow(
@@ -145,7 +145,7 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
         seed_nonce=nonce,
         seed_commitment=commitment(seed, nonce),
         status=TournamentStatus.SCHEDULED,
-        failure_policy=policy,
+        settings=kept,
         rounds=rounds,
         max_entrants=cap,
         entry_code_hash=code,
