@@ -4,6 +4,8 @@ example bots as their own processes; the database is a fresh PostgreSQL schema."
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -13,9 +15,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import nats
 import pytest
 import sqlalchemy as sa
+from nats.aio.msg import Msg
 
+from arena.cluster.bus import Subjects
 from tests.cluster.nats_server import NatsServer
 from tests.timeouts import START_S, STOP_S
 from tests.tournaments.arena_process import ArenaProcess
@@ -112,3 +117,43 @@ def cluster_parts(logs: Path) -> Iterator[tuple[NatsServer, list[Node], Bots]]:
 def rows(engine: sa.Engine, query: str, **params: object) -> list[tuple[object, ...]]:
     with engine.connect() as connection:
         return [tuple(row) for row in connection.execute(sa.text(query), params)]
+
+
+def wait_connected(nats_url: str, nodes: list[Node], bots: list[str], asked: Node, timeout: float = START_S) -> None:
+    """Wait until every bot in `bots` has its stream on a live node, as the nodes' presence beats
+    say (each beat lists the bots on its node), and `asked` has beaten twice since: it has heard
+    the others' beats by then, so a game asked of it finds every bot connected. After a node dies
+    or NATS restarts, bots take a while to reconnect elsewhere and nodes to hear of it."""
+    asyncio.run(_presence_settles(nats_url, {n.name for n in nodes if n.alive()}, set(bots), asked.name, timeout))
+
+
+async def _presence_settles(url: str, live: set[str], bots: set[str], asked: str, timeout: float) -> None:
+    latest: dict[str, set[str]] = {}
+    beats_since = -1  # `asked`'s beats heard since every bot was last seen placed; -1 while one is not
+    settled = asyncio.Event()
+
+    async def heard(msg: Msg) -> None:
+        nonlocal beats_since
+        message = json.loads(msg.data)
+        if message.get("t") != "beat" or message["node"] not in live:
+            return
+        latest[message["node"]] = {str(b["bot"]) for b in message["bots"]}
+        if not bots <= set[str]().union(*latest.values()):
+            beats_since = -1
+        elif beats_since < 0:
+            beats_since = 0
+        elif message["node"] == asked:
+            beats_since += 1
+        if beats_since >= 2:
+            settled.set()
+
+    client = await nats.connect(url)
+    try:
+        await client.subscribe(Subjects().presence, cb=heard)
+        try:
+            await asyncio.wait_for(settled.wait(), timeout)
+        except TimeoutError:
+            missing = bots - set[str]().union(*latest.values())
+            pytest.fail(f"timed out after {timeout:g} s waiting for bots {sorted(missing)} to connect to a live node")
+    finally:
+        await client.close()

@@ -26,7 +26,7 @@ from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
 from sdk.wire import arena_pb2, arena_pb2_grpc
-from tests.cluster.cluster_processes import ADMIN_TOKEN, Bots, Node, cluster_parts, rows, wait_for
+from tests.cluster.cluster_processes import ADMIN_TOKEN, Bots, Node, cluster_parts, rows, wait_connected, wait_for
 from tests.storage.conftest import postgres_schema
 from tests.timeouts import CALL_S, PLAY_S
 
@@ -136,7 +136,7 @@ def test_a_cluster_survives_killed_frozen_and_cut_off_nodes(tmp_path: Path, data
         nats.start()
 
         wait_for("all tournaments to finish", lambda: all_over(engine), timeout=PLAY_S, every=0.5)
-        check_the_end(engine, url, nodes, names)
+        check_the_end(engine, url, nats.url, nodes, names)
         for game_id, lease in held.items():
             owner, token = rows(engine, "SELECT lease_owner, lease_token FROM games WHERE id = :g", g=game_id)[0]
             assert (owner, token) != (frozen.name, lease), f"frozen {frozen.name} committed game {game_id} late"
@@ -168,7 +168,7 @@ def start_bot(bots: Bots, name: str, token: str, nodes: list[Node], home: int) -
     bots.start(name, token, ",".join(targets))
 
 
-def check_the_end(engine: Engine, url: str, nodes: list[Node], names: list[str]) -> None:
+def check_the_end(engine: Engine, url: str, nats_url: str, nodes: list[Node], names: list[str]) -> None:
     seats = rows(
         engine,
         "SELECT g.id, json_array_length(t.seats::json), "
@@ -203,12 +203,14 @@ def check_the_end(engine: Engine, url: str, nodes: list[Node], names: list[str])
         )
         assert verified.returncode == 0, verified.stdout + verified.stderr
         assert "verified" in verified.stdout
-    every_bot_plays(nodes, names)
+    every_bot_plays(nats_url, nodes, names)
 
 
-def every_bot_plays(nodes: list[Node], names: list[str]) -> None:
-    """Every bot is connected: games asked of one live node seat them all, wherever their streams are."""
+def every_bot_plays(nats_url: str, nodes: list[Node], names: list[str]) -> None:
+    """Every bot is connected: games asked of one live node seat them all, wherever their streams
+    are, once presence says each has reconnected (after the chaos some are still on their way)."""
     node = next(n for n in nodes if n.alive())
+    wait_connected(nats_url, nodes, names, node)
     with grpc.insecure_channel(node.target) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         for first in range(0, len(names), 4):
