@@ -15,7 +15,8 @@ With `--db URL` (`arena.storage.database`: a SQLite file or PostgreSQL) bots, to
 and ratings are kept there and the tournament runner (`arena.tournaments.runner`) plays due
 tournaments; at start the interrupted games of a previous run are voided and unfinished
 tournaments resume. The arena holds a lock on its database while it runs (`arena.storage.lock`):
-a second arena on it exits with one line naming the holder. The admin token is then stored as a
+a second arena on it exits with one line naming the holder; a cluster's nodes share it, so a
+single arena and nodes never serve one database together. The admin token is then stored as a
 hash (`arena.storage.credentials`): `admin_token` is the token only when this start created it
 (the database's first) or was given it, else null. With `--in-memory` (no database) everything is
 kept in memory and there are no tournaments (tests and benchmarks).
@@ -155,12 +156,15 @@ async def start_arena(
         )
     else:
         engine = await asyncio.to_thread(open_database, settings.database_url)
-        if settings.cluster is None:  # a cluster's nodes share the database (docs/scale-out.md)
-            try:
-                lock = await asyncio.to_thread(lock_database, engine.url, shown_database(engine.url), engine=engine)
-            except BaseException:
-                engine.dispose()
-                raise
+        # A cluster's nodes share the database's lock; a single arena holds it alone (docs/scale-out.md).
+        node = None if settings.cluster is None else settings.cluster.node
+        try:
+            lock = await asyncio.to_thread(
+                lock_database, engine.url, shown_database(engine.url), engine=engine, node=node
+            )
+        except BaseException:
+            engine.dispose()
+            raise
         db = AsyncStore(engine)
         directory = directory if directory is not None else StoredBotDirectory(engine)
         admin_token = None

@@ -11,6 +11,11 @@
   (`current_database()`, `current_schema()`), held by a dedicated connection for the arena's
   lifetime and named by its `application_name`, which a refused second arena quotes. If that
   connection is cut (the server restarts), the lock is gone: restart the arena.
+* A cluster's nodes (`serve --nats`, PostgreSQL only) each hold the same key's *shared* advisory
+  lock (`pg_try_advisory_lock_shared`): any number of nodes hold it together, and it excludes the
+  exclusive lock of a single arena or an upgrade, as that lock excludes theirs. A single arena
+  would void the nodes' running games and play their tournaments beside them; an upgrade would
+  change the tables under them.
 
 Commands that only read, and organiser commands with `--db`, take no lock: they work while an
 arena serves.
@@ -53,14 +58,15 @@ class DatabaseLock:
             self._release = None
 
 
-def lock_database(url: URL, shown: str, *, engine: Engine | None = None) -> DatabaseLock:
+def lock_database(url: URL, shown: str, *, engine: Engine | None = None, node: str | None = None) -> DatabaseLock:
     """Take the lock on the database at `url` (named `shown` in messages), or raise
-    DatabaseInUse naming the holder. PostgreSQL needs `engine` for the lock's connection."""
+    DatabaseInUse naming the holders. PostgreSQL needs `engine` for the lock's connection. With
+    `node` (a cluster node's name; PostgreSQL only), the nodes' shared lock."""
     if url.get_backend_name() == "sqlite":
         assert url.database
         return _lock_file(f"{url.database}{LOCK_SUFFIX}", shown)
     assert engine is not None
-    return _lock_postgres(engine, shown)
+    return _lock_postgres(engine, shown, node)
 
 
 def _lock_file(path: str, shown: str) -> DatabaseLock:
@@ -103,25 +109,35 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-def _lock_postgres(engine: Engine, shown: str) -> DatabaseLock:
+def _lock_postgres(engine: Engine, shown: str, node: str | None) -> DatabaseLock:
+    mode = "" if node is None else "_shared"
     try:
         connection = engine.connect()
-        name = f"scout-arena serve: {holder_line()}"[:63]
-        connection.execute(sa.text("SELECT set_config('application_name', :name, false)"), {"name": name})
-        taken = connection.execute(sa.text(f"SELECT pg_try_advisory_lock({_KEY})")).scalar()
+        name = (_SINGLE if node is None else f"{_NODE}{node}: ")[:40] + holder_line()
+        connection.execute(sa.text("SELECT set_config('application_name', :name, false)"), {"name": name[:63]})
+        taken = connection.execute(sa.text(f"SELECT pg_try_advisory_lock{mode}({_KEY})")).scalar()
         connection.commit()
     except DBAPIError as exc:
         raise DatabaseUnreachable(
             f"cannot take the arena's lock on {shown}: {str(exc.orig).strip().splitlines()[0]}"
         ) from None
     if not taken:
-        holder = _postgres_holder(connection)
+        single, nodes = _postgres_holders(connection)
         connection.close()
-        raise DatabaseInUse(f"another arena serves {shown} ({holder}): one arena per database")
+        if single is not None:
+            alone = "" if node is None else " alone"
+            suffix = "one arena per database" if node is None else "stop it before starting a cluster's nodes on it"
+            raise DatabaseInUse(f"another arena serves {shown}{alone} ({single}): {suffix}")
+        if nodes:
+            raise DatabaseInUse(
+                f"the cluster's nodes serve {shown} ({'; '.join(nodes)}): stop them first, or start this arena "
+                "as one of them (--nats URL --node NAME)"
+            )
+        raise DatabaseInUse(f"another arena serves {shown} (a session that just let go: try again)")
 
     def release() -> None:
         try:
-            connection.execute(sa.text(f"SELECT pg_advisory_unlock({_KEY})"))
+            connection.execute(sa.text(f"SELECT pg_advisory_unlock{mode}({_KEY})"))
             connection.commit()
         except DBAPIError:
             pass  # the connection is gone, and the lock with it
@@ -131,24 +147,39 @@ def _lock_postgres(engine: Engine, shown: str) -> DatabaseLock:
     return DatabaseLock(release)
 
 
-def _postgres_holder(connection: Connection) -> str:
-    """The session holding the lock: its application_name if visible to us, else its server pid."""
+_SINGLE = "scout-arena serve: "
+_NODE = "scout-arena node "
+"""How a lock holder's `application_name` starts: a single arena's, or a node's (then its name)."""
+
+
+def _postgres_holders(connection: Connection) -> tuple[str | None, list[str]]:
+    """Who holds the lock: the single arena holding it alone, or the nodes sharing it, each named by
+    its application_name where visible to us, else by its server pid."""
     key = connection.execute(sa.text(f"SELECT {_KEY}")).scalar()
     assert isinstance(key, int)
     unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
-    row = connection.execute(
+    rows = connection.execute(
         sa.text(
-            "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "SELECT a.pid, a.application_name, a.client_addr, l.mode FROM pg_locks l "
+            "JOIN pg_stat_activity a ON a.pid = l.pid "
             "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = CAST(:high AS oid) "
             "AND l.objid = CAST(:low AS oid) AND l.objsubid = 1 AND l.database = "
-            "(SELECT oid FROM pg_database WHERE datname = current_database())"
+            "(SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY a.backend_start"
         ),
         {"high": unsigned >> 32, "low": unsigned & 0xFFFF_FFFF},
-    ).first()
+    ).all()
     connection.rollback()
-    if row is None:
-        return "a session that just let go: try again"
-    pid, application, client = row
-    if isinstance(application, str) and application.startswith("scout-arena serve: "):
-        return application.removeprefix("scout-arena serve: ")
-    return f"PostgreSQL backend pid {pid}" + (f" from {client}" if client else "")
+    single: str | None = None
+    nodes: list[str] = []
+    for pid, application, client, mode in rows:
+        if isinstance(application, str) and application.startswith(_SINGLE):
+            who = application.removeprefix(_SINGLE)
+        elif isinstance(application, str) and application.startswith(_NODE):
+            who = application.removeprefix("scout-arena ")
+        else:
+            who = f"PostgreSQL backend pid {pid}" + (f" from {client}" if client else "")
+        if mode == "ShareLock":
+            nodes.append(who)
+        else:
+            single = who
+    return single, nodes

@@ -5,6 +5,7 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from arena.errors import DatabaseInUse
 from arena.storage.database import open_database, parse_url
 from arena.storage.lock import lock_database
 from tests.cli.conftest import arena_cli, assert_one_line_error
@@ -78,3 +80,33 @@ def test_db_upgrade_waits_for_no_arena(database: tuple[str, str]) -> None:
     code, output = arena_cli("db", "upgrade", "--db", url)
     assert code == 0 and output.startswith("upgraded ")
     open_database(url, create=False).dispose()
+
+
+def test_a_clusters_nodes_share_the_lock_and_exclude_a_single_arena() -> None:
+    """Nodes hold the PostgreSQL lock shared: any number together, never beside a single arena or an
+    upgrade, which hold it alone (docs/scale-out.md, "No single arena on a cluster's database")."""
+    with postgres_schema() as url:
+        parsed = parse_url(url)
+        shown = parsed.render_as_string(hide_password=True)
+        engine = sa.create_engine(url)
+        host = socket.gethostname()
+        try:
+            nodes = [lock_database(parsed, shown, engine=engine, node=name) for name in ("n1", "n2")]
+            with pytest.raises(DatabaseInUse) as refused:
+                lock_database(parsed, shown, engine=engine)
+            assert str(refused.value).startswith(
+                f"the cluster's nodes serve {shown} (node n1: host {host} pid {os.getpid()} since "
+            )
+            assert f"; node n2: host {host} pid " in str(refused.value)
+            assert str(refused.value).endswith("start this arena as one of them (--nats URL --node NAME)")
+            for lock in nodes:
+                lock.release()
+            single = lock_database(parsed, shown, engine=engine)
+            with pytest.raises(DatabaseInUse) as refused:
+                lock_database(parsed, shown, engine=engine, node="n3")
+            assert str(refused.value).startswith(f"another arena serves {shown} alone (host {host} pid ")
+            assert str(refused.value).endswith("stop it before starting a cluster's nodes on it")
+            single.release()
+            lock_database(parsed, shown, engine=engine, node="n3").release()
+        finally:
+            engine.dispose()

@@ -8,6 +8,7 @@ import asyncio
 import json
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,10 +23,12 @@ from sdk.runner import register
 from sdk.wire import arena_pb2, arena_pb2_grpc
 from tests import processes
 from tests.api.rawclient import RawBot
+from tests.cli.conftest import assert_one_line_error
 from tests.cluster.nats_server import NatsServer
 from tests.conftest import BOT_PROCESS, check_against_replay, readiness_line
 from tests.storage.conftest import postgres_schema
 from tests.timeouts import PLAY_S, START_S, STOP_S
+from tests.tournaments.arena_process import ArenaProcess
 
 ADMIN = "cluster-process-admin"
 
@@ -135,3 +138,39 @@ def play_when_placed(node: NodeProcess, bots: list[str]) -> arena_pb2.PlayGameRe
             if exc.code() != grpc.StatusCode.FAILED_PRECONDITION or time.monotonic() > deadline:
                 raise
         time.sleep(0.05)
+
+
+def test_a_single_arena_and_a_clusters_nodes_never_serve_one_database(nats_url: str, tmp_path: Path) -> None:
+    """A single arena on a cluster's database would void the nodes' running games at start and play
+    their tournaments beside them: while a node runs, `serve` without `--nats` exits with one line
+    naming it, and a node started while a single arena serves exits naming that arena
+    (docs/scale-out.md, "No single arena on a cluster's database")."""
+    with postgres_schema() as db:
+        node = NodeProcess("n1", db, nats_url, tmp_path)
+        try:
+            single = run_serve(db)
+            assert single.returncode == 1 and single.stdout == ""
+            assert_one_line_error(single.stderr, "the cluster's nodes serve ")
+            assert f"(node n1: host {socket.gethostname()} pid {node.proc.pid} since " in single.stderr
+        finally:
+            node.proc.send_signal(signal.SIGTERM)
+            assert node.proc.wait(timeout=STOP_S) == 0
+        arena = ArenaProcess(db, tmp_path / "single.log", "--no-http")
+        try:
+            refused = run_serve(db, "--nats", nats_url, "--node", "n2")
+            assert refused.returncode == 1 and refused.stdout == ""
+            assert_one_line_error(refused.stderr, "another arena serves ")
+            assert f" alone (host {socket.gethostname()} pid {arena.proc.pid} since " in refused.stderr
+        finally:
+            assert arena.stop() == 0
+
+
+def run_serve(db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`scout-arena serve` on `db` as a user starts it, expected to exit at once."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "serve", "--db", db, "--port", "0", "--no-http", *args],
+        capture_output=True,
+        text=True,
+        timeout=START_S,
+        stdin=subprocess.DEVNULL,
+    )
