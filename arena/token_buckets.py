@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from cachetools import LRUCache
 
 
 def address_key(host: str) -> str:
@@ -50,9 +51,8 @@ class RateLimiter:
             raise ValueError(f"a rate limit needs a positive rate and a burst of at least 1, not {rate}/s and {burst}")
         self.rate = rate
         self.burst = burst
-        self._max_peers = max_peers
         self._clock = clock
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._buckets: LRUCache[str, _Bucket] = LRUCache(max_peers)
 
     def allow(self, key: str) -> bool:
         """Spend one call of `key`'s bucket; False (nothing spent) if it is empty."""
@@ -75,10 +75,7 @@ class RateLimiter:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = _Bucket(float(self.burst), now)
-            if len(self._buckets) > self._max_peers:
-                self._buckets.popitem(last=False)
         else:
             bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.updated) * self.rate)
             bucket.updated = now
-            self._buckets.move_to_end(key)
         return bucket

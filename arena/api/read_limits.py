@@ -35,12 +35,12 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 import grpc
+from cachetools import TTLCache
 
 from arena.api.peers import Request, Response, peer_host
 from arena.api.resources import ResourceLimits
@@ -100,9 +100,9 @@ class ReadGate:
         self._any_bot = RateLimiter(limits.global_token_read_rate, limits.global_token_read_burst, clock=clock)
         self._directory = directory
         self._admin = admin
-        self._clock = clock
         self._slots = asyncio.Semaphore(limits.read_concurrency)
-        self._known: OrderedDict[str, tuple[Caller, float]] = OrderedDict()
+        self._known: TTLCache[str, Caller, float] = TTLCache(KNOWN_TOKENS, TOKEN_TTL_S, timer=clock)
+        """The verified callers by token hash (used on the event loop alone, so without a lock)."""
         self._held = 0
 
     async def admit(
@@ -134,12 +134,7 @@ class ReadGate:
             return await db(fn, **kwargs)
 
     def _remembered(self, token: str) -> Caller | None:
-        key = token_hash(token)
-        known = self._known.get(key)
-        if known is None or known[1] < self._clock():
-            return None
-        self._known.move_to_end(key)
-        return known[0]
+        return self._known.get(token_hash(token))
 
     async def _verified(self, token: str) -> Caller | None:
         """The caller a token proves (a bot or the admin), looked up under the database bound."""
@@ -151,9 +146,7 @@ class ReadGate:
                 else (Caller("admin", None) if await self._admin.allows(token) else None)
             )
         if caller is not None:
-            self._known[token_hash(token)] = (caller, self._clock() + TOKEN_TTL_S)
-            if len(self._known) > KNOWN_TOKENS:
-                self._known.popitem(last=False)
+            self._known[token_hash(token)] = caller
         return caller
 
     async def _refuse(

@@ -34,13 +34,13 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from re import Pattern
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from cachetools import LRUCache
 from fastapi import params
 from fastapi.dependencies.utils import get_flat_params
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -108,8 +108,8 @@ class PageCache:
         self._gate = gate
         self._ttl_s = ttl_s
         self._max_bytes = max_bytes
-        self._answers: OrderedDict[tuple[str, bytes], _Answer] = OrderedDict()
-        self._bytes = 0
+        self._answers: LRUCache[tuple[str, bytes], _Answer] = LRUCache(max_bytes, getsizeof=_body_bytes)
+        """Bounded by their bodies' bytes here, by their number in `_keep` (used on the event loop alone)."""
         self._rendering: dict[tuple[str, bytes], _Flight] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
         self._version: tuple[Any, ...] | None = None
@@ -119,7 +119,7 @@ class PageCache:
     @property
     def kept_bytes(self) -> int:
         """Bytes of the bodies kept now."""
-        return self._bytes
+        return int(self._answers.currsize)
 
     @property
     def kept(self) -> int:
@@ -182,7 +182,6 @@ class PageCache:
         held = self._answers.get(key)
         if held is None or held.version != version:
             return None
-        self._answers.move_to_end(key)
         return held
 
     async def _current(self) -> tuple[Any, ...]:
@@ -243,14 +242,13 @@ class PageCache:
     def _keep(self, key: tuple[str, bytes], held: _Answer) -> None:
         if len(held.body) > self._max_bytes // 4:
             return
-        old = self._answers.pop(key, None)
-        if old is not None:
-            self._bytes -= len(old.body)
         self._answers[key] = held
-        self._bytes += len(held.body)
-        while len(self._answers) > KEPT_ANSWERS or self._bytes > self._max_bytes:
-            _, dropped = self._answers.popitem(last=False)
-            self._bytes -= len(dropped.body)
+        while len(self._answers) > KEPT_ANSWERS:
+            self._answers.popitem()
+
+
+def _body_bytes(held: _Answer) -> int:
+    return len(held.body)
 
 
 async def _no_body() -> Message:

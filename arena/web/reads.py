@@ -11,13 +11,13 @@ games costs a few indexed reads, not a pass over every game.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from cachetools import LRUCache
 from sqlmodel import Session, col, select
 
 from arena.errors import UnknownBot, UnknownTournament
@@ -448,12 +448,12 @@ class WebReads:
 
     def __init__(self, db: AsyncStore) -> None:
         self._db = db
-        self._cache: OrderedDict[Hashable, tuple[tuple[Any, ...], Any]] = OrderedDict()
+        self._cache: LRUCache[Hashable, tuple[tuple[Any, ...], Any]] = LRUCache(CACHED_READS)
         self._lock = threading.Lock()
         self._pairs = crosstable_tally()
         self._finished = finished_tally()
         self._forfeits: ForfeitTally = RunningTally(list, add_forfeits)
-        self._table_sizes: OrderedDict[int, tuple[int, dict[int, int]]] = OrderedDict()
+        self._table_sizes: LRUCache[int, tuple[int, dict[int, int]]] = LRUCache(CACHED_READS)
 
     async def __call__(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         """`fn(session=..., **kwargs)` in a worker thread."""
@@ -500,8 +500,6 @@ class WebReads:
             sizes = (total, {table_id: games for table_id, games in rows})
         with self._lock:
             self._table_sizes[tournament_id] = sizes
-            while len(self._table_sizes) > CACHED_READS:
-                self._table_sizes.popitem(last=False)
         names = _bot_names(session)
         return [
             TableProgress(index, tuple(names[s] for s in seats), finished.get(table_id, 0), sizes[1].get(table_id, 0))
@@ -545,13 +543,9 @@ class WebReads:
         with self._lock:
             held = self._cache.get(key)
             if held is not None and held[0] == now:
-                self._cache.move_to_end(key)
                 value: T = held[1]
                 return value
         value = fn(session=session, **kwargs)
         with self._lock:
             self._cache[key] = (now, value)
-            self._cache.move_to_end(key)
-            while len(self._cache) > CACHED_READS:
-                self._cache.popitem(last=False)
         return value

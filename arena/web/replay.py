@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
+from cachetools import LRUCache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -39,12 +39,13 @@ def casual_key(casual_id: int) -> str:
     return f"{CASUAL_PREFIX}{casual_id}"
 
 
-def _cache(request: Request) -> OrderedDict[str, bytes]:
-    """The app's frames of the games replayed lately, as JSON, by game id."""
+def _cache(request: Request) -> LRUCache[str, bytes]:
+    """The app's frames of the games replayed lately, as JSON, by game id (used on the event loop
+    alone, so without a lock)."""
     state = request.app.state
     if not hasattr(state, "replay_frames"):
-        state.replay_frames = OrderedDict()
-    cache: OrderedDict[str, bytes] = state.replay_frames
+        state.replay_frames = LRUCache(FRAMES_CACHED)
+    cache: LRUCache[str, bytes] = state.replay_frames
     return cache
 
 
@@ -113,10 +114,6 @@ async def _frames(request: Request, key: str, read: Read) -> Response:
             return refused
         cached = await asyncio.to_thread(_frames_json, detail)
         frames[key] = cached
-        while len(frames) > FRAMES_CACHED:
-            frames.popitem(last=False)
-    else:
-        frames.move_to_end(key)
     if "gzip" in request.headers.get("accept-encoding", ""):
         return Response(
             cached, media_type="application/json", headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}

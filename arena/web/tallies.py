@@ -14,12 +14,12 @@ again from nothing: slower, never wrong.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import sqlalchemy as sa
+from cachetools import LRUCache
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
@@ -52,7 +52,7 @@ class RunningTally(Generic[S]):
     def __init__(self, fresh: Callable[[], S], add: Callable[[Session, S, Games], None]) -> None:
         self._fresh = fresh
         self._add = add
-        self._kept: OrderedDict[int | None, _Kept[S]] = OrderedDict()
+        self._kept: LRUCache[int | None, _Kept[S]] = LRUCache(KEPT_SCOPES)
         self._lock = threading.Lock()
 
     def read(self, session: Session, tournament_id: int | None, view: Callable[[S], R]) -> R:
@@ -74,8 +74,6 @@ class RunningTally(Generic[S]):
                 self._add(session, kept.sums, col(GameRow.id).in_(new))
             kept.upto = top
             self._kept[tournament_id] = kept
-            while len(self._kept) > KEPT_SCOPES:
-                self._kept.popitem(last=False)
             return view(kept.sums)
 
 

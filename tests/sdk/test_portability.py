@@ -26,6 +26,7 @@ SERVER_ONLY = (
     "psycopg_binary",
     "trueskill",
     "alembic",
+    "cachetools",
     "grpc_health",
     "grpc_reflection",
 )

@@ -29,6 +29,7 @@ SERVER_PACKAGES = (
     "sqlmodel",
     "sqlalchemy",
     "alembic",
+    "cachetools",
     "psycopg",
     "uvicorn",
     "httptools",

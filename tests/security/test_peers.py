@@ -50,6 +50,9 @@ def test_the_limiter_forgets_the_least_recently_seen_peers() -> None:
         assert limiter.allow(key)
     assert len(limiter) == 2
     assert limiter.allow("a"), "a forgotten peer starts again with a full bucket"
+    assert not limiter.allow("c"), "c is still remembered, its bucket spent"
+    assert limiter.allow("d") and not limiter.allow("c"), "c was seen after a, so a is the one forgotten for d"
+    assert len(limiter) == 2
 
 
 def test_nonsense_limits_are_refused() -> None:

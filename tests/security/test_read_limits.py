@@ -230,3 +230,42 @@ def test_a_flood_from_many_hosts_is_held_to_the_shared_budget_and_bots_keep_thei
     assert all(exc.args[0] is grpc.StatusCode.RESOURCE_EXHAUSTED for exc in refused)
     assert "too many read calls from every caller without a token" in refused[-1].args[1]
     assert bot_reads == 5, "a bot's token reads spend from their own shared budget"
+
+
+def test_verified_tokens_are_remembered_for_their_time_and_the_least_recently_used_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(read_limits, "KNOWN_TOKENS", 2)
+
+    class Counting(InMemoryBotDirectory):
+        """Counts the tokens looked up (those the gate does not remember)."""
+
+        lookups = 0
+
+        async def authenticate(self, token: str) -> str | None:
+            self.lookups += 1
+            return await super().authenticate(token)
+
+    async def main() -> list[int]:
+        directory = Counting()
+        ann, bob, cat = [await directory.register(name) for name in ("ann", "bob", "cat")]
+        clock = [0.0]
+        gate = ReadGate(ResourceLimits(), directory, FixedAdminToken("admin"), clock=lambda: clock[0])
+        seen = []
+        for token, now in [
+            (ann, 0.0),
+            (bob, 0.0),
+            (ann, 0.0),
+            (cat, 0.0),
+            (ann, 0.0),
+            (bob, 0.0),
+            (ann, read_limits.TOKEN_TTL_S - 1),
+            (ann, read_limits.TOKEN_TTL_S + 1),
+        ]:
+            clock[0] = now
+            await gate.admit("ShowGame", Context("127.0.0.1"), token)  # type: ignore[arg-type]
+            seen.append(directory.lookups)
+        return seen
+
+    # ann is read again before cat comes, so bob is the one forgotten; ann is looked up again once its time is up.
+    assert asyncio.run(main()) == [1, 2, 2, 3, 3, 4, 4, 5]

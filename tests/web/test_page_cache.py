@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 from starlette.types import Message, Receive, Scope, Send
@@ -20,6 +21,7 @@ from starlette.types import Message, Receive, Scope, Send
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.tournaments.settings import TournamentSettings
+from arena.web import page_cache
 from arena.web.app import create_app
 from arena.web.limits import WebLimits
 from arena.web.page_cache import KeptRoute, PageCache
@@ -174,6 +176,24 @@ def test_a_browser_holding_the_answer_gets_a_304_until_it_changes() -> None:
         pages.size = 120
         status, headers, body = await get(cache, "/ladder", [(b"if-none-match", etag)])
         assert status == 200 and len(body) == 120 and headers[b"etag"] != etag
+
+    asyncio.run(run())
+
+
+def test_the_kept_answers_are_bounded_in_number_least_recently_used_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(page_cache, "KEPT_ANSWERS", 3)
+
+    async def run() -> None:
+        pages, version = Pages(), Version()
+        cache = cache_over(pages, version)
+        for url in ("/a", "/b", "/c", "/a", "/d"):
+            await get(cache, url)
+        assert (cache.kept, cache.kept_bytes, pages.renders) == (3, 300, 4)
+        for url in ("/a", "/c", "/d"):
+            await get(cache, url)
+        assert pages.renders == 4, "/a was read again after /b, so /b is the one dropped for /d"
+        await get(cache, "/b")
+        assert pages.renders == 5
 
     asyncio.run(run())
 

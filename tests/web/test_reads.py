@@ -7,12 +7,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlmodel import Session
 
 from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
+from arena.web import reads as web_reads
 from arena.web.reads import WebReads
 from tests.storage.helpers import random_result, running_tournament
 
@@ -52,4 +54,25 @@ def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
         commit_one(session, "east")
         expected = store.rating_table(session=session, tournament="east")
     assert read(tournament="east") == expected and asked[-1] == "east"
+    engine.dispose()
+
+
+def test_at_most_so_many_reads_are_kept_the_least_recently_used_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_reads, "CACHED_READS", 2)
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    with Session(engine) as session:
+        running_tournament(session, 4, 3, 2, name="east")
+        running_tournament(session, 4, 3, 2, name="west")
+    reads = WebReads(AsyncStore(engine))
+    asked: list[str | None] = []
+
+    def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
+        asked.append(tournament)
+        return store.rating_table(session=session, tournament=tournament)
+
+    for tournament in ("east", "west", "east", None, "east", "west"):
+        asyncio.run(reads.cached(table, tournament=tournament))
+    assert asked == ["east", "west", None, "west"], "east was read again after west, so west was dropped for None"
     engine.dispose()

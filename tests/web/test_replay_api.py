@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -15,6 +16,7 @@ from arena.records import GameToPlay
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.store.casual import CASUAL, save_casual_game
+from arena.web import replay as replay_routes
 from arena.web.app import create_app
 from sdk.engine import GameRecord, replay
 from tests.storage.helpers import START, random_result, running_tournament
@@ -45,6 +47,15 @@ def test_the_frames_are_the_same_compressed_or_not(client: TestClient, engine: E
     assert [s["total"] for s in doc["frames"][-1]["seats"]] == list(stored.record.totals)
     again = client.get("/api/games/2/frames")  # from the app's cache
     assert again.content == compressed.content
+
+
+def test_the_frames_of_the_games_replayed_lately_are_kept_at_most_so_many(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replay_routes, "FRAMES_CACHED", 2)
+    for game in (1, 2, 1, 3):
+        assert client.get(f"/api/games/{game}/frames").status_code == 200
+    assert set(client.app.state.replay_frames) == {"1", "3"}, "1 was replayed again after 2, so 2 was dropped"  # type: ignore[attr-defined]
 
 
 def test_a_game_not_finished_has_no_record_frames_or_hands(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, col
 
@@ -15,6 +16,7 @@ from arena.records import GameStatus
 from arena.storage import store
 from arena.storage.database import open_database
 from arena.storage.tables import GameRow, TournamentRow
+from arena.web import tallies
 from arena.web.reads import Forfeit, add_forfeits, latest_forfeits
 from arena.web.tallies import PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
 from tests.storage.helpers import random_result, running_tournament
@@ -72,4 +74,28 @@ def test_the_tallies_are_the_stores_figures_after_every_game(tmp_path: Path) -> 
         session.execute(sa.update(GameRow).where(col(GameRow.id) == 1).values(status="scheduled", commit_seq=None))
         session.commit()
         check(session, pairs, finished, forfeits, ids)
+    engine.dispose()
+
+
+def test_at_most_so_many_scopes_are_kept_the_least_recently_read_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tallies, "KEPT_SCOPES", 2)
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    counted: list[int | None] = []
+    with Session(engine) as session:
+        running_tournament(session, 4, 3, 2, name="east")
+        running_tournament(session, 4, 3, 2, name="west")
+        waiting = store.next_games(session=session, tournament="east", limit=1)[0]
+        game = store.mark_game_running(session=session, game_id=waiting.id)
+        store.commit_game(session=session, game_id=game.id, result=random_result(game))
+        ids = {name: tournament_id(session, name) for name in ("east", "west")}
+
+        def add(session: Session, sums: dict[int, int], games: sa.ColumnElement[bool]) -> None:
+            counted.append(scope)
+
+        kept = RunningTally(dict, add)
+        for scope in (ids["east"], ids["west"], ids["east"], None, ids["east"], ids["west"]):
+            kept.read(session, scope, dict)
+    assert counted == [ids["east"], ids["west"], None, ids["west"]], "east was read after west: west was dropped"
     engine.dispose()
