@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from arena.storage import store
-from arena.web import reads, schemas
+from arena.storage import reads, store
+from arena.web import schemas
 from arena.web.context import Web
 from arena.web.paging import games_listing, paged, sliced
 from arena.web.params import Filter, Name, PageSize, PageToken, StatusFilter

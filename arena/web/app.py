@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 
 from arena.page_tokens import PageTokens
 from arena.storage.async_store import AsyncStore
+from arena.storage.reads import CachedReads
 from arena.web import api, live, pages, play, replay
 from arena.web.context import WebContext
 from arena.web.errors import install_error_handlers
@@ -26,7 +27,6 @@ from arena.web.limits import WebLimits
 from arena.web.page_cache import PageCache, kept_route, route_patterns
 from arena.web.play_room import PlayRoom
 from arena.web.rate_limits import RateLimits, WebGate
-from arena.web.reads import WebReads
 from arena.web.templating import make_templates
 
 STATIC = Path(__file__).parent / "static"
@@ -60,7 +60,9 @@ def create_app(
         redoc_url=None,
     )
     db = AsyncStore(engine)
-    app.state.web = WebContext(db=db, reads=WebReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena)
+    app.state.web = WebContext(
+        db=db, reads=CachedReads(db), templates=make_templates(), tokens=PageTokens(), arena=arena
+    )
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     keep = arena is not None if store_casual is None else store_casual

@@ -11,7 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from arena.page_tokens import PageTokens
 from arena.storage.async_store import AsyncStore
-from arena.web.reads import WebReads
+from arena.storage.reads import CachedReads
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class WebContext:
     (`scout-arena web`)."""
 
     db: AsyncStore
-    reads: WebReads
+    reads: CachedReads
     templates: Jinja2Templates
     tokens: PageTokens
     arena: Any = None

@@ -46,8 +46,8 @@ from fastapi.dependencies.utils import get_flat_params
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.storage.async_store import AsyncStore
+from arena.storage.reads import play_version
 from arena.web.rate_limits import WebGate, refuse
-from arena.web.reads import play_version
 
 log = logging.getLogger(__name__)
 

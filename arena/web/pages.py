@@ -12,8 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from arena.page_tokens import MAX_PAGE_SIZE
 from arena.records import GameStatus, TournamentStatus
-from arena.storage import store
-from arena.web import reads
+from arena.storage import reads, store
 from arena.web.context import Web
 from arena.web.paging import games_listing, paged
 from arena.web.params import Filter, Name, PageToken, StatusFilter

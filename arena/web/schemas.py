@@ -12,9 +12,9 @@ from pydantic import BaseModel
 from arena.ratings.head_to_head import PairRecord
 from arena.ratings.table import RatingRow
 from arena.records import BotRecord, GameCounts, Tournament
+from arena.storage.reads import BotStandings, Forfeit, GameLine, HistoryPoint, TableProgress
 from arena.tournaments.stop_rule import StopRule, Verdict
 from arena.web.formats import format_of
-from arena.web.reads import BotStandings, Forfeit, GameLine, HistoryPoint, TableProgress
 
 
 class Error(BaseModel):
@@ -117,7 +117,7 @@ class GamePage(BaseModel):
 
 
 class ForfeitList(BaseModel):
-    """The latest forfeits (at most `arena.web.reads.MAX_FORFEITS`) and how many there are in all."""
+    """The latest forfeits (at most `arena.storage.reads.MAX_FORFEITS`) and how many there are in all."""
 
     items: list[Forfeit]
     total: int

@@ -9,9 +9,8 @@ from sqlmodel import Session
 
 from arena.errors import UnknownGame
 from arena.records import GameStatus, GameToPlay
-from arena.storage import store
+from arena.storage import reads, store
 from arena.storage.store.casual import CASUAL, save_casual_game, show_casual_game
-from arena.web import reads
 from sdk.engine.record import replay
 from tests.storage.helpers import START, play_all, random_result, running_tournament
 

@@ -13,8 +13,7 @@ from sqlmodel import Session
 
 from arena.cli.views import games_table
 from arena.page_tokens import MAX_PAGE_SIZE
-from arena.storage import store
-from arena.web import reads
+from arena.storage import reads, store
 from tests.cli.test_views import text_of
 from tests.web.conftest import BOTS, GAMES_PER_TABLE, TOURNAMENT, UPCOMING, get_paths
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from arena.storage import store
-from arena.web import reads
+from arena.storage import reads, store
 from arena.web.templating import figure
 from tests.web.conftest import BOTS, TOURNAMENT, UPCOMING, Served, screenshot
 

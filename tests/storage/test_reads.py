@@ -1,4 +1,4 @@
-"""What `arena.web.reads.WebReads` keeps: a read of one tournament until that tournament changes
+"""What `arena.storage.reads.CachedReads` keeps: a read of one tournament until that tournament changes
 (another's commits leave it kept), a read of everything until any game is committed."""
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from arena.ratings.table import RatingRow
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
-from arena.web import reads as web_reads
-from arena.web.reads import WebReads
+from arena.storage.reads import CachedReads
 from tests.storage.helpers import random_result, running_tournament
 
 
@@ -30,7 +29,7 @@ def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
     with Session(engine) as session:
         running_tournament(session, 4, 3, 2, name="east")
         running_tournament(session, 4, 3, 2, name="west")
-    reads = WebReads(AsyncStore(engine))
+    reads = CachedReads(AsyncStore(engine))
     asked: list[str | None] = []
 
     def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
@@ -60,12 +59,12 @@ def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
 def test_at_most_so_many_reads_are_kept_the_least_recently_used_dropped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web_reads, "CACHED_READS", 2)
+    monkeypatch.setattr("arena.storage.reads.CACHED_READS", 2)
     engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
     with Session(engine) as session:
         running_tournament(session, 4, 3, 2, name="east")
         running_tournament(session, 4, 3, 2, name="west")
-    reads = WebReads(AsyncStore(engine))
+    reads = CachedReads(AsyncStore(engine))
     asked: list[str | None] = []
 
     def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:

@@ -1,8 +1,10 @@
-"""What the pages and the API read: the store's public read models, and the few aggregates only
-the web shows (a bot's games and rating history, forfeits, a schedule's progress per table), each
-one SQL query that never selects a seed or an unfinished game's record.
+"""The read layer beside the store (`arena.storage.store`): the aggregates the web pages and their
+JSON API show besides the store's public read models (a bot's games and rating history, forfeits,
+a schedule's progress per table), each one SQL query that never selects a seed or an unfinished
+game's record. They live with the store, not the web, so that every query on the tables is in
+`arena.storage` and the web runs none of its own (a contract of `lint-imports`).
 
-`WebReads` runs them off the event loop (`arena.asyncstore.AsyncStore`) and keeps the figures
+`CachedReads` runs them off the event loop (`arena.storage.async_store.AsyncStore`) and keeps the figures
 that change only when a game is committed (ratings, crosstables, forfeits, schedules' progress)
 until one is: `commit_version` tells, from indexes alone, so a ladder or tournament page of 10,000
 games costs a few indexed reads, not a pass over every game.
@@ -38,7 +40,7 @@ from arena.storage.tables import (
     TournamentRow,
     VoidedAttemptRow,
 )
-from arena.web.tallies import Games, PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
+from arena.storage.tallies import Games, PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
 
 T = TypeVar("T")
 
@@ -98,7 +100,7 @@ class Forfeits:
 ForfeitTally = RunningTally[list[Forfeit]]
 """A running tally of a scope's forfeits (`add_forfeits`)."""
 PairTally = RunningTally[PairSums]
-"""A running tally of a scope's crosstable (`arena.web.tallies.add_pairs`)."""
+"""A running tally of a scope's crosstable (`arena.storage.tallies.add_pairs`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +376,7 @@ def _tables_of(session: Session, bot: str) -> list[int]:
 # -- the async face, with the cache ------------------------------------------------------------------
 
 CACHED_READS = 256
-"""Answers `WebReads.cached` keeps, the least recently used dropped first."""
+"""Answers `CachedReads.cached` keeps, the least recently used dropped first."""
 
 
 def commit_version(*, session: Session) -> tuple[Any, ...]:
@@ -439,7 +441,7 @@ def tournament_version(*, session: Session, tournament: str) -> tuple[Any, ...]:
     return (*row, tuple(sorted((s.value, n) for s, n in by_status)), played, entries)
 
 
-class WebReads:
+class CachedReads:
     """The queries above and the store's read models, run off the loop. `cached` keeps what only
     changes with the committed games (ratings, crosstables, forfeits, histories) until
     `commit_version` changes, so a page of a 10,000-game tournament is a few indexed reads; a read

@@ -1,4 +1,4 @@
-"""The running tallies (`arena.web.tallies`): after every committed game, in two tournaments at
+"""The running tallies (`arena.storage.tallies`): after every committed game, in two tournaments at
 once and over both, the crosstable is the store's head-to-head, each table's finished games are
 the store's count and the forfeits are what a pass over every game finds, and each is counted
 again from nothing if a counted game ever changes."""
@@ -13,12 +13,11 @@ import sqlalchemy as sa
 from sqlmodel import Session, col
 
 from arena.records import GameStatus
-from arena.storage import store
+from arena.storage import store, tallies
 from arena.storage.database import open_database
+from arena.storage.reads import Forfeit, add_forfeits, latest_forfeits
 from arena.storage.tables import GameRow, TournamentRow
-from arena.web import tallies
-from arena.web.reads import Forfeit, add_forfeits, latest_forfeits
-from arena.web.tallies import PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
+from arena.storage.tallies import PairSums, RunningTally, crosstable_of, crosstable_tally, finished_tally
 from tests.storage.helpers import random_result, running_tournament
 
 Pairs = RunningTally[PairSums]
