@@ -19,8 +19,9 @@ import secrets
 from datetime import UTC, datetime
 from typing import Protocol
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from arena.directory import NameTaken, new_token, token_hash
 from arena.errors import DuplicateName
@@ -85,11 +86,23 @@ def _stored_hash(*, session: Session) -> str | None:
 
 
 def ensure_admin_token(engine: Engine) -> str | None:
-    """Create the admin token if the database has none and return it; None if one is stored."""
-    with Session(engine) as session:
-        if session.get(AdminTokenRow, 1) is not None:
-            return None
-    return set_admin_token(engine)
+    """Create the admin token if the database has none and return it; None if one is stored.
+
+    One statement that inserts only where no row is (`ON CONFLICT DO NOTHING`): arenas starting at
+    once on a new database (a cluster's first nodes) create one token between them, and only the
+    one whose insert took effect shows it; a read-then-write would let the second overwrite the
+    token the first has just shown, or fail on the primary key."""
+    token = new_token()
+    insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+    statement = (
+        insert(AdminTokenRow)
+        .values(id=1, token_hash=token_hash(token), created_at=datetime.now(UTC))
+        .on_conflict_do_nothing(index_elements=["id"])
+        .returning(col(AdminTokenRow.id))
+    )
+    with engine.begin() as connection:
+        created = connection.execute(statement).first() is not None
+    return token if created else None
 
 
 def set_admin_token(engine: Engine, token: str | None = None) -> str:
