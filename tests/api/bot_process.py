@@ -1,8 +1,9 @@
 """A bot program for the end-to-end tests: `python tests/api/bot_process.py --target HOST:PORT
---token TOKEN [--behaviour random|slow|silent] [--max-games N] [--no-legal-actions]`.
+--token TOKEN [--behaviour random|slow|silent] [--think-ms MS] [--max-games N] [--no-legal-actions]`.
 
 random: a uniformly random legal action; slow: the same after 30 ms (games last long enough to
-kill the process mid-game); silent: never answers. Logs the runner's INFO lines to stderr.
+kill the process mid-game), or after `--think-ms`; silent: never answers. Logs the runner's INFO
+lines to stderr.
 """
 
 from __future__ import annotations
@@ -53,9 +54,14 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=None)
     parser.add_argument("--capacity", type=int, default=4)
     parser.add_argument("--no-legal-actions", action="store_true")
+    parser.add_argument("--think-ms", type=int, default=30, help="how long a slow bot takes a decision")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    bot = SilentBot() if args.behaviour == "silent" else RandomBot(0.03 if args.behaviour == "slow" else 0.0)
+    bot = (
+        SilentBot()
+        if args.behaviour == "silent"
+        else RandomBot(args.think_ms / 1000 if args.behaviour == "slow" else 0.0)
+    )
     run(
         bot,
         target=args.target,

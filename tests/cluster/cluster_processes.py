@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -72,17 +72,22 @@ class Node:
         os.kill(self.pid, sig)
 
 
-class Bots:
-    """Example bots, each its own process: `python -m bots.random_bot --target T --token K`."""
+RANDOM_BOT = (sys.executable, "-m", "bots.random_bot")
+"""The example bot the cluster tests run: any legal action, at once."""
 
-    def __init__(self, logs: Path) -> None:
+
+class Bots:
+    """Bots, each its own process: `PROGRAM --target T --token K` (the random example bot by default)."""
+
+    def __init__(self, logs: Path, program: Sequence[str] = RANDOM_BOT) -> None:
         self.logs = logs
+        self.program = program
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, token: str, target: str) -> None:
         with (self.logs / f"bot-{name}.log").open("ab") as log:
             self.procs[name] = subprocess.Popen(
-                [sys.executable, "-m", "bots.random_bot", "--target", target, "--token", token],
+                [*self.program, "--target", target, "--token", token],
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 start_new_session=True,
@@ -96,13 +101,13 @@ class Bots:
 
 
 @contextmanager
-def cluster_parts(logs: Path) -> Iterator[tuple[NatsServer, list[Node], Bots]]:
-    """A private NATS server, a list for the nodes a test starts and the bots; all stopped after
-    (nodes that were stopped with SIGSTOP are let go first, so that they can be ended)."""
+def cluster_parts(logs: Path, bot: Sequence[str] = RANDOM_BOT) -> Iterator[tuple[NatsServer, list[Node], Bots]]:
+    """A private NATS server, a list for the nodes a test starts and the bots (each running `bot`);
+    all stopped after (nodes that were stopped with SIGSTOP are let go first, so that they can be ended)."""
     nats = NatsServer(logs / "nats.log")
     nats.start()
     nodes: list[Node] = []
-    bots = Bots(logs)
+    bots = Bots(logs, bot)
     try:
         yield nats, nodes, bots
     finally:
