@@ -6,9 +6,10 @@ by one node at a time, taken over at a higher epoch."""
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 import sqlalchemy as sa
@@ -21,10 +22,12 @@ from arena.play.results import ForfeitCause, PolicyDecision
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
+from arena.storage.store import games as games_store
 from arena.storage.store import tournaments as tournaments_store
 from arena.tournaments.fairness import attempt_seed
 from arena.tournaments.schedule import game_seed, table_count
 from tests.storage.helpers import random_result, running_tournament
+from tests.timeouts import CALL_S
 
 T = TypeVar("T")
 TTL = 30.0
@@ -332,3 +335,41 @@ def assert_stored_once(engine: Engine, tables: int, games_per_table: int) -> Non
         games = connection.execute(sa.text("SELECT count(*) FROM games")).scalar_one()
     assert sorted(indices) == list(range(tables)) and set(indices.values()) == {1}
     assert games == tables * games_per_table
+
+
+def test_a_node_frozen_mid_commit_past_its_lease_commits_nothing_and_frees_the_game(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frozen between the commit's two round trips (its claim sent, the game's row locked) until
+    its lease has run out, a node's session is ended by PostgreSQL, so the game is claimed and
+    played again elsewhere and the woken node's commit stores nothing (the chaos test's SIGSTOP)."""
+    tournament(engine, bots=3, table_size=3)
+    scheduled(engine)
+    only_one_game(engine)
+    first = claim(engine, "a")
+    assert first is not None
+    with engine.begin() as connection:
+        connection.execute(
+            sa.text("UPDATE games SET lease_expires = timezone('UTC', statement_timestamp()) + interval '0.3 s'")
+        )
+    taken_over: list[store.ClaimedGame] = []
+    rated = games_store._rated
+
+    def frozen(*args: Any, **kwargs: Any) -> Any:
+        """Node a, between its round trips, sleeps until node b has claimed the game."""
+        deadline = time.monotonic() + CALL_S
+        while not taken_over:
+            assert time.monotonic() < deadline, "the frozen commit kept the game's row locked"
+            found = claim(engine, "b")
+            if found is not None:
+                taken_over.append(found)
+        return rated(*args, **kwargs)
+
+    monkeypatch.setattr(games_store, "_rated", frozen)
+    with pytest.raises(sa.exc.DBAPIError):
+        run(engine, store.commit_game, game_id=first.game.id, result=random_result(first.game), lease=first.lease)
+    monkeypatch.undo()
+    assert taken_over[0].interrupted and taken_over[0].game.id == first.game.id
+    assert stored_rows(engine) == {"seat_results": 0, "rating_history": 0, "voided_attempts": 0}
+    result = random_result(taken_over[0].game)
+    assert len(run(engine, store.commit_game, game_id=first.game.id, result=result, lease=taken_over[0].lease)) == 6

@@ -188,12 +188,16 @@ def commit_game(
         # On PostgreSQL two round trips in all: BEGIN, the claim and the two locks are sent at once
         # (the locks find the game's tournament and bots without the claim's answer), then the
         # writes and COMMIT. The locks are taken in the same order as before (game, tournament,
-        # ratings by id), so concurrent commits cannot deadlock.
+        # ratings by id), so concurrent commits cannot deadlock. Under a lease, the wait between
+        # the two is bounded by what is left of the lease (`_END_WITH_LEASE`).
         with cursor.pipeline():
-            claimed, locked, rating_rows = cursor.fetch_together(
+            bounded = () if lease is None else ((_END_WITH_LEASE, {"game": game_id, "lease": lease}),)
+            *_, claimed, locked, rating_rows = cursor.fetch_together(
+                *bounded,
                 (_CLAIM_GAME, claim) if lease is None else (_CLAIM_LEASED_GAME, {**claim, "lease": lease}),
                 (_LOCK_TOURNAMENT, {"game": game_id}),
                 (_lock_ratings(len(result.seats)), {"game": game_id, **named}),
+                synced=lease is not None,
             )
             names = {row[_BOT]: row[_NAME] for row in rating_rows}
             seat_ids: list[int] = loaded(claimed[0][2]) if claimed else []
@@ -525,6 +529,26 @@ _CLAIM_LEASED_GAME = Prepared(
     )
 )
 """`_CLAIM_GAME` for a cluster node: only while its lease holds (`arena.storage.store.leases`)."""
+
+_END_WITH_LEASE = Prepared(
+    sa.select(
+        sa.func.set_config(
+            "idle_in_transaction_session_timeout",
+            sa.cast(
+                sa.func.greatest(
+                    1, sa.cast(sa.extract("epoch", _games.c.lease_expires - DATABASE_NOW) * 1000, sa.Integer)
+                ),
+                sa.Text,
+            ),
+            True,
+        )
+    ).where(_games.c.id == sa.bindparam("game"), _games.c.lease_token == sa.bindparam("lease"))
+)
+"""Sent just before `_CLAIM_LEASED_GAME`, in the same round trip: the transaction may sit idle between
+its two round trips only until the lease runs out (the setting is the transaction's own). A node
+frozen in between (SIGSTOP, a stalled host) has its session ended by PostgreSQL then, which rolls
+the commit back and frees the game's row for the node that claims it next; without it, the frozen
+node would hold the row locked, and commit after its lease had run out once it woke."""
 
 _GAME_TOURNAMENT = sa.select(_games.c.tournament_id).where(_games.c.id == sa.bindparam("game")).scalar_subquery()
 """The tournament of game `game`: what the commit's locks find it by, without the claim's answer."""

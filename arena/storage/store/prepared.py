@@ -114,6 +114,7 @@ class Cursor:
         assert raw is not None
         self._raw = raw
         self._cursor = raw.cursor()
+        self._pipeline: Any = None
 
     def execute(self, statement: Prepared, values: Mapping[str, Any]) -> Any:
         """Run `statement` once; the cursor, to fetch from."""
@@ -127,10 +128,13 @@ class Cursor:
         with self._errors(compiled.sql):
             self._cursor.executemany(compiled.sql, [compiled.parameters(row) for row in rows])  # type: ignore[arg-type]
 
-    def fetch_together(self, *queries: tuple[Prepared, Mapping[str, Any]]) -> list[Sequence[Any]]:
+    def fetch_together(self, *queries: tuple[Prepared, Mapping[str, Any]], synced: bool = False) -> list[Sequence[Any]]:
         """Every row of each query. Inside `pipeline` on PostgreSQL they are sent at once, each on a
         cursor of its own, and the first fetch waits for every answer: one round trip for them all.
-        On SQLite they run one after another. No query may need another's answer."""
+        With `synced`, a Sync ends the batch: until the next one the session is then idle in its
+        transaction, which `idle_in_transaction_session_timeout` bounds (after a fetch alone it
+        stays active, unbounded). On SQLite they run one after another. No query may need another's
+        answer."""
         if getattr(self._raw, "pipeline", None) is None:
             return [self.execute(statement, values).fetchall() for statement, values in queries]
         sent = []
@@ -140,6 +144,9 @@ class Cursor:
             with self._errors(compiled.sql):
                 cursor.execute(compiled.sql, compiled.parameters(values))
             sent.append((cursor, compiled.sql))
+        if synced and self._pipeline is not None:
+            with self._errors(sent[-1][1]):
+                self._pipeline.sync()
         rows: list[Sequence[Any]] = []
         for cursor, sql in sent:
             with self._errors(sql):
@@ -162,8 +169,11 @@ class Cursor:
         if pipeline is None:
             yield
             return
-        with self._errors("pipeline"), pipeline():
-            yield
+        with self._errors("pipeline"), pipeline() as self._pipeline:
+            try:
+                yield
+            finally:
+                self._pipeline = None
 
     def commit_in_pipeline(self) -> None:
         """Inside `pipeline` on PostgreSQL, queue the transaction's COMMIT with its writes, so they
