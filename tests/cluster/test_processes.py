@@ -154,7 +154,10 @@ def test_a_single_arena_and_a_clusters_nodes_never_serve_one_database(nats_url: 
             assert f"(node n1: host {socket.gethostname()} pid {node.proc.pid} since " in single.stderr
         finally:
             node.proc.send_signal(signal.SIGTERM)
-            assert node.proc.wait(timeout=STOP_S) == 0
+            try:
+                assert node.proc.wait(timeout=STOP_S) == 0
+            finally:
+                processes.kill_group(node.proc)
         arena = ArenaProcess(db, tmp_path / "single.log", "--no-http")
         try:
             refused = run_serve(db, "--nats", nats_url, "--node", "n2")
@@ -162,7 +165,10 @@ def test_a_single_arena_and_a_clusters_nodes_never_serve_one_database(nats_url: 
             assert_one_line_error(refused.stderr, "another arena serves ")
             assert f" alone (host {socket.gethostname()} pid {arena.proc.pid} since " in refused.stderr
         finally:
-            assert arena.stop() == 0
+            try:
+                assert arena.stop() == 0
+            finally:
+                processes.kill_group(arena.proc)
 
 
 def run_serve(db: str, *args: str) -> subprocess.CompletedProcess[str]:

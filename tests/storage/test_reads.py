@@ -24,21 +24,29 @@ def commit_one(session: Session, tournament: str) -> None:
     store.commit_game(session=session, game_id=game.id, result=random_result(game))
 
 
-def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
-    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
-    with Session(engine) as session:
-        running_tournament(session, 4, 3, 2, name="east")
-        running_tournament(session, 4, 3, 2, name="west")
-    reads = CachedReads(AsyncStore(engine))
-    asked: list[str | None] = []
+class CountedReads:
+    """`CachedReads` over two running tournaments, east and west, counting which scopes' rating
+    tables it asks the store for."""
 
-    def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
-        asked.append(tournament)
+    def __init__(self, tmp_path: Path) -> None:
+        self.engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+        with Session(self.engine) as session:
+            running_tournament(session, 4, 3, 2, name="east")
+            running_tournament(session, 4, 3, 2, name="west")
+        self.reads = CachedReads(AsyncStore(self.engine))
+        self.asked: list[str | None] = []
+
+    def _table(self, *, session: Session, tournament: str | None = None) -> list[RatingRow]:
+        self.asked.append(tournament)
         return store.rating_table(session=session, tournament=tournament)
 
-    def read(**kwargs: Any) -> list[RatingRow]:
-        return asyncio.run(reads.cached(table, **kwargs))
+    def read(self, **kwargs: Any) -> list[RatingRow]:
+        return asyncio.run(self.reads.cached(self._table, **kwargs))
 
+
+def test_a_tournaments_reads_are_kept_until_it_changes(tmp_path: Path) -> None:
+    counted = CountedReads(tmp_path)
+    engine, read, asked = counted.engine, counted.read, counted.asked
     read(tournament="east")
     read()
     assert asked == ["east", None]
@@ -60,18 +68,10 @@ def test_at_most_so_many_reads_are_kept_the_least_recently_used_dropped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("arena.storage.reads.CACHED_READS", 2)
-    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
-    with Session(engine) as session:
-        running_tournament(session, 4, 3, 2, name="east")
-        running_tournament(session, 4, 3, 2, name="west")
-    reads = CachedReads(AsyncStore(engine))
-    asked: list[str | None] = []
-
-    def table(*, session: Session, tournament: str | None = None) -> list[RatingRow]:
-        asked.append(tournament)
-        return store.rating_table(session=session, tournament=tournament)
-
+    counted = CountedReads(tmp_path)
     for tournament in ("east", "west", "east", None, "east", "west"):
-        asyncio.run(reads.cached(table, tournament=tournament))
-    assert asked == ["east", "west", None, "west"], "east was read again after west, so west was dropped for None"
-    engine.dispose()
+        counted.read(tournament=tournament)
+    assert counted.asked == ["east", "west", None, "west"], (
+        "east was read again after west, so west was dropped for None"
+    )
+    counted.engine.dispose()
