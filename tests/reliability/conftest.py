@@ -34,6 +34,9 @@ class Healthy:
             name, token = arena.register("healthy")
             self.procs.append(arena.start_bot(token, log_name=name)[0])
             self.names.append(name)
+        # Connected before any test names them: a game asked of a bot still starting is refused.
+        for name in self.names:
+            wait_for_text(arena.logs / "server.log", f"bot {name!r} connected")
 
     def check_still_served(self, seed: int) -> None:
         """A fresh game between the healthy bots completes with no forfeit."""
