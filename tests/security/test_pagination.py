@@ -200,6 +200,7 @@ def test_export_pages_continue_from_each_games_token(arena: tuple[ArenaProcess, 
 def test_the_command_line_client_follows_pages(
     arena: tuple[ArenaProcess, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setattr(remote_client, "ITEMS_PER_UNIT", 1)
     monkeypatch.setattr(remote_client, "MAX_PAGE_SIZE", 2)
     remote = RemoteArena(arena[0].target)
     local = LocalArena.open(arena[1].removeprefix("sqlite:///"))

@@ -23,6 +23,8 @@ from arena.api import read_limits
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
 from arena.cli import remote_wire as client_wire
+from arena.cli.clients import LocalArena, ServerRefused
+from arena.cli.remote import RemoteArena
 from arena.directory import InMemoryBotDirectory
 from arena.storage import store
 from arena.storage.credentials import FixedAdminToken
@@ -97,6 +99,29 @@ def test_unauthenticated_reads_are_refused_while_token_callers_are_not(tmp_path:
             show(stub)
         assert again.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, "token calls refilled the host's bucket"
     finally:
+        assert arena.stop() == 0
+
+
+def test_a_persons_list_commands_cost_a_unit_each(tmp_path: Path) -> None:
+    """The command-line client asks for a first page of one unit (`RemoteArena._listed`): with a
+    host bucket of six units that does not refill, six list commands in a row are answered in full,
+    and only a seventh is refused. A first page of MAX_PAGE_SIZE would ask 40 units, and a person's
+    second command would wait for the bucket."""
+    url, _ = database(tmp_path, ["ann", "bob"])
+    arena = ArenaProcess(url, tmp_path / "server.log", read_limits=("--read-rate", "0.001", "--read-burst", "6"))
+    remote, local = RemoteArena(arena.target), LocalArena.open(url)
+    try:
+        assert remote.tournaments() == local.tournaments()
+        assert remote.bots() == local.bots()
+        assert remote.ratings(None) == local.ratings(None)
+        assert remote.ratings("cup") == local.ratings("cup")
+        assert remote.head_to_head("cup") == local.head_to_head("cup")
+        assert remote.games(None, None) == local.games(None, None)
+        with pytest.raises(ServerRefused, match=r"too many read calls from host 127\.0\.0\.1"):
+            remote.bots()
+    finally:
+        remote.close()
+        local.close()
         assert arena.stop() == 0
 
 
