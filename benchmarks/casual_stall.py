@@ -89,8 +89,8 @@ def main() -> None:
 def run(args: argparse.Namespace, logs: Path) -> None:
     from sqlmodel import Session
 
-    from arena.cli.clients import LocalArena
     from arena.cli.demo import arena_process
+    from arena.cli.local import LocalArena
     from arena.cli.remote import RemoteArena
     from arena.records import TournamentStatus
     from arena.storage import store

@@ -37,7 +37,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
 from cachetools import TTLCache
@@ -45,9 +45,11 @@ from cachetools import TTLCache
 from arena.api.peers import Request, Response, peer_host
 from arena.api.resources import ResourceLimits
 from arena.directory import BotDirectory, token_hash
-from arena.storage.async_store import AsyncStore
-from arena.storage.credentials import AdminGate
 from arena.token_buckets import RateLimiter, address_key
+
+if TYPE_CHECKING:  # the command-line client reads this module's wire constants without the storage layer
+    from arena.storage.async_store import AsyncStore
+    from arena.storage.credentials import AdminGate
 
 T = TypeVar("T")
 

@@ -228,7 +228,7 @@ def arena(server: str, db: str | None, admin_token: str | None = None, *, admin:
     (which needs the admin token for `admin` commands)."""
     client: ArenaClient
     if db is not None:
-        from arena.cli.clients import LocalArena
+        from arena.cli.local import LocalArena
 
         client = LocalArena.open(db)
     else:
@@ -576,7 +576,7 @@ def web(
     # Here, not at the top: FastAPI is a second's import on a busy machine, and no other command needs
     # it; and after the open-file check, so a refusal exits before gRPC's poller (which the web app's
     # imports start) can trip over the process's end.
-    from arena.cli.clients import LocalArena
+    from arena.cli.local import LocalArena
     from arena.web.app import create_app
     from arena.web.serving import WebServer, bind, serve_database
 
@@ -998,7 +998,7 @@ def games_verify(
 def admin_rotate_token(
     db: Annotated[str, typer.Option(help="The arena's database (URL, or a SQLite file's path).", show_default=False)],
 ) -> None:
-    from arena.cli.clients import LocalArena
+    from arena.cli.local import LocalArena
     from arena.storage.credentials import set_admin_token
 
     local = LocalArena.open(db)

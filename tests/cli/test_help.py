@@ -87,5 +87,15 @@ def test_a_read_command_on_a_database_imports_only_the_database(tmp_path: Path) 
     assert set(imported_by("arena.cli.app", ["bot", "list", "--db", str(db)])) <= {"sqlalchemy", "sqlmodel"}
 
 
-def test_the_check_sees_a_command_that_does_import_them() -> None:
-    assert "grpc" in imported_by("arena.cli.app", ["bot", "list", "--server", "127.0.0.1:1"])
+def test_a_read_command_on_a_server_imports_only_grpc() -> None:
+    """A closed port: the command pays for its imports and stops at the call (grpc imports
+    grpc_tools and grpc_reflection itself, where they are installed)."""
+    imported = set(imported_by("arena.cli.app", ["bot", "list", "--server", "127.0.0.1:1"]))
+    assert "grpc" in imported
+    assert {m for m in imported if not m.startswith("grpc")} == {"google"}, "a storage or web package"
+
+
+def test_the_check_sees_a_command_that_does_import_them(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    open_database(f"sqlite:///{db}").dispose()
+    assert "sqlalchemy" in imported_by("arena.cli.app", ["bot", "list", "--db", str(db)])

@@ -52,7 +52,7 @@ from typing import Any
 import typer
 
 from arena.cli.app import app as arena_app
-from arena.cli.clients import LocalArena
+from arena.cli.local import LocalArena
 from arena.records import GameStatus
 from sdk.cli import app as bot_app
 from sdk.env import HTTP_PORT

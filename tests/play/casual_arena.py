@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from sqlmodel import Session
 
-from arena.cli.clients import LocalArena
+from arena.cli.local import LocalArena
 from arena.storage import store
 from arena.tournaments.settings import TournamentSettings
 from sdk.runner import register

@@ -15,7 +15,7 @@ import pytest
 from sqlmodel import Session
 
 from arena import records
-from arena.cli.clients import LocalArena
+from arena.cli.local import LocalArena
 from arena.play.results import ForfeitCause
 from arena.storage import store
 from arena.tournaments.failure_policy import FailurePolicy

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.clients import LocalArena
+from arena.cli.local import LocalArena
 from arena.storage.database import open_database
 from sdk.runner import register
 from sdk.tokens import save_token

@@ -19,7 +19,7 @@ from sqlmodel import Session
 from arena import records
 from arena.cli import remote as remote_client
 from arena.cli import remote_wire as client_wire
-from arena.cli.clients import LocalArena
+from arena.cli.local import LocalArena
 from arena.cli.remote import RemoteArena
 from arena.cli.remote_wire import Page
 from arena.page_tokens import MAX_PAGE_SIZE

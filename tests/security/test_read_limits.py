@@ -23,7 +23,8 @@ from arena.api import read_limits
 from arena.api.read_limits import RETRY_AFTER_KEY, ReadGate
 from arena.api.resources import ResourceLimits
 from arena.cli import remote_wire as client_wire
-from arena.cli.clients import LocalArena, ServerRefused
+from arena.cli.clients import ServerRefused
+from arena.cli.local import LocalArena
 from arena.cli.remote import RemoteArena
 from arena.directory import InMemoryBotDirectory
 from arena.storage import store
