@@ -10,6 +10,7 @@ a busy machine makes an example slow, not wrong."""
 
 from __future__ import annotations
 
+import compileall
 import itertools
 import json
 import os
@@ -35,7 +36,8 @@ from tests import processes
 from tests.services import NATS_EXAMPLE, NATS_URL_VARIABLE, service_url
 from tests.timeouts import PLAY_S, START_S, STOP_S
 
-BOT_PROCESS = Path(__file__).resolve().parent / "api" / "bot_process.py"
+ROOT = Path(__file__).resolve().parent.parent
+BOT_PROCESS = ROOT / "tests" / "api" / "bot_process.py"
 MOVE_MS = 400
 """The server's default per-move limit in these tests: short, so timeouts come quickly."""
 GRACE_MS = 1500
@@ -56,8 +58,28 @@ def pytest_configure(config: pytest.Config) -> None:
     whatever started the run. Then every process started from here on is recorded (tests/processes.py)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if not hasattr(config, "workerinput"):
+        _compile_the_project()
     processes.record_spawns()
     config.stash[_RUN_SPAWNS] = processes.begin()
+
+
+def _compile_the_project() -> None:
+    """Byte-compile the project's packages once, before any worker starts. The editable install
+    leaves them as sources, and where PYTHONDONTWRITEBYTECODE is set (as in many containers) every
+    one of the hundreds of `scout-arena` and `scout-bot` processes the suite starts would compile
+    them again: 0.1-0.3 s of CPU each (benchmarks/cli_startup.py). Python reads the files even where
+    it is told not to write them."""
+    for package in ("arena", "sdk", "bots"):
+        compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` starts two workers per core (at most four more than the cores): many tests spend
+    most of their time waiting on a process they started or on a clock, and a second worker per
+    core runs while the first waits."""
+    cores = os.cpu_count() or 1
+    return min(2 * cores, cores + 4)
 
 
 _RUN_SPAWNS = pytest.StashKey[list[processes.Spawn]]()
