@@ -23,6 +23,7 @@ from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.database import open_database
 from arena.storage.store import games as games_store
+from arena.storage.store import prepared
 from arena.storage.store import tournaments as tournaments_store
 from arena.tournaments.fairness import attempt_seed
 from arena.tournaments.schedule import game_seed, table_count
@@ -335,6 +336,32 @@ def assert_stored_once(engine: Engine, tables: int, games_per_table: int) -> Non
         games = connection.execute(sa.text("SELECT count(*) FROM games")).scalar_one()
     assert sorted(indices) == list(range(tables)) and set(indices.values()) == {1}
     assert games == tables * games_per_table
+
+
+def test_a_commit_slow_to_read_an_expired_leases_answer_ends_lease_lost(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node whose lease has just run out, slow to read the first round trip's answers (a loaded
+    machine): its commit ends LeaseLost, not with its session ended by PostgreSQL as an idle
+    timeout of the lease's last millisecond did (CI at 391f285, this test's first case)."""
+    tournament(engine, bots=3, table_size=3)
+    scheduled(engine)
+    only_one_game(engine)
+    first = claim(engine, "a")
+    assert first is not None
+    expire(engine, first.game.id)
+    fetch_together = prepared.Cursor.fetch_together
+
+    def slow(self: prepared.Cursor, *args: Any, **kwargs: Any) -> Any:
+        rows = fetch_together(self, *args, **kwargs)
+        time.sleep(0.05)  # the loaded client, 50 times the old 1 ms floor
+        return rows
+
+    monkeypatch.setattr(prepared.Cursor, "fetch_together", slow)
+    with pytest.raises(LeaseLost, match="lease on it is lost"):
+        run(engine, store.commit_game, game_id=first.game.id, result=random_result(first.game), lease=first.lease)
+    monkeypatch.undo()
+    assert stored_rows(engine) == {"seat_results": 0, "rating_history": 0, "voided_attempts": 0}
 
 
 def test_a_node_frozen_mid_commit_past_its_lease_commits_nothing_and_frees_the_game(

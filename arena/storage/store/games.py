@@ -530,25 +530,38 @@ _CLAIM_LEASED_GAME = Prepared(
 )
 """`_CLAIM_GAME` for a cluster node: only while its lease holds (`arena.storage.store.leases`)."""
 
+MIN_IDLE_MS = 1000
+"""The least a leased commit may sit idle between its round trips (`_END_WITH_LEASE`), however little
+of its lease is left."""
+
 _END_WITH_LEASE = Prepared(
     sa.select(
         sa.func.set_config(
             "idle_in_transaction_session_timeout",
             sa.cast(
                 sa.func.greatest(
-                    1, sa.cast(sa.extract("epoch", _games.c.lease_expires - DATABASE_NOW) * 1000, sa.Integer)
+                    MIN_IDLE_MS,
+                    sa.cast(sa.extract("epoch", _games.c.lease_expires - DATABASE_NOW) * 1000, sa.Integer),
                 ),
                 sa.Text,
             ),
             True,
         )
-    ).where(_games.c.id == sa.bindparam("game"), _games.c.lease_token == sa.bindparam("lease"))
+    ).where(
+        _games.c.id == sa.bindparam("game"),
+        _games.c.lease_token == sa.bindparam("lease"),
+        _games.c.lease_expires > DATABASE_NOW,
+    )
 )
 """Sent just before `_CLAIM_LEASED_GAME`, in the same round trip: the transaction may sit idle between
-its two round trips only until the lease runs out (the setting is the transaction's own). A node
-frozen in between (SIGSTOP, a stalled host) has its session ended by PostgreSQL then, which rolls
-the commit back and frees the game's row for the node that claims it next; without it, the frozen
-node would hold the row locked, and commit after its lease had run out once it woke."""
+its two round trips only until the lease runs out, or MIN_IDLE_MS (the setting is the transaction's
+own). A node frozen in between (SIGSTOP, a stalled host) has its session ended by PostgreSQL then,
+which rolls the commit back and frees the game's row for the node that claims it next; without it,
+the frozen node would hold the row locked, and commit after its lease had run out once it woke.
+An expired lease sets nothing: its claim finds no row and the commit ends LeaseLost at once. The
+floor is for a lease with milliseconds left: a timeout that short ended the session while the
+client was still reading the first round trip's answers (CI under load), a connection error where
+LeaseLost was due; a second more of the row lock only delays the next claim by that much."""
 
 _GAME_TOURNAMENT = sa.select(_games.c.tournament_id).where(_games.c.id == sa.bindparam("game")).scalar_subquery()
 """The tournament of game `game`: what the commit's locks find it by, without the claim's answer."""
