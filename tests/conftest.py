@@ -74,14 +74,6 @@ def _compile_the_project() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` starts two workers per core (at most four more than the cores): many tests spend
-    most of their time waiting on a process they started or on a clock, and a second worker per
-    core runs while the first waits."""
-    cores = os.cpu_count() or 1
-    return min(2 * cores, cores + 4)
-
-
 _RUN_SPAWNS = pytest.StashKey[list[processes.Spawn]]()
 
 
