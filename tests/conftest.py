@@ -38,12 +38,11 @@ from tests.timeouts import PLAY_S, START_S, STOP_S
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT_PROCESS = ROOT / "tests" / "api" / "bot_process.py"
-MOVE_MS = 400
-"""The server's default per-move limit in these tests: short, so timeouts come quickly."""
 GRACE_MS = 1500
 HEALTHY_MOVE_MS = 1000
-"""The move limit of a game whose healthy bots must never time out while another seat does: wide
-enough for a loaded machine. The referee's clocks themselves are tested on a clock the test moves
+"""The move limit of a game whose healthy bots must never time out while another seat does, and the
+shared arena's default: wide enough for a loaded machine (at 400 ms, two workers per core timed
+healthy bots out). The referee's clocks themselves are tested on a clock the test moves
 (tests/play/test_referee_clock.py), not against real time."""
 CONNECT_TIMEOUT_S = START_S
 _names = itertools.count()
@@ -72,6 +71,14 @@ def _compile_the_project() -> None:
     it is told not to write them."""
     for package in ("arena", "sdk", "bots"):
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` starts two workers per core (at most four more than the cores): many tests spend
+    most of their time waiting on a process they started or on a clock, and a second worker per
+    core runs while the first waits."""
+    cores = os.cpu_count() or 1
+    return min(2 * cores, cores + 4)
 
 
 _RUN_SPAWNS = pytest.StashKey[list[processes.Spawn]]()
@@ -164,7 +171,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             "--port",
             "0",
             "--move-ms",
-            str(MOVE_MS),
+            str(HEALTHY_MOVE_MS),
             "--grace-ms",
             str(GRACE_MS),
             "--registrations-per-minute",

@@ -107,11 +107,18 @@ async def raw_game(arena: Arena, bots: list[str], seed: int, **limits: int) -> a
 
 
 def test_answers_after_the_deadline_forfeit_and_the_late_answer_is_stale(arena: Arena, healthy: Healthy) -> None:
+    """The rival seat is a raw session too: it holds its first turn until the late answer has been
+    refused, so the game is still being played when that answer arrives (against a fast bot the
+    game could end first, and the answer would name an unknown game instead)."""
     name, token = arena.register("late")
+    rival_name, rival_token = arena.register("rival")
 
     async def scenario() -> tuple[arena_pb2.PlayGameResponse, list[pb.ArenaMessage]]:
         bot = await RawBot.connect(arena.target, token)
-        game = await raw_game(arena, [name, healthy.names[0]], 109, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0)
+        rival = await RawBot.connect(arena.target, rival_token)
+        game = await raw_game(arena, [name, rival_name], 109, move_limit_ms=HEALTHY_MOVE_MS, time_bank_ms=0)
+        rival_flip = (await rival.next("decision_request")).decision_request
+        await rival.answer(rival_flip.game_id, rival_flip.request_id, flip(False))
         req = (await bot.next("decision_request")).decision_request
         forfeited = (await bot.next("error")).error
         assert (forfeited.code, forfeited.message) == (
@@ -119,16 +126,19 @@ def test_answers_after_the_deadline_forfeit_and_the_late_answer_is_stale(arena: 
             f"seat 0 of game {req.game_id!r} was forfeited: "
             f"timeout: no legal answer to request {req.request_id} within {HEALTHY_MOVE_MS} ms",
         )
+        held = (await rival.next("decision_request")).decision_request
         await bot.answer(req.game_id, req.request_id, flip(False))
         stale = (await bot.next("error")).error
         assert (stale.code, stale.message) == (
             pb.ERROR_CODE_STALE_REQUEST,
             f"request {req.request_id} of game {req.game_id!r} was already answered or has expired",
         )
+        await rival.play_to_the_end(random.Random(109), held)
         rest = []
         while (msg := await bot.read()).WhichOneof("kind") != "game_over":
             rest.append(msg)
         await bot.close()
+        await rival.close()
         return await game, rest
 
     response, rest = asyncio.run(scenario())
