@@ -66,9 +66,12 @@ class Rows:
     """A write of many rows of `table` in one statement: an INSERT of `columns` or, with `key`, an
     UPDATE of `columns` of the rows whose `key` matches (each maps a parameter name to its column).
 
-    On PostgreSQL the rows go as one array per column through `unnest`: one statement whatever
-    their number, where an executemany through psycopg's pipeline costs a message and a pass of
-    its Python per row. Elsewhere (SQLite, in the process) each row is one execution."""
+    On PostgreSQL the rows go as one JSON parameter through `json_to_recordset`: one statement
+    whatever their number, where an executemany through psycopg's pipeline costs a message and a
+    pass of its Python per row, and one string where an array per column costs psycopg a typed
+    dump of each list (half the client's CPU of the statement, docs/benchmarks.md). The values are
+    numbers, text and NULLs, which JSON carries exactly (a float's repr reads back as itself).
+    Elsewhere (SQLite, in the process) each row is one execution."""
 
     def __init__(self, table: sa.Table, columns: Mapping[str, str], key: tuple[str, str] | None = None) -> None:
         self._table = table
@@ -85,23 +88,23 @@ class Rows:
             )
         self.each = Prepared(each)
         self.params = list(params)
-        self._arrays: Prepared | None = None
+        self._recordset: Prepared | None = None
 
-    def arrays(self, dialect: Dialect) -> Prepared:
-        """The statement over one array parameter per column (PostgreSQL)."""
-        if self._arrays is None:
+    def recordset(self, dialect: Dialect) -> Prepared:
+        """The statement over one JSON parameter `rows`, a list of objects keyed by `params` (PostgreSQL)."""
+        if self._recordset is None:
             table = self._table.name
             names = {**self._columns, **dict([self._key])} if self._key else self._columns
-            arrays = (f"CAST(:{p} AS {self._table.c[c].type.compile(dialect=dialect)}[])" for p, c in names.items())
-            rows = f"unnest({', '.join(arrays)}) AS u({', '.join(names)})"
+            fields = (f"{p} {self._table.c[c].type.compile(dialect=dialect)}" for p, c in names.items())
+            rows = f"json_to_recordset(CAST(:rows AS json)) AS u({', '.join(fields)})"
             if self._key is None:
                 sql = f"INSERT INTO {table} ({', '.join(names.values())}) SELECT * FROM {rows}"
             else:
                 sets = ", ".join(f"{c} = u.{p}" for p, c in self._columns.items())
                 param, column = self._key
                 sql = f"UPDATE {table} SET {sets} FROM {rows} WHERE {table}.{column} = u.{param}"
-            self._arrays = Prepared(sa.text(sql))
-        return self._arrays
+            self._recordset = Prepared(sa.text(sql))
+        return self._recordset
 
 
 class Cursor:
@@ -157,7 +160,7 @@ class Cursor:
     def write_rows(self, rows: Rows, values: Sequence[Mapping[str, Any]]) -> None:
         """Write `values` (one mapping of `rows.params` per row) with `rows`' statement."""
         if self._dialect.name == "postgresql":
-            self.execute(rows.arrays(self._dialect), {p: [row[p] for row in values] for p in rows.params})
+            self.execute(rows.recordset(self._dialect), {"rows": json.dumps([{p: row[p] for p in rows.params} for row in values])})
         else:
             self.executemany(rows.each, values)
 
