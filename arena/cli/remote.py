@@ -37,8 +37,11 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 5.0
 CALL_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 300.0
 EXPORT_TIMEOUT_S = 600.0
-"""Bounds on waiting for the server: to connect, for one call, for one call of an export (a page of games)."""
+"""Bounds on waiting for the server: to connect, for one call, for a tournament's start (it stores
+the whole schedule before it answers: a 50,000-game field took 10-30 s on two cores and over 30 s on
+a slower, busy machine, docs/benchmarks.md), for one call of an export (a page of games)."""
 _ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
 
 
@@ -79,17 +82,19 @@ class RemoteArena:
         self.target = address
         self._stub = arena_pb2_grpc.ArenaStub(self._channel)
 
-    def _call(self, call: Call[T], *args: Any, admin: bool = True, **fields: object) -> T:
+    def _call(self, call: Call[T], *args: Any, admin: bool = True, timeout: float | None = None, **fields: object) -> T:
         """Make `call`, with the admin token if `admin` and this client has one (the organiser's
-        calls need it; the reads carry it so the organiser's polling is not counted as a stranger's)."""
-        return self._send(call, call.request(*args, **fields), admin)
+        calls need it; the reads carry it so the organiser's polling is not counted as a stranger's),
+        waiting up to `timeout` (CALL_TIMEOUT_S if None)."""
+        return self._send(call, call.request(*args, **fields), admin, timeout)
 
-    def _send(self, call: Call[T], request: Message, admin: bool) -> T:
+    def _send(self, call: Call[T], request: Message, admin: bool, timeout: float | None = None) -> T:
         metadata = self._metadata(admin)
-        deadline = time.monotonic() + CALL_TIMEOUT_S
+        timeout = CALL_TIMEOUT_S if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                reply = getattr(self._stub, call.method)(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+                reply = getattr(self._stub, call.method)(request, metadata=metadata, timeout=timeout)
             except grpc.RpcError as exc:
                 self._wait_or_raise(exc, deadline)
             else:
@@ -148,7 +153,7 @@ class RemoteArena:
         return self._call(wire.CREATE_TOURNAMENT, settings)
 
     def start_tournament(self, name: str) -> records.Tournament:
-        return self._call(wire.START_TOURNAMENT, name=name)
+        return self._call(wire.START_TOURNAMENT, name=name, timeout=START_TIMEOUT_S)
 
     def tournaments(self) -> list[records.Tournament]:
         return self._listed(wire.LIST_TOURNAMENTS)

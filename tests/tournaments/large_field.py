@@ -30,9 +30,11 @@ from typing import Any, TypeVar
 
 import grpc
 
+from arena.cli.remote import START_TIMEOUT_S
 from sdk.wire import arena_pb2_grpc
 from sdk.wire.arena_client import ENTER_TOURNAMENT, REGISTER_BOT, request
 from tests.relay import relay
+from tests.timeouts import patience
 from tests.tournaments.arena_process import ArenaProcess
 
 T = TypeVar("T")
@@ -46,7 +48,8 @@ IN_FLIGHT_PER_HOST = 2
 QUIET_S = 8.0
 PLAYING_S = 8.0
 CALL_TIMEOUT_S = 60.0
-COMMAND_TIMEOUT_S = 120.0
+COMMAND_TIMEOUT_S = patience(START_TIMEOUT_S + 60.0)
+"""A command's bound: the field's start may take the command line's whole START_TIMEOUT_S."""
 STORAGE_ERRORS = ("database is locked", "database is unavailable", "database is busy")
 """What must never reach a tournament or an organiser's command while the field weighs on storage."""
 

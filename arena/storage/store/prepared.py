@@ -160,7 +160,10 @@ class Cursor:
     def write_rows(self, rows: Rows, values: Sequence[Mapping[str, Any]]) -> None:
         """Write `values` (one mapping of `rows.params` per row) with `rows`' statement."""
         if self._dialect.name == "postgresql":
-            self.execute(rows.recordset(self._dialect), {"rows": json.dumps([{p: row[p] for p in rows.params} for row in values])})
+            self.execute(
+                rows.recordset(self._dialect),
+                {"rows": json.dumps([{p: row[p] for p in rows.params} for row in values])},
+            )
         else:
             self.executemany(rows.each, values)
 
