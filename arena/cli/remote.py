@@ -52,7 +52,7 @@ class RemoteArena:
     """Lists are read page after page (MAX_PAGE_SIZE each) and put together, so a command shows the
     whole list as before. With an admin token every call carries it, so the organiser's own polling
     (the demo's progress bar) is never counted against the host's read limit. A call the arena
-    refuses for the read limit is tried again after the wait it names, within CALL_TIMEOUT_S."""
+    refuses for the read limit is tried again after the wait it names, within the call's deadline."""
 
     def __init__(self, target: str, admin_token: str | None = None, tls: ClientTls | None = None) -> None:
         """`target` is HOST:PORT, or several comma-separated (the nodes of one cluster, which answer

@@ -68,8 +68,8 @@ class Rows:
 
     On PostgreSQL the rows go as one JSON parameter through `json_to_recordset`: one statement
     whatever their number, where an executemany through psycopg's pipeline costs a message and a
-    pass of its Python per row, and one string where an array per column costs psycopg a typed
-    dump of each list (half the client's CPU of the statement, docs/benchmarks.md). The values are
+    pass of its Python per row, and one string where an array per column costs psycopg a pass
+    over each list to find and dump its elements' type (docs/benchmarks.md). The values are
     numbers, text and NULLs, which JSON carries exactly (a float's repr reads back as itself).
     Elsewhere (SQLite, in the process) each row is one execution."""
 
