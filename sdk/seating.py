@@ -11,7 +11,6 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections import Counter
 from typing import Any
 
 _NEIGHBOUR_STEPS = 300
@@ -89,18 +88,25 @@ def _spread_neighbours(seats: list[list[int]], tables_of: list[list[int]], floor
     next (and of t1 for tr); swapping seats i and j at all of them leaves every entrant's seat
     counts unchanged. Moves are annealed on the sum of squared successor counts, and `seats` is
     left at the best state seen (search stops early at `floor`, the least sum possible).
-    Returns that sum.
+    Returns that sum. A move's change is counted over the links into and out of seats i and j
+    only: the others are the same after the swap.
     """
     k = len(seats[0])
-    succ: Counter[tuple[int, int]] = Counter()
+    after = [(s + 1) % k for s in range(k)]
+    succ: dict[tuple[int, int], int] = {}
     for row in seats:
         for s in range(k):
-            succ[row[s], row[(s + 1) % k]] += 1
+            link = row[s], row[after[s]]
+            succ[link] = succ.get(link, 0) + 1
     cost = sum(c * c for c in succ.values())
     best, best_cost = [row[:] for row in seats], cost
 
-    def links(rows: list[int]) -> list[tuple[int, int]]:
-        return [(seats[t][s], seats[t][(s + 1) % k]) for t in rows for s in range(k)]
+    def count(rows: list[int], touched: list[int], sign: int, change: dict[tuple[int, int], int]) -> None:
+        for t in rows:
+            row = seats[t]
+            for s in touched:
+                link = row[s], row[after[s]]
+                change[link] = change.get(link, 0) + sign
 
     for step in range(_NEIGHBOUR_STEPS):
         i, j = rng.sample(range(k), 2)
@@ -115,15 +121,17 @@ def _spread_neighbours(seats: list[list[int]], tables_of: list[list[int]], floor
                 break
             where[nxt] = len(path)
             table = rng.choice([t for t in tables_of[nxt] if seats[t][i] == nxt])
-        before = links(cycle)
+        touched = list({(i - 1) % k, i, (j - 1) % k, j})
+        change: dict[tuple[int, int], int] = {}
+        count(cycle, touched, -1, change)
         for t in cycle:
             seats[t][i], seats[t][j] = seats[t][j], seats[t][i]
-        change: Counter[tuple[int, int]] = Counter(links(cycle))
-        change.subtract(before)
-        delta = sum((succ[p] + dv) ** 2 - succ[p] ** 2 for p, dv in change.items())
+        count(cycle, touched, 1, change)
+        delta = sum(dv * (2 * succ.get(p, 0) + dv) for p, dv in change.items())
         heat = 2.0 * (1 - step / _NEIGHBOUR_STEPS)
         if delta <= 0 or rng.random() < math.exp(-delta / heat):
-            succ.update(change)
+            for p, dv in change.items():
+                succ[p] = succ.get(p, 0) + dv
             cost += delta
             if cost < best_cost:
                 best, best_cost = [row[:] for row in seats], cost

@@ -355,11 +355,7 @@ def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[i
     half = n // 2
     weight = [0] + [n // 2 if 2 * c == n else n for c in range(1, half + 1)]
     hits = [0] + [2 if 2 * c == n else 1 for c in range(1, half + 1)]
-
-    def cls(d: int) -> int:
-        d %= n
-        return min(d, n - d)
-
+    cls = [min(d, n - d) for d in range(n)]  # a difference's class, indexed by the difference mod n
     pairs = n * (n - 1) // 2
     low = n * rounds * k * (k - 1) // 2 // pairs
     target = least_square_sum(n * rounds * k * (k - 1) // 2, pairs)
@@ -370,7 +366,8 @@ def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[i
         met = [0] * (half + 1)
         for block in blocks:
             for a, b in combinations(block, 2):
-                met[cls(b - a)] += hits[cls(b - a)]
+                c = cls[(b - a) % n]
+                met[c] += hits[c]
         cost = sum(weight[c] * met[c] ** 2 for c in range(1, half + 1))
         for _step in range(_BLOCK_STEPS):
             if cost == target:
@@ -389,12 +386,15 @@ def _base_blocks(n: int, k: int, rounds: int, rng: random.Random) -> list[list[i
                 new = rng.randrange(n)
             if new in block:
                 continue
-            change: Counter[int] = Counter()
-            for j, other in enumerate(block):
-                if j != s:
-                    change[cls(other - block[s])] -= hits[cls(other - block[s])]
-                    change[cls(other - new)] += hits[cls(other - new)]
-            delta = sum(weight[c] * ((met[c] + v) ** 2 - met[c] ** 2) for c, v in change.items())
+            old = block[s]
+            change: dict[int, int] = {}
+            for other in block:
+                if other != old:
+                    c = cls[(other - old) % n]
+                    change[c] = change.get(c, 0) - hits[c]
+                    c = cls[(other - new) % n]
+                    change[c] = change.get(c, 0) + hits[c]
+            delta = sum(weight[c] * v * (2 * met[c] + v) for c, v in change.items())
             if delta <= 0:
                 for c, v in change.items():
                     met[c] += v
