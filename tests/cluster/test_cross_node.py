@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 
 import grpc
@@ -15,7 +16,7 @@ from arena.play.referee import Limits
 from sdk.wire import arena_pb2
 from sdk.wire import bot_session_pb2 as pb
 from tests.api.rawclient import RawBot
-from tests.cluster.nodes import connected_everywhere, start_nodes, until
+from tests.cluster.nodes import Node, connected_everywhere, start_nodes, until
 from tests.conftest import check_against_replay
 from tests.security.test_hidden_information import cards_in, leaks
 
@@ -92,9 +93,29 @@ def test_nothing_hidden_reaches_a_bot_across_nodes(nats_url: str, players: int) 
         assert any(m.WhichOneof("kind") == "game_over" for m in messages)
 
 
-def test_no_responders_is_a_disconnect_and_the_grace_period_forfeits(nats_url: str) -> None:
-    """The bot's node stops answering for it (no subscription left, presence not yet updated):
-    the referee's next request gets "no responders", and the seat forfeits after the grace period."""
+async def stop_relaying(node: Node) -> None:
+    """The node leaves the bot's subject: a referee elsewhere gets "no responders"."""
+    await node.cluster.remote._subscriptions.pop("vanishes").unsubscribe()
+
+
+async def drop_silently(node: Node) -> None:
+    """The node no longer holds the bot's stream, and does not say so (as a node whose "down" is
+    still on its way): its acknowledgement of the next request names the stream as gone."""
+    hub = node.server.hub
+    conn = hub.get("vanishes")
+    assert conn is not None and conn.stream is not None
+    relay, hub.relay = hub.relay, None
+    hub.close(conn, conn.stream)
+    hub.relay = relay
+
+
+@pytest.mark.parametrize("stop", [stop_relaying, drop_silently])
+def test_a_node_that_stops_answering_for_a_bot_disconnects_it_and_the_grace_period_forfeits(
+    nats_url: str, stop: Callable[[Node], Awaitable[None]]
+) -> None:
+    """The bot's node stops answering for it, presence not yet updated (its beats may even go on
+    naming the bot): the referee's next request finds it gone, and the seat forfeits after the
+    grace period."""
 
     async def scenario() -> None:
         async with AsyncExitStack() as stack:
@@ -106,7 +127,7 @@ def test_no_responders_is_a_disconnect_and_the_grace_period_forfeits(nats_url: s
             stack.push_async_callback(stays.close)
             stack.push_async_callback(vanishes.close)
             await connected_everywhere(nodes, names)
-            await nodes[0].cluster.remote._subscriptions.pop("vanishes").unsubscribe()
+            await stop(nodes[0])
             game = asyncio.create_task(nodes[1].play(names, 5))
             await stays.play_to_the_end(random.Random(1))
             response = await game
