@@ -3,9 +3,11 @@
 Every subject starts with the cluster's prefix (`scout` unless told otherwise), so that several
 clusters, or several tests, can share one NATS server without hearing each other:
 
-* `P.bot.NAME`: to the node holding bot NAME's stream. A referee elsewhere sends it the bot's
-  messages as requests; the reply is an acknowledgement, and "no responders" means the bot is
-  connected nowhere (`arena.cluster.remote_bots`).
+* `P.bot.NAME`: to the node holding bot NAME's stream, a referee elsewhere's messages to it.
+* `P.node.NODE.gone.SESSION.NAME`: the reply subject of NODE's messages to stream SESSION of bot
+  NAME that ask for a decision; nothing is sent on it while the stream is held, and "no
+  responders", or the bot's node saying it no longer holds the stream, means it is gone
+  (`arena.cluster.remote_bots`).
 * `P.node.NODE.decision`: the bots' answers to games refereed on NODE.
 * `P.presence`: which node holds which bot's stream, and each node's free capacity
   (`arena.cluster.presence`).
@@ -44,6 +46,9 @@ class Subjects:
 
     def decisions(self, node: str) -> str:
         return f"{self.prefix}.node.{node}.decision"
+
+    def gone(self, node: str) -> str:
+        return f"{self.prefix}.node.{node}.gone"
 
 
 class Bus:
@@ -100,14 +105,14 @@ class Bus:
     async def _error(self, exc: Exception) -> None:
         log.warning("node %s: NATS: %s", self.node, exc)
 
-    def post(self, subject: str, data: bytes) -> None:
+    def post(self, subject: str, data: bytes, reply: str = "") -> None:
         """Publish without waiting, from code that cannot: messages posted in turn leave in turn
         (each task appends to nats-py's buffer when it first runs, and tasks start in order)."""
-        self.spawn(self.publish(subject, data))
+        self.spawn(self.publish(subject, data, reply))
 
-    async def publish(self, subject: str, data: bytes) -> None:
+    async def publish(self, subject: str, data: bytes, reply: str = "") -> None:
         try:
-            await self.nc.publish(subject, data)
+            await self.nc.publish(subject, data, reply)
         except nats.errors.Error as exc:
             log.debug("node %s: publish to %s: %s", self.node, subject, exc)
 

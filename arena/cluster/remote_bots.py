@@ -6,9 +6,11 @@ referee sends it is serialized there, exactly as a local stream would write it
 (`bot_session_wire.arena_batch_bytes`), and published to the bot's subject, the messages of one
 turn of the event loop in one NATS message. The node holding the bot's stream writes those bytes
 as they came (`sessions.Relayed`), so the bot reads the same bytes from a cluster as from one node.
-A batch that carries a request goes as a NATS request: the bot's node acknowledges it, and "no
-responders" (no node holds the bot's stream) or an answer that the stream is gone disconnects
-the seat: the grace period and the clocks run as for a local stream that broke.
+A batch that carries a request names a reply subject of the stream (`Subjects.gone`), on which
+nothing comes back while all is well: NATS's "no responders" (no node holds the bot's stream) or
+the bot's node saying it no longer holds that stream disconnects the seat, and the grace period
+and the clocks run as for a local stream that broke. A node that stops answering altogether is
+left when its beats stop (`presence.NODE_TIMEOUT_S`), and its seats with it.
 
 The bot's answers to a game refereed elsewhere (`SessionHub.receive` finds no local game) go to
 that node's decision subject, where they are judged as if they came from a local stream; the
@@ -36,6 +38,7 @@ from typing import Any
 import nats.errors
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.js.api import Header
 
 from arena.api.bot_session_wire import arena_batch_bytes
 from arena.cluster.bus import Bus
@@ -85,11 +88,11 @@ RELEASE = 255
 _ENTRY = struct.Struct("!BHI")
 """A relayed entry's head: its code, then the lengths of its game id and of its framed message."""
 _HEAD = struct.Struct("!H")
-ACK_TIMEOUT_S = 2.0
-"""How long a referee waits for the bot's node to acknowledge a request; past it the seat counts as
-disconnected until presence next places the bot (within a heartbeat)."""
 GONE = b"gone"
-"""The acknowledgement of a node that no longer holds that stream of the bot."""
+"""The reply of a node that no longer holds that stream of the bot."""
+NO_RESPONDERS = "503"
+"""The status (header `Status`) of the message NATS sends to the reply subject of a message nobody
+subscribes to."""
 
 
 def _head(*fields: str) -> bytes:
@@ -150,7 +153,7 @@ class RemoteStream(Stream):
         self.node = place.node
         self._out: list[bytes] = []
         self._ask = False
-        """Whether the batch being gathered carries a request: it goes as a NATS request then."""
+        """Whether the batch being gathered carries a request: it names the stream's reply subject then."""
 
     def send(self, msg: Outgoing) -> None:
         if self.closed or isinstance(msg, Relayed):
@@ -208,6 +211,7 @@ class RemoteBots:
         subjects = self.bus.subjects
         await nc.subscribe(subjects.presence, cb=self._on_presence)
         await nc.subscribe(subjects.decisions(self.node), cb=self._on_answer)
+        await nc.subscribe(f"{subjects.gone(self.node)}.>", cb=self._on_gone)
         self.bus.on_lost(self._lost)
         self.bus.on_restored(self._restored)
         self.hub.relay = self
@@ -289,30 +293,23 @@ class RemoteBots:
 
     def relay_out(self, stream: RemoteStream, payload: bytes, ask: bool) -> None:
         data = _head(stream.session_id, self.node) + payload
-        subject = self.bus.subjects.bot(stream.bot)
-        if ask:
-            self.bus.spawn(self._ask(stream, subject, data))
-        else:
-            self.bus.post(subject, data)
+        reply = f"{self.bus.subjects.gone(self.node)}.{stream.session_id}.{stream.bot}" if ask else ""
+        self.bus.post(self.bus.subjects.bot(stream.bot), data, reply)
 
-    async def _ask(self, stream: RemoteStream, subject: str, data: bytes) -> None:
-        """Relay a batch that carries a request; if no node holds the stream, or none acknowledges
-        in time, the seats here are disconnected (a stream no node holds is not brought back by a
-        late beat that still names it: `_unreachable`)."""
-        try:
-            reply = await self.bus.nc.request(subject, data, timeout=ACK_TIMEOUT_S)
-        except nats.errors.NoRespondersError:
-            self._unreachable.add((stream.node, stream.session_id))
-        except (nats.errors.Error, TimeoutError) as exc:
-            log.info("bot %r on node %s: no acknowledgement (%s)", stream.bot, stream.node, type(exc).__name__)
-        else:
-            if reply.data != GONE:
-                return
-            self._unreachable.add((stream.node, stream.session_id))
-        conn = self.hub.get(stream.bot)
-        if conn is not None and conn.stream is stream:
-            log.info("bot %r: its stream on node %s is gone: its seats here are disconnected", stream.bot, stream.node)
-            self.hub.close(conn, stream)
+    async def _on_gone(self, msg: Msg) -> None:
+        """A request's stream is held nowhere (no responders), or not by the node that had it: the
+        seats here are disconnected, and a late beat that still names the stream does not bring it
+        back (`_unreachable`)."""
+        if msg.data != GONE and (msg.headers or {}).get(Header.STATUS.value) != NO_RESPONDERS:
+            return
+        session, bot = msg.subject[len(self.bus.subjects.gone(self.node)) + 1 :].split(".", 1)
+        conn = self.hub.get(bot)
+        stream = None if conn is None else conn.stream
+        if conn is None or not isinstance(stream, RemoteStream) or stream.session_id != session:
+            return
+        self._unreachable.add((stream.node, session))
+        log.info("bot %r: its stream on node %s is gone: its seats here are disconnected", bot, stream.node)
+        self.hub.close(conn, stream)
 
     async def _on_relay(self, bot: str, msg: Msg) -> None:
         """A referee's batch for `bot`, whose stream is here: write it to the stream as it came."""
@@ -338,8 +335,6 @@ class RemoteBots:
             conn.elsewhere = len(routes)
             if freed:
                 self.hub.notify(bot)
-        if msg.reply:
-            await msg.respond(b"")
 
     async def _on_answer(self, msg: Msg) -> None:
         """A bot's answer to a game refereed here, from the node holding its stream."""
