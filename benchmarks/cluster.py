@@ -16,7 +16,7 @@ skews every figure.
   `--hop-games` games at a time on a cluster node in this process. Local: the bots' streams are on
   that node, as a node plays its own streams. Remote: they are on a second node, a real
   `scout-arena serve --nats` process, so every message goes through `arena.cluster.remote_bots`
-  (a NATS request to the bot's subject, acknowledged; the answer published back to the referee's
+  (a NATS message to the bot's subject; the answer published back to the referee's
   decision subject). The two alternate `--repeat` times, each until `--decisions` answers. One
   game at a time measures the hop itself; more keep the machine's cores busy, and queueing adds
   to it. Also: a bare NATS request/reply on the same server, and each process's CPU per decision.
