@@ -302,7 +302,7 @@ class RemoteBots:
         back (`_unreachable`)."""
         if msg.data != GONE and (msg.headers or {}).get(Header.STATUS.value) != NO_RESPONDERS:
             return
-        session, bot = msg.subject[len(self.bus.subjects.gone(self.node)) + 1 :].split(".", 1)
+        session, _, bot = msg.subject[len(self.bus.subjects.gone(self.node)) + 1 :].partition(".")
         conn = self.hub.get(bot)
         stream = None if conn is None else conn.stream
         if conn is None or not isinstance(stream, RemoteStream) or stream.session_id != session:
