@@ -10,6 +10,10 @@ the field's start took, and every storage error a tournament or command saw (the
 
     .venv/bin/python benchmarks/large_field.py [--postgres URL] [--repeat 1]
 
+**--steady-only SECONDS** runs the steady tournament alone for that long and prints, every 10 s,
+its games/s and the arena's CPU per game: a tournament's cost must not grow as it plays, or every
+later phase above would be measured against a quiet rate it no longer has.
+
 PostgreSQL is measured when --postgres or SCOUT_TEST_POSTGRES_URL gives a URL (a throwaway schema).
 The machine is often shared: read the ratios, and the load average printed with them.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import sys
 import tempfile
@@ -27,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from storage_commit import postgres_schema
 
-from tests.tournaments.large_field import Outcome, Scenario
+from tests.tournaments.large_field import Outcome, Sample, Scenario
 
 PHASES = ("entering", "starting", "playing")
 
@@ -52,19 +57,38 @@ def report(kind: str, outcome: Outcome) -> None:
     print(f"  storage errors or stops seen: {len(errors)}" + "".join(f"\n    {line}" for line in errors[:5]))
 
 
+def measure(kind: str, scenario: Scenario, steady_only: float | None) -> None:
+    if steady_only is None:
+        report(kind, asyncio.run(scenario.run()))
+    else:
+        report_steady(kind, asyncio.run(scenario.run_steady(steady_only)))
+
+
+def report_steady(kind: str, samples: list[Sample]) -> None:
+    print(f"{kind}: the steady tournament alone, load average {os.getloadavg()[0]:.1f} after the run")
+    for before, after in itertools.pairwise(samples):
+        games = after.games - before.games
+        rate = games / (after.elapsed - before.elapsed)
+        print(
+            f"  {after.elapsed:5.0f} s  {after.games:6d} games  {rate:6.1f} games/s  "
+            f"arena CPU {1000 * (after.arena_cpu_s - before.arena_cpu_s) / max(games, 1):5.1f} ms a game"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postgres", default=os.environ.get("SCOUT_TEST_POSTGRES_URL"), help="PostgreSQL URL")
     parser.add_argument("--repeat", type=int, default=1, help="runs per database (default 1)")
+    parser.add_argument("--steady-only", type=float, metavar="SECONDS", help="the steady tournament alone (docstring)")
     args = parser.parse_args()
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start (other work skews figures)")
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            report("SQLite", asyncio.run(Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)).run()))
+            measure("SQLite", Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)), args.steady_only)
         if args.postgres:
             with tempfile.TemporaryDirectory() as tmp, postgres_schema(args.postgres) as url:
-                report("PostgreSQL", asyncio.run(Scenario(url, Path(tmp)).run()))
+                measure("PostgreSQL", Scenario(url, Path(tmp)), args.steady_only)
     if not args.postgres:
         print("PostgreSQL: skipped (give --postgres URL or set SCOUT_TEST_POSTGRES_URL)")
 

@@ -18,6 +18,8 @@ each address holds one.
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -92,6 +94,7 @@ class GameFeed:
         seats: Sequence[str],
         delay_s: float,
         clock: Callable[[], float],
+        on_end: Callable[[GameFeed], None] | None = None,
     ) -> None:
         self.game_id = game_id
         self.attempt = attempt
@@ -109,6 +112,7 @@ class GameFeed:
         """True if it ended with its last round, False if it was stopped or abandoned."""
         self.relay: FeedRelay | None = None
         """Set for a feed this node's referee writes, in a cluster: the other nodes get it too."""
+        self._on_end = on_end
 
     def publish(self, event: Event) -> None:
         """Add the next public event; never blocks, never grows past MAX_EVENTS."""
@@ -123,6 +127,8 @@ class GameFeed:
     def end(self, finished: bool) -> None:
         self.ended_at = self._clock()
         self.finished = finished
+        if self._on_end is not None:
+            self._on_end(self)
         if self.relay is not None:
             self.relay.ended(self)
 
@@ -162,6 +168,12 @@ class SpectatorHub:
         self._attempts: dict[int, list[GameFeed]] = {}
         """Each game's attempts, oldest first: the newest, and those spectators may still be shown
         because the starts of the ones after them are not released yet."""
+        self._forgettable: list[tuple[float, int, int]] = []
+        """A heap of (when, tie-break, game id), one per ended feed: when its game may be
+        forgotten, if that feed is still the game's newest. Pruning pops only what is due, where a
+        scan of every kept game cost each new game time in proportion to the games of the last
+        minutes (a fifth of the arena's time at 45 games/s, docs/benchmarks.md)."""
+        self._ends = itertools.count()
         self._watching: dict[str, int] = {}
         self.relay: FeedRelay | None = None
         """Set on a node of a cluster: the feeds this node's referee opens go to the other nodes too."""
@@ -178,11 +190,12 @@ class SpectatorHub:
         """A new feed for an attempt at `watch.game_id`, replacing an earlier attempt's; on its own
         (without `open`'s relay), the copy of a feed another node of a cluster writes."""
         self._prune()
-        feed = GameFeed(watch.game_id, attempt, seats, watch.delay_s, self.clock)
+        feed = GameFeed(watch.game_id, attempt, seats, watch.delay_s, self.clock, self._ended)
         attempts = self._attempts.setdefault(watch.game_id, [])
         if attempts and attempts[-1].ended_at is None:
             attempts[-1].end(False)
         attempts.append(feed)
+        _drop_replaced(attempts, self.clock())
         return feed
 
     def feed(self, game_id: int) -> GameFeed | None:
@@ -190,24 +203,28 @@ class SpectatorHub:
         An attempt is known only `delay_s` after it began, like its events, so that neither a game's
         start nor a void's replay is told early; until then, the attempt it replaced."""
         self._prune()
-        now = self.clock()
-        known = [f for f in self._attempts.get(game_id, ()) if f.start_released_at <= now]
-        return known[-1] if known else None
+        attempts = self._attempts.get(game_id)
+        if not attempts:
+            return None
+        _drop_replaced(attempts, self.clock())
+        return attempts[0] if attempts[0].start_released_at <= self.clock() else None
 
     def live(self) -> list[GameFeed]:
         """Feeds of games still playing."""
         return [attempts[-1] for attempts in self._attempts.values() if attempts[-1].ended_at is None]
 
+    def _ended(self, feed: GameFeed) -> None:
+        assert feed.end_released_at is not None
+        heapq.heappush(self._forgettable, (feed.end_released_at + KEEP_S, next(self._ends), feed.game_id))
+
     def _prune(self) -> None:
+        """Forget the games whose newest attempt ended more than KEEP_S before spectators were told."""
         now = self.clock()
-        for key, attempts in list(self._attempts.items()):
-            newest = attempts[-1]
-            if newest.end_released_at is not None and newest.end_released_at + KEEP_S < now:
-                del self._attempts[key]
-                continue
-            known = [i for i, f in enumerate(attempts) if f.start_released_at <= now]
-            if known:
-                del attempts[: known[-1]]
+        while self._forgettable and self._forgettable[0][0] < now:
+            game_id = heapq.heappop(self._forgettable)[2]
+            newest = self._attempts[game_id][-1] if game_id in self._attempts else None
+            if newest is not None and newest.end_released_at is not None and newest.end_released_at + KEEP_S < now:
+                del self._attempts[game_id]
 
     @property
     def spectators(self) -> int:
@@ -235,6 +252,14 @@ class SpectatorHub:
         self._watching[address] -= 1
         if not self._watching[address]:
             del self._watching[address]
+
+
+def _drop_replaced(attempts: list[GameFeed], now: float) -> None:
+    """Drop a game's attempts that spectators can no longer be shown: those before the latest
+    one whose start is released (starts are released in the order the attempts began)."""
+    known = bisect.bisect_right([f.start_released_at for f in attempts], now)
+    if known > 1:
+        del attempts[: known - 1]
 
 
 class Ticket:

@@ -73,6 +73,28 @@ def test_a_new_attempt_replaces_the_voided_one_and_ended_feeds_go_after_a_while(
     assert hub.feed(7) is None
 
 
+def test_each_ended_game_is_forgotten_at_its_own_time_whatever_the_order_of_their_ends() -> None:
+    """Games of tournaments with different delays end in one order and are forgotten in another;
+    a game whose voided attempt ended first is kept for its replay's end."""
+    clock = Clock()
+    hub = SpectatorHub(clock)
+    slow = hub.open(Watch(1, 100), "1-a", ("a", "b"))
+    quick = hub.open(Watch(2, 0), "2-a", ("a", "b"))
+    voided = hub.open(Watch(3, 0), "3-a", ("a", "b"))
+    slow.end(finished=True)  # forgettable after 1000 + 100 + KEEP_S
+    clock.now += 50
+    voided_replay = hub.open(Watch(3, 0), "3-b", ("a", "b"))  # ends 3-a at 1050
+    quick.end(finished=True)  # forgettable after 1050 + KEEP_S
+    clock.now += 10
+    voided_replay.end(finished=True)  # forgettable after 1060 + KEEP_S
+    clock.now = 1050 + KEEP_S + 0.5
+    assert (hub.feed(1), hub.feed(2), hub.feed(3)) == (slow, None, voided_replay)
+    clock.now = 1060 + KEEP_S + 0.5
+    assert (hub.feed(1), hub.feed(3)) == (slow, None)
+    clock.now = 1100 + KEEP_S + 0.5
+    assert hub.feed(1) is None
+
+
 def test_an_attempt_is_told_only_the_delay_after_it_began() -> None:
     """A game's start, and a voided game's replay, reach spectators no sooner than its events
     (docs/web.md, "Live games")."""

@@ -50,6 +50,8 @@ PLAYING_S = 8.0
 CALL_TIMEOUT_S = 60.0
 COMMAND_TIMEOUT_S = patience(START_TIMEOUT_S + 60.0)
 """A command's bound: the field's start may take the command line's whole START_TIMEOUT_S."""
+STEADY = "--seats 2 --games-per-table 2000 --concurrency 4 --move-ms 5000 --seed 1"
+"""The steady tournament: four real bots at 2-seat tables, as fast as they and the arena go."""
 STORAGE_ERRORS = ("database is locked", "database is unavailable", "database is busy")
 """What must never reach a tournament or an organiser's command while the field weighs on storage."""
 
@@ -66,6 +68,15 @@ class Window:
     @property
     def rate(self) -> float:
         return (self.games_at_end - self.games_at_start) / max(self.ended - self.started, 1e-9)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The steady tournament's finished games and the arena's CPU seconds so far, `elapsed` seconds in."""
+
+    elapsed: float
+    games: int
+    arena_cpu_s: float
 
 
 @dataclass
@@ -116,6 +127,27 @@ class Scenario:
         self.outcome = Outcome()
 
     async def run(self) -> Outcome:
+        await self._with_arena(self._play)
+        return self.outcome
+
+    async def run_steady(self, seconds: float, window_s: float = 10.0) -> list[Sample]:
+        """The steady tournament alone for `seconds`: a sample every `window_s` (does a long
+        tournament slow down as it plays?)."""
+        samples: list[Sample] = []
+
+        async def play(arena: ArenaProcess) -> None:
+            await self._create("steady", STEADY)
+            await self._enter("steady", ["s1", "s2", "s3", "s4"])
+            await self._command("tournament", "start", "steady")
+            began = time.monotonic()
+            while (elapsed := time.monotonic() - began) < seconds:
+                samples.append(Sample(elapsed, await self._finished("steady"), _cpu_s(arena.proc.pid)))
+                await asyncio.sleep(window_s)
+
+        await self._with_arena(play)
+        return samples
+
+    async def _with_arena(self, play: Callable[[ArenaProcess], Awaitable[None]]) -> None:
         log = self.workdir / "arena.log"
         arena = ArenaProcess(self.url, log, "--http-port", "0")
         assert arena.admin_token is not None
@@ -123,7 +155,7 @@ class Scenario:
         channel = grpc.aio.insecure_channel(arena.target)
         self.stub = arena_pb2_grpc.ArenaStub(channel)
         try:
-            await self._play(arena)
+            await play(arena)
         finally:
             for proc in self.procs:
                 proc.kill()
@@ -131,23 +163,29 @@ class Scenario:
             await channel.close()
             arena.stop()
             self.outcome.log = log.read_text()
-        return self.outcome
+
+    async def _create(self, name: str, options: str) -> None:
+        await self._command("tournament", "create", name, *options.split(), "--starts-at", "+1d")
+
+    async def _enter(self, tournament: str, names: list[str]) -> None:
+        """Register each of `names`, enter it in `tournament` and start its bot process."""
+        for name in names:
+            token = await REGISTER_BOT.ask(self.stub, name=name, timeout=CALL_TIMEOUT_S)
+            await ENTER_TOURNAMENT.ask(
+                self.stub, tournament=tournament, entry_code=None, metadata=_bearer(token), timeout=CALL_TIMEOUT_S
+            )
+            self._bot(token, name)
 
     async def _play(self, arena: ArenaProcess) -> None:
         out = self.outcome
-        for created in (
-            "steady --seats 2 --games-per-table 2000 --concurrency 4 --move-ms 5000 --seed 1",
-            "field --seats 4 --absent-wait-ms 1000 --seed 2",
-            "small --seats 3 --games-per-table 2 --seed 3",
+        for name, options in (
+            ("steady", STEADY),
+            ("field", "--seats 4 --absent-wait-ms 1000 --seed 2"),
+            ("small", "--seats 3 --games-per-table 2 --seed 3"),
         ):
-            await self._command("tournament", "create", *created.split(), "--starts-at", "+1d")
-        for tournament, names in (("steady", ["s1", "s2", "s3", "s4"]), ("small", ["c1", "c2", "c3"])):
-            for name in names:
-                token = await REGISTER_BOT.ask(self.stub, name=name, timeout=CALL_TIMEOUT_S)
-                await ENTER_TOURNAMENT.ask(
-                    self.stub, tournament=tournament, entry_code=None, metadata=_bearer(token), timeout=CALL_TIMEOUT_S
-                )
-                self._bot(token, name)
+            await self._create(name, options)
+        await self._enter("steady", ["s1", "s2", "s3", "s4"])
+        await self._enter("small", ["c1", "c2", "c3"])
         await self._command("tournament", "start", "steady")
         await self._until(lambda: self._finished("steady"), lambda n: n >= 20, "the steady tournament to play 20 games")
 
@@ -280,6 +318,12 @@ class Scenario:
 
 
 _STATUS = {1: "scheduled", 2: "running", 3: "finished", 4: "failed"}
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) the process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _total(games: Any) -> int:
