@@ -84,6 +84,7 @@ def test_each_ended_game_is_forgotten_at_its_own_time_whatever_the_order_of_thei
     slow.end(finished=True)  # forgettable after 1000 + 100 + KEEP_S
     clock.now += 50
     voided_replay = hub.open(Watch(3, 0), "3-b", ("a", "b"))  # ends 3-a at 1050
+    assert voided.ended_at == 1050 and not voided.finished
     quick.end(finished=True)  # forgettable after 1050 + KEEP_S
     clock.now += 10
     voided_replay.end(finished=True)  # forgettable after 1060 + KEEP_S
