@@ -172,7 +172,8 @@ class SpectatorHub:
         """A heap of (when, tie-break, game id), one per ended feed: when its game may be
         forgotten, if that feed is still the game's newest. Pruning pops only what is due, where a
         scan of every kept game cost each new game time in proportion to the games of the last
-        minutes (a fifth of the arena's time at 45 games/s, docs/benchmarks.md)."""
+        minutes (40% of the interpreter's time two minutes into a 50 games/s tournament,
+        docs/benchmarks.md)."""
         self._ends = itertools.count()
         self._watching: dict[str, int] = {}
         self.relay: FeedRelay | None = None
@@ -206,8 +207,9 @@ class SpectatorHub:
         attempts = self._attempts.get(game_id)
         if not attempts:
             return None
-        _drop_replaced(attempts, self.clock())
-        return attempts[0] if attempts[0].start_released_at <= self.clock() else None
+        now = self.clock()
+        _drop_replaced(attempts, now)
+        return attempts[0] if attempts[0].start_released_at <= now else None
 
     def live(self) -> list[GameFeed]:
         """Feeds of games still playing."""
