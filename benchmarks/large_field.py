@@ -14,6 +14,10 @@ the field's start took, and every storage error a tournament or command saw (the
 its games/s and the arena's CPU per game: a tournament's cost must not grow as it plays, or every
 later phase above would be measured against a quiet rate it no longer has.
 
+**--field-only** runs only the field's registrations and entries, on an arena with nothing else
+to do, and prints how long they took and the arena's CPU a bot: what the steady tournament shares
+the arena's interpreter with while the field enters.
+
 PostgreSQL is measured when --postgres or SCOUT_TEST_POSTGRES_URL gives a URL (a throwaway schema).
 The machine is often shared: read the ratios, and the load average printed with them.
 """
@@ -32,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from storage_commit import postgres_schema
 
-from tests.tournaments.large_field import Outcome, Sample, Scenario
+from tests.tournaments.large_field import FieldCost, Outcome, Sample, Scenario
 
 PHASES = ("entering", "starting", "playing")
 
@@ -57,11 +61,21 @@ def report(kind: str, outcome: Outcome) -> None:
     print(f"  storage errors or stops seen: {len(errors)}" + "".join(f"\n    {line}" for line in errors[:5]))
 
 
-def measure(kind: str, scenario: Scenario, steady_only: float | None) -> None:
-    if steady_only is None:
+def measure(kind: str, scenario: Scenario, steady_only: float | None, field_only: bool) -> None:
+    if field_only:
+        report_field(kind, asyncio.run(scenario.run_field()))
+    elif steady_only is None:
         report(kind, asyncio.run(scenario.run()))
     else:
         report_steady(kind, asyncio.run(scenario.run_steady(steady_only)))
+
+
+def report_field(kind: str, cost: FieldCost) -> None:
+    print(
+        f"{kind}: {cost.registered} bots registered and {cost.entered} entered in {cost.seconds:.1f} s; "
+        f"arena CPU {cost.arena_cpu_s:.2f} s, {1000 * cost.arena_cpu_s / max(cost.registered, 1):.2f} ms a bot "
+        f"(load average {os.getloadavg()[0]:.1f} after the run)"
+    )
 
 
 def report_steady(kind: str, samples: list[Sample]) -> None:
@@ -80,15 +94,18 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("SCOUT_TEST_POSTGRES_URL"), help="PostgreSQL URL")
     parser.add_argument("--repeat", type=int, default=1, help="runs per database (default 1)")
     parser.add_argument("--steady-only", type=float, metavar="SECONDS", help="the steady tournament alone (docstring)")
+    parser.add_argument("--field-only", action="store_true", help="the field's registrations and entries alone")
     args = parser.parse_args()
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start (other work skews figures)")
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            measure("SQLite", Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)), args.steady_only)
+            measure(
+                "SQLite", Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)), args.steady_only, args.field_only
+            )
         if args.postgres:
             with tempfile.TemporaryDirectory() as tmp, postgres_schema(args.postgres) as url:
-                measure("PostgreSQL", Scenario(url, Path(tmp)), args.steady_only)
+                measure("PostgreSQL", Scenario(url, Path(tmp)), args.steady_only, args.field_only)
     if not args.postgres:
         print("PostgreSQL: skipped (give --postgres URL or set SCOUT_TEST_POSTGRES_URL)")
 

@@ -52,6 +52,7 @@ COMMAND_TIMEOUT_S = patience(START_TIMEOUT_S + 60.0)
 """A command's bound: the field's start may take the command line's whole START_TIMEOUT_S."""
 STEADY = "--seats 2 --games-per-table 2000 --concurrency 4 --move-ms 5000 --seed 1"
 """The steady tournament: four real bots at 2-seat tables, as fast as they and the arena go."""
+FIELD = "--seats 4 --absent-wait-ms 1000 --seed 2"
 STORAGE_ERRORS = ("database is locked", "database is unavailable", "database is busy")
 """What must never reach a tournament or an organiser's command while the field weighs on storage."""
 
@@ -77,6 +78,16 @@ class Sample:
     elapsed: float
     games: int
     arena_cpu_s: float
+
+
+@dataclass
+class FieldCost:
+    """The field's registrations and entries on an otherwise idle arena (`Scenario.run_field`)."""
+
+    registered: int = 0
+    entered: int = 0
+    seconds: float = 0.0
+    arena_cpu_s: float = 0.0
 
 
 @dataclass
@@ -147,6 +158,21 @@ class Scenario:
         await self._with_arena(play)
         return samples
 
+    async def run_field(self) -> FieldCost:
+        """The field alone registering and entering an arena with nothing else to do: what it
+        costs the arena, which the steady tournament otherwise shares the interpreter with."""
+        cost = FieldCost()
+
+        async def play(arena: ArenaProcess) -> None:
+            await self._create("field", FIELD)
+            before, began = _cpu_s(arena.proc.pid), time.monotonic()
+            await self._field()
+            cost.seconds, cost.arena_cpu_s = time.monotonic() - began, _cpu_s(arena.proc.pid) - before
+            cost.registered, cost.entered = self.outcome.registered, self.outcome.entered
+
+        await self._with_arena(play)
+        return cost
+
     async def _with_arena(self, play: Callable[[ArenaProcess], Awaitable[None]]) -> None:
         log = self.workdir / "arena.log"
         arena = ArenaProcess(self.url, log, "--http-port", "0")
@@ -180,7 +206,7 @@ class Scenario:
         out = self.outcome
         for name, options in (
             ("steady", STEADY),
-            ("field", "--seats 4 --absent-wait-ms 1000 --seed 2"),
+            ("field", FIELD),
             ("small", "--seats 3 --games-per-table 2 --seed 3"),
         ):
             await self._create(name, options)

@@ -160,6 +160,36 @@ def create_tournament(*, session: Session, settings: TournamentSettings, now: da
     return show_tournament(session=session, tournament=name)
 
 
+_ENTRIES = table_of(EntryRow)
+_ENTRANTS = (
+    sa.select(sa.func.count()).select_from(_ENTRIES).where(_ENTRIES.c.tournament_id == sa.bindparam("tournament"))
+)
+_IS_ENTERED = sa.select(_ENTRIES.c.bot_id).where(
+    _ENTRIES.c.tournament_id == sa.bindparam("tournament"), _ENTRIES.c.bot_id == sa.bindparam("bot")
+)
+_ENTER = (
+    sa.insert(_ENTRIES)
+    .from_select(
+        ["tournament_id", "bot_id", "entered_at"],
+        sa.select(
+            sa.bindparam("tournament", type_=sa.Integer),
+            sa.bindparam("bot", type_=sa.Integer),
+            sa.bindparam("entered_at", type_=_ENTRIES.c.entered_at.type),
+        ).where(
+            # One statement, so SQLite cannot let a start or another entry slip in between the
+            # checks and the insert.
+            sa.exists().where(
+                col(TournamentRow.id) == sa.bindparam("tournament"),
+                col(TournamentRow.status) == TournamentStatus.SCHEDULED,
+            ),
+            _ENTRANTS.scalar_subquery() < sa.bindparam("capacity", type_=sa.Integer),
+        ),
+    )
+    .returning(_ENTRIES.c.bot_id)
+)
+"""An entry's statements, built once, like those of `arena.storage.store.bots`."""
+
+
 @writes
 def enter_tournament(
     *, session: Session, tournament: str, bot: str, entry_code: str | None = None, now: datetime | None = None
@@ -173,29 +203,20 @@ def enter_tournament(
             raise TournamentFailed(f"tournament {tournament!r} failed: {row.failure}")
         if row.status is not TournamentStatus.SCHEDULED:
             raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
-        if session.get(EntryRow, (row.id, bot_id)) is not None:
+        connection = session.connection()
+        keys = {"tournament": row.id, "bot": bot_id}
+        if connection.execute(_IS_ENTERED, keys).first() is not None:
             raise AlreadyEntered(f"bot {bot!r} is already entered in tournament {tournament!r}")
         entry_rules.check_code(tournament, row.entry_code_hash, entry_code)
         field = field_format(row)
-        entered = select(sa.func.count()).select_from(EntryRow).where(col(EntryRow.tournament_id) == row.id)
-        entry_rules.check_room(tournament, session.exec(entered).one() + 1, **field)
-        # One statement, so SQLite cannot let a start or another entry slip in between the checks
-        # and the insert.
-        still_open = sa.exists().where(
-            col(TournamentRow.id) == row.id, col(TournamentRow.status) == TournamentStatus.SCHEDULED
-        ) & (entered.scalar_subquery() < entry_rules.capacity(**field))
-        entered_at = sa.literal(utc_now(now), table_of(EntryRow).c.entered_at.type)
-        inserted = session.exec(
-            sa.insert(EntryRow)
-            .from_select(
-                ["tournament_id", "bot_id", "entered_at"],
-                sa.select(sa.literal(row.id), sa.literal(bot_id), entered_at).where(still_open),
-            )
-            .returning(col(EntryRow.bot_id))
+        entrants = {"tournament": row.id}
+        entry_rules.check_room(tournament, connection.execute(_ENTRANTS, entrants).scalar_one() + 1, **field)
+        inserted = connection.execute(
+            _ENTER, {**keys, "entered_at": utc_now(now), "capacity": entry_rules.capacity(**field)}
         ).first()
         if inserted is None:
             if tournament_row(session, tournament).status is TournamentStatus.SCHEDULED:  # filled meanwhile
-                entry_rules.check_room(tournament, session.exec(entered).one() + 1, **field)
+                entry_rules.check_room(tournament, connection.execute(_ENTRANTS, entrants).scalar_one() + 1, **field)
             raise EntriesClosed(f"tournament {tournament!r} has started: entries are closed")
         session.commit()
     except IntegrityError:
@@ -642,34 +663,42 @@ def show_schedule(*, session: Session, tournament: str) -> Schedule:
     return Schedule(row.table_size, tuple(entrants), tuple(ScheduledTable(tuple(names[b] for b in s)) for s in seats))
 
 
+_IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
+_ENTRANT_NAMES = (
+    sa.select(_ENTRIES.c.tournament_id, col(BotRow.name))
+    .join(BotRow, _ENTRIES.c.bot_id == col(BotRow.id))
+    .where(_ENTRIES.c.tournament_id.in_(_IDS))
+    .order_by(col(BotRow.name))
+)
+# Counted from the (tournament, status) index alone; then, of the running games (few), those
+# played and waiting to be counted: one pass reading every game's row cost 70 ms at 10,000.
+_BY_STATUS = (
+    sa.select(col(GameRow.tournament_id), col(GameRow.status), sa.func.count())
+    .where(col(GameRow.tournament_id).in_(_IDS))
+    .group_by(col(GameRow.tournament_id), col(GameRow.status))
+)
+_PLAYED = (
+    sa.select(col(GameRow.tournament_id), sa.func.count())
+    .where(
+        col(GameRow.tournament_id).in_(_IDS),
+        col(GameRow.status) == GameStatus.RUNNING,
+        col(GameRow.finished_at).is_not(None),
+    )
+    .group_by(col(GameRow.tournament_id))
+)
+"""A tournament's entrants and game counts, built once: every entry's answer shows its tournament."""
+
+
 def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tournament]:
-    ids = [row.id for row in rows]
+    connection = session.connection()
+    ids = {"ids": [row.id for row in rows]}
     entrants: dict[int, list[str]] = {}
-    for tournament_id, name in session.exec(
-        select(EntryRow.tournament_id, BotRow.name)
-        .join(BotRow, col(EntryRow.bot_id) == BotRow.id)
-        .where(col(EntryRow.tournament_id).in_(ids))
-        .order_by(col(BotRow.name))
-    ):
+    for tournament_id, name in connection.execute(_ENTRANT_NAMES, ids):
         entrants.setdefault(tournament_id, []).append(name)
-    # Counted from the (tournament, status) index alone; then, of the running games (few), those
-    # played and waiting to be counted: one pass reading every game's row cost 70 ms at 10,000.
     counts: dict[int, dict[str, int]] = {}
-    for tournament_id, status, count in session.exec(
-        select(GameRow.tournament_id, col(GameRow.status), sa.func.count())
-        .where(col(GameRow.tournament_id).in_(ids))
-        .group_by(col(GameRow.tournament_id), col(GameRow.status))
-    ):
+    for tournament_id, status, count in connection.execute(_BY_STATUS, ids):
         counts.setdefault(tournament_id, {})[status.value] = count
-    for tournament_id, count in session.exec(
-        select(GameRow.tournament_id, sa.func.count())
-        .where(
-            col(GameRow.tournament_id).in_(ids),
-            col(GameRow.status) == GameStatus.RUNNING,
-            col(GameRow.finished_at).is_not(None),
-        )
-        .group_by(col(GameRow.tournament_id))
-    ):
+    for tournament_id, count in connection.execute(_PLAYED, ids):
         counts[tournament_id]["running"] -= count
         counts[tournament_id]["played"] = count
     out = []
