@@ -240,10 +240,12 @@ def due_tournaments(*, session: Session, now: datetime | None = None) -> list[st
     return list(rows)
 
 
-SCHEDULE_CHUNK_GAMES = 2_000
-"""Games a start stores per transaction (with their tables): a few tens of milliseconds of the
-writer's time, so the writes of other tournaments, commands and registrations take their turns
-between the chunks of a 50,000-game schedule instead of waiting for all of it."""
+SCHEDULE_CHUNK_GAMES = 500
+"""Games a start stores per transaction (with their tables): 15-20 ms of the writer's time on a slow
+machine, so the writes of other tournaments, commands and registrations take their turns between
+the chunks of a 50,000-game schedule instead of waiting for all of it. A game's commit waits for at
+most one chunk: at four times this size it waited long enough to slow the tournaments playing
+beside a field's start."""
 
 
 DRAWN_APART_TABLES = 5_000
