@@ -36,7 +36,11 @@ class Fanout:
         """The copies of other nodes' feeds still playing, by game and attempt."""
 
     async def start(self) -> None:
+        """Subscribe to the other nodes' feeds, and return only once the server has the
+        subscription: until then a feed another node opens is not sent here, and its copy is
+        never made (the server answers the flush's PING after the SUB sent before it)."""
         await self.bus.nc.subscribe(self.bus.subjects.live, cb=self._on_live)
+        await self.bus.nc.flush()
         self.spectators.relay = self
 
     def stop(self) -> None:
