@@ -25,7 +25,7 @@ from arena.storage.writer import writes
 
 # A field of a thousand bots registers, authenticates and enters at once while tournaments play:
 # these statements are built once and run on the session's connection in SQLAlchemy Core, which
-# costs a fifth of an ORM query's Python (docs/benchmarks.md).
+# costs far less Python than an ORM query (docs/benchmarks.md).
 _BOTS = table_of(BotRow)
 _RATINGS = table_of(BotRatingRow)
 _NAMED = sa.select(_BOTS.c.id).where(_BOTS.c.name == sa.bindparam("name"))

@@ -94,7 +94,7 @@ _NEXT_GAMES = (
     .order_by(_games.c.tournament_id, _games.c.game_index, _games.c.table_index)
 )
 """The games to play, as columns rather than ORM rows: a 1,000-bot field's start hands its runner
-50,000 of them at once, which as ORM rows held the interpreter for over a second."""
+50,000 of them at once, which as ORM rows held the interpreter a long while (docs/benchmarks.md)."""
 
 
 def next_games(*, session: Session, tournament: str | None = None, limit: int | None = None) -> list[GameToPlay]:

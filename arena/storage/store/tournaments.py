@@ -241,11 +241,10 @@ def due_tournaments(*, session: Session, now: datetime | None = None) -> list[st
 
 
 SCHEDULE_CHUNK_GAMES = 500
-"""Games a start stores per transaction (with their tables): 15-20 ms of the writer's time on a slow
-machine, so the writes of other tournaments, commands and registrations take their turns between
-the chunks of a 50,000-game schedule instead of waiting for all of it. A game's commit waits for at
-most one chunk: at four times this size it waited long enough to slow the tournaments playing
-beside a field's start."""
+"""Games a start stores per transaction (with their tables), so the writes of other tournaments,
+commands and registrations take their turns between the chunks of a 50,000-game schedule instead
+of waiting for all of it. A game's commit waits for at most one chunk: at four times this size it
+waited long enough to slow the tournaments playing beside a field's start (docs/benchmarks.md)."""
 
 
 DRAWN_APART_TABLES = 5_000
