@@ -8,7 +8,10 @@ start`, timed) and a small tournament just after. Printed, per database: the ste
 games/s in each phase and against its quiet rate (target: at least 0.80 in every phase), how long
 the field's start took, and every storage error a tournament or command saw (there must be none).
 
-    .venv/bin/python benchmarks/large_field.py [--postgres URL] [--repeat 1]
+    .venv/bin/python benchmarks/large_field.py [--postgres URL] [--repeat 1] [--server-option=OPTION ...]
+
+`--server-option` passes an option to the arena, for example `--server-option=--global-entry-rate=1000`
+to see the field entering without the arena-wide pace of registrations and entries.
 
 **--steady-only SECONDS** runs the steady tournament alone for that long and prints, every 10 s,
 its games/s and the arena's CPU per game: a tournament's cost must not grow as it plays, or every
@@ -44,12 +47,17 @@ PHASES = ("entering", "starting", "playing")
 def report(kind: str, outcome: Outcome) -> None:
     quiet = outcome.windows["quiet"]
     print(f"{kind}: load average {os.getloadavg()[0]:.1f} after the run")
-    print(f"  steady tournament, quiet: {quiet.rate:6.1f} games/s over {quiet.ended - quiet.started:4.1f} s")
+    arena, here = quiet.cores()
+    print(
+        f"  steady tournament, quiet: {quiet.rate:6.1f} games/s over {quiet.ended - quiet.started:4.1f} s "
+        f"(CPU in cores: arena {arena:.2f}, this process {here:.2f})"
+    )
     for phase in PHASES:
         window = outcome.windows[phase]
+        arena, here = window.cores()
         print(
             f"  {phase:<9} {window.rate:6.1f} games/s over {window.ended - window.started:4.1f} s: "
-            f"{outcome.ratio(phase):.2f} of quiet"
+            f"{outcome.ratio(phase):.2f} of quiet (CPU in cores: arena {arena:.2f}, this process {here:.2f})"
         )
     print(
         f"  field: {outcome.registered} registered, {outcome.entered} entered, {outcome.refused_full} refused "
@@ -95,17 +103,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per database (default 1)")
     parser.add_argument("--steady-only", type=float, metavar="SECONDS", help="the steady tournament alone (docstring)")
     parser.add_argument("--field-only", action="store_true", help="the field's registrations and entries alone")
+    parser.add_argument("--server-option", action="append", default=[], help="an option for scout-arena serve")
     args = parser.parse_args()
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start (other work skews figures)")
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            measure(
-                "SQLite", Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp)), args.steady_only, args.field_only
-            )
+            scenario = Scenario(f"sqlite:///{Path(tmp) / 'arena.db'}", Path(tmp), server_options=args.server_option)
+            measure("SQLite", scenario, args.steady_only, args.field_only)
         if args.postgres:
             with tempfile.TemporaryDirectory() as tmp, postgres_schema(args.postgres) as url:
-                measure("PostgreSQL", Scenario(url, Path(tmp)), args.steady_only, args.field_only)
+                scenario = Scenario(url, Path(tmp), server_options=args.server_option)
+                measure("PostgreSQL", scenario, args.steady_only, args.field_only)
     if not args.postgres:
         print("PostgreSQL: skipped (give --postgres URL or set SCOUT_TEST_POSTGRES_URL)")
 

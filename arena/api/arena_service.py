@@ -8,6 +8,7 @@ the others UNIMPLEMENTED, naming what is missing.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import uuid
@@ -41,6 +42,7 @@ from arena.errors import (
     UnknownGame,
     UnknownTournament,
 )
+from arena.fair_turns import FairTurns, TurnRefused
 from arena.names import shown
 from arena.page_tokens import Page, PageTokens
 from arena.play.referee import Limits, Referee
@@ -49,7 +51,7 @@ from arena.ratings.rank_confidence import MAX_RESAMPLES, RankStatistics
 from arena.storage import store
 from arena.storage.async_store import AsyncStore
 from arena.storage.credentials import AdminGate
-from arena.token_buckets import RateLimiter
+from arena.token_buckets import RateLimiter, address_key
 from arena.tournaments.isolation import start_or_fail
 from arena.tournaments.runner import TournamentRunner
 from sdk.wire import arena_pb2 as pb
@@ -58,6 +60,10 @@ from sdk.wire import arena_pb2_grpc
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+TURN_WAIT_S = 30.0
+"""The longest a registration or an entry waits for its turn (`ResourceLimits.global_entry_rate`),
+if its own deadline is not sooner: as long as a write waits for the writer's queue."""
 
 IN_MEMORY_CALLS = frozenset({"RegisterBot", "DescribeArena", "PlayGame"})
 """The calls an arena without a database serves."""
@@ -124,7 +130,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         self._registrations = RateLimiter(registrations_per_minute / 60, registrations_per_minute)
         self._store = db
         self._tournaments = runner
-        self._reads = ReadGate(resources or ResourceLimits(), directory, admin)
+        resources = resources or ResourceLimits()
+        self._reads = ReadGate(resources, directory, admin)
+        self._entries = FairTurns(resources.global_entry_rate, resources.global_entry_burst)
         self._pages = PageTokens()
         self._rank_statistics = RankStatistics()
         """Remembers the figures of the rating tables read lately: clients page through them."""
@@ -152,6 +160,29 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 f"{call} needs the arena's admin token as 'authorization: Bearer <token>'",
             )
 
+    async def take_turn(self, call: str, context: grpc.aio.ServicerContext[Request, Response]) -> None:
+        """Wait for the call's turn in the registrations and entries of every caller together
+        (`arena.fair_turns`), or end it RESOURCE_EXHAUSTED."""
+        if self._entries.now():
+            return
+        host = address_key(peer_host(context.peer()))
+        remaining = context.time_remaining()
+        patience = TURN_WAIT_S if remaining is None else min(TURN_WAIT_S, remaining)
+        try:
+            await asyncio.wait_for(self._entries.turn(host), patience)
+        except TurnRefused as exc:
+            whose = f" from {host[:64]}" if exc.own else ""
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{call}: too many registrations and entries are waiting{whose}: try again in a few seconds",
+            )
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{call}: the arena takes {self._entries.rate:g} registrations and entries a second and this "
+                f"call's turn did not come within {patience:.0f} s: try again later",
+            )
+
     async def RegisterBot(
         self,
         request: pb.RegisterBotRequest,
@@ -163,6 +194,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"too many registrations from {host[:64]}: try again in {wait} s"
             )
+        await self.take_turn("RegisterBot", context)
         name = request.name
         try:
             token = await self._directory.register(name)
@@ -240,6 +272,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 grpc.StatusCode.UNAUTHENTICATED,
                 "EnterTournament needs the bot's own token as 'authorization: Bearer <token>'",
             )
+        await self.take_turn("EnterTournament", context)
         bot = await answer(context, self._directory.authenticate(token))
         if bot is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token: register the bot to get one")

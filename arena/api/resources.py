@@ -16,6 +16,8 @@ honest use: a bot is one connection with one long `Play` stream, a command-line 
 - `hello_timeout_ms`: a `Play` stream that has not sent its Hello by then ends DEADLINE_EXCEEDED.
 - the read-call limits (`arena.api.read_limits`): per-peer token buckets, the budgets every caller
   of a kind shares, and how many read calls may work on the database at once.
+- `global_entry_rate`/`global_entry_burst`: registrations and entries of every caller together
+  (`arena.fair_turns`); a call past them waits its turn rather than being refused.
 
 Every connection is a file descriptor, so `fit_open_file_limit` checks at start-up that the
 process may open as many as every listener's cap together (this `max_connections`, and the web
@@ -77,6 +79,14 @@ class ResourceLimits:
     global_token_read_burst: int = 500
     read_concurrency: int = 2
     """Read calls working on the database at once; the others wait their turn."""
+    global_entry_rate: float = 25.0
+    """Bot registrations and tournament entries per second of every caller together
+    (`arena.fair_turns`): past it a call waits its turn, addresses in turn, so a field of a
+    thousand bots entering from any number of addresses takes about a seventh of a core from the
+    games in play, not the whole interpreter (docs/benchmarks.md, "A large field")."""
+    global_entry_burst: int = 100
+    """...and how many of them may go at once before the rate applies: a class registering its bots
+    together never waits."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -120,6 +130,10 @@ OPTION_HELP = {
     "global_token_read_rate": "Read units per second of every bot calling with its own token together.",
     "global_token_read_burst": "Read units every bot with its own token together may spend at once.",
     "read_concurrency": "Read calls working on the database at once.",
+    "global_entry_rate": (
+        "Bot registrations and tournament entries per second of every caller together; past it calls wait their turn."
+    ),
+    "global_entry_burst": "Registrations and entries every caller together may make at once.",
 }
 """The command-line help of each field, for `scout-arena serve`."""
 

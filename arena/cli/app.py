@@ -385,6 +385,12 @@ def serve(
     token_read_rate: Annotated[float, typer.Option(help=OPTION_HELP["token_read_rate"])] = _RESOURCES.token_read_rate,
     token_read_burst: Annotated[int, typer.Option(help=OPTION_HELP["token_read_burst"])] = _RESOURCES.token_read_burst,
     read_concurrency: Annotated[int, typer.Option(help=OPTION_HELP["read_concurrency"])] = _RESOURCES.read_concurrency,
+    global_entry_rate: Annotated[
+        float, typer.Option(help=OPTION_HELP["global_entry_rate"])
+    ] = _RESOURCES.global_entry_rate,
+    global_entry_burst: Annotated[
+        int, typer.Option(help=OPTION_HELP["global_entry_burst"])
+    ] = _RESOURCES.global_entry_burst,
     global_read_rate: Annotated[
         float, typer.Option(help=OPTION_HELP["global_read_rate"])
     ] = _RESOURCES.global_read_rate,
@@ -481,6 +487,8 @@ def serve(
             "global_token_read_rate": global_token_read_rate,
             "global_token_read_burst": global_token_read_burst,
             "read_concurrency": read_concurrency,
+            "global_entry_rate": global_entry_rate,
+            "global_entry_burst": global_entry_burst,
         },
         web={
             "max_connections": web_max_connections,

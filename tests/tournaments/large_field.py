@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +45,10 @@ FIELD_BOTS = 1000
 HOSTS = 20
 """Addresses the field registers from: 50 bots each, within the default 60 registrations a host may make at once."""
 IN_FLIGHT_PER_HOST = 2
+WARM_UP_GAMES = 400
+"""The steady tournament's games before its quiet rate is measured, so that it is measured once the
+tournament has settled into play: its first ten seconds ran 15% faster than the next ten in one
+`benchmarks/large_field.py --steady-only` run and 15% slower in another (docs/benchmarks.md)."""
 QUIET_S = 8.0
 PLAYING_S = 8.0
 CALL_TIMEOUT_S = 60.0
@@ -59,12 +63,21 @@ STORAGE_ERRORS = ("database is locked", "database is unavailable", "database is 
 
 @dataclass
 class Window:
-    """The steady tournament's finished games at the start and end of a phase, and when."""
+    """The steady tournament's finished games at the start and end of a phase, and when; and the
+    CPU seconds the arena and this process (the field's clients and relays) had used by then."""
 
     started: float
     games_at_start: int
+    cpu_at_start: tuple[float, float] = (0.0, 0.0)
     ended: float = 0.0
     games_at_end: int = 0
+    cpu_at_end: tuple[float, float] = (0.0, 0.0)
+
+    def cores(self) -> tuple[float, float]:
+        """How much of a core the arena and this process used over the window, on average."""
+        seconds = max(self.ended - self.started, 1e-9)
+        arena, here = (end - start for end, start in zip(self.cpu_at_end, self.cpu_at_start, strict=True))
+        return arena / seconds, here / seconds
 
     @property
     def rate(self) -> float:
@@ -129,11 +142,14 @@ class Outcome:
 class Scenario:
     """The run on one database: `await Scenario(url, workdir).run()`."""
 
-    def __init__(self, url: str, workdir: Path, *, bots: int = FIELD_BOTS, hosts: int = HOSTS) -> None:
+    def __init__(
+        self, url: str, workdir: Path, *, bots: int = FIELD_BOTS, hosts: int = HOSTS, server_options: Sequence[str] = ()
+    ) -> None:
         self.url = url
         self.workdir = workdir
         self.bots = bots
         self.hosts = hosts
+        self.server_options = tuple(server_options)
         self.procs: list[subprocess.Popen[bytes]] = []
         self.outcome = Outcome()
 
@@ -175,7 +191,7 @@ class Scenario:
 
     async def _with_arena(self, play: Callable[[ArenaProcess], Awaitable[None]]) -> None:
         log = self.workdir / "arena.log"
-        arena = ArenaProcess(self.url, log, "--http-port", "0")
+        arena = ArenaProcess(self.url, log, "--http-port", "0", *self.server_options)
         assert arena.admin_token is not None
         self.arena, self.admin = arena, arena.admin_token
         channel = grpc.aio.insecure_channel(arena.target)
@@ -213,7 +229,12 @@ class Scenario:
         await self._enter("steady", ["s1", "s2", "s3", "s4"])
         await self._enter("small", ["c1", "c2", "c3"])
         await self._command("tournament", "start", "steady")
-        await self._until(lambda: self._finished("steady"), lambda n: n >= 20, "the steady tournament to play 20 games")
+        await self._until(
+            lambda: self._finished("steady"),
+            lambda n: n >= WARM_UP_GAMES,
+            f"the steady tournament to play {WARM_UP_GAMES} games",
+            timeout=patience(120.0),
+        )
 
         out.windows["quiet"] = await self._window()
         await asyncio.sleep(QUIET_S)
@@ -324,11 +345,15 @@ class Scenario:
         return int((await self._show(name)).games.finished)
 
     async def _window(self) -> Window:
-        return Window(time.monotonic(), await self._finished("steady"))
+        return Window(time.monotonic(), await self._finished("steady"), self._cpu())
 
     async def _close(self, window: Window) -> None:
         window.games_at_end = await self._finished("steady")
         window.ended = time.monotonic()
+        window.cpu_at_end = self._cpu()
+
+    def _cpu(self) -> tuple[float, float]:
+        return _cpu_s(self.arena.proc.pid), time.process_time()
 
     async def _until(
         self, read: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str, timeout: float = 60.0

@@ -8,6 +8,9 @@ from datetime import UTC, datetime
 from typing import Any, TypedDict, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Session, col, select
 
 from arena.errors import (
@@ -33,6 +36,24 @@ STOP_RULE = "stop_rule"
 """The key of a stop-rule tournament's rule in its stored settings (`TournamentRow.settings`)."""
 SPECTATOR_DELAY = "spectator_delay_s"
 """The key of a tournament's spectator delay in its stored settings (absent: the default)."""
+
+
+class json_array(FunctionElement[Any]):
+    """The aggregate of a column's values as one JSON array (in no set order): one value to fetch
+    for a group instead of a row each. Its value is text on SQLite, a list through psycopg
+    (`arena.storage.store.prepared.loaded` reads both)."""
+
+    inherit_cache = True
+
+
+@compiles(json_array, "sqlite")
+def _json_group_array(element: json_array, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"json_group_array({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(json_array, "postgresql")
+def _json_agg(element: json_array, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"json_agg({compiler.process(element.clauses, **kw)})"
 
 
 def stored_settings(row: TournamentRow) -> tuple[FailurePolicy, StopRule | None, int]:

@@ -38,6 +38,7 @@ from arena.storage.store.common import (
     bot_names,
     field_format,
     game_limit,
+    json_array,
     keyset,
     stored,
     stored_settings,
@@ -45,6 +46,7 @@ from arena.storage.store.common import (
     utc_now,
 )
 from arena.storage.store.leases import ScheduleFence, check_fence
+from arena.storage.store.prepared import Cursor, Rows, loaded
 from arena.storage.tables import (
     BotRatingRow,
     BotRow,
@@ -505,29 +507,50 @@ def _schedule_stop_round(
     _insert_tables(session, row.id, round_index * len(tables), tables, row.games_per_table, row.seed)
 
 
+_SCHEDULED_TABLES = table_of(ScheduledTableRow)
+_INSERT_TABLES = Rows(_SCHEDULED_TABLES, {c: c for c in ("tournament_id", "table_index", "seats", "games_per_table")})
+_INSERT_GAMES = Rows(
+    table_of(GameRow),
+    {c: c for c in ("tournament_id", "table_id", "table_index", "game_index", "seed", "status", "attempts")},
+)
+_TABLE_IDS = (
+    sa.select(_SCHEDULED_TABLES.c.id)
+    .where(
+        _SCHEDULED_TABLES.c.tournament_id == sa.bindparam("tournament"),
+        _SCHEDULED_TABLES.c.table_index >= sa.bindparam("first"),
+    )
+    .order_by(_SCHEDULED_TABLES.c.table_index)
+)
+"""The ids of the tables just stored, in order (the last stored are the tournament's highest):
+read back rather than returned, since SQLite can return a many-row insert's ids in parameter
+order only by inserting one row a statement."""
+
+
 def _insert_tables(
     session: Session, tournament_id: int, first: int, seats: Sequence[Sequence[int]], games_per_table: int, seed: int
 ) -> None:
-    """Insert tables `first`, ... with `seats` and their games (Core bulk inserts)."""
-    table_ids = (
-        session.exec(
-            sa.insert(ScheduledTableRow).returning(col(ScheduledTableRow.id), sort_by_parameter_order=True),
-            params=[
-                {
-                    "tournament_id": tournament_id,
-                    "table_index": first + index,
-                    "seats": list(table),
-                    "games_per_table": games_per_table,
-                }
-                for index, table in enumerate(seats)
-            ],
-        )
-        .scalars()
-        .all()
+    """Insert tables `first`, ... with `seats` and their games, as statements built once on the
+    session's DB-API cursor (`prepared`): through the ORM's bulk insert a 500-game chunk cost
+    the interpreter, which every game in play waits for, about twice the CPU (docs/benchmarks.md,
+    "A large field")."""
+    connection = session.connection()
+    cursor = Cursor(connection)
+    cursor.write_rows(
+        _INSERT_TABLES,
+        [
+            {
+                "tournament_id": tournament_id,
+                "table_index": first + index,
+                "seats": list(table),
+                "games_per_table": games_per_table,
+            }
+            for index, table in enumerate(seats)
+        ],
     )
-    session.exec(
-        sa.insert(GameRow),
-        params=[
+    table_ids = connection.execute(_TABLE_IDS, {"tournament": tournament_id, "first": first}).scalars().all()
+    cursor.write_rows(
+        _INSERT_GAMES,
+        [
             {
                 "tournament_id": tournament_id,
                 "table_id": table_id,
@@ -541,6 +564,7 @@ def _insert_tables(
             for index, table_id in enumerate(table_ids)
         ],
     )
+    cursor.close()
 
 
 @writes
@@ -666,11 +690,14 @@ def show_schedule(*, session: Session, tournament: str) -> Schedule:
 
 _IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
 _ENTRANT_NAMES = (
-    sa.select(_ENTRIES.c.tournament_id, col(BotRow.name))
+    sa.select(_ENTRIES.c.tournament_id, json_array(col(BotRow.name)))
     .join(BotRow, _ENTRIES.c.bot_id == col(BotRow.id))
     .where(_ENTRIES.c.tournament_id.in_(_IDS))
-    .order_by(col(BotRow.name))
+    .group_by(_ENTRIES.c.tournament_id)
 )
+"""Each tournament's entrants as one JSON array: every entry's answer lists them all, and fetched a
+row each they cost a 1,000-bot field's entering more than the entries themselves
+(docs/benchmarks.md, "A large field")."""
 # Counted from the (tournament, status) index alone; then, of the running games (few), those
 # played and waiting to be counted: one pass reading every game's row cost 70 ms at 10,000.
 _BY_STATUS = (
@@ -693,9 +720,9 @@ _PLAYED = (
 def _tournaments(session: Session, rows: Sequence[TournamentRow]) -> list[Tournament]:
     connection = session.connection()
     ids = {"ids": [row.id for row in rows]}
-    entrants: dict[int, list[str]] = {}
-    for tournament_id, name in connection.execute(_ENTRANT_NAMES, ids):
-        entrants.setdefault(tournament_id, []).append(name)
+    entrants = {
+        tournament_id: sorted(loaded(names)) for tournament_id, names in connection.execute(_ENTRANT_NAMES, ids)
+    }
     counts: dict[int, dict[str, int]] = {}
     for tournament_id, status, count in connection.execute(_BY_STATUS, ids):
         counts.setdefault(tournament_id, {})[status.value] = count
