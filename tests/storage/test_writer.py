@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -93,15 +94,23 @@ def test_a_waiting_write_gets_the_place_of_one_that_ends(writer: Writer) -> None
     assert first.ran == ["held", "waiting", "blocking"] and second.ran == ["queued"] and writer.taken == 0
 
 
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait until `condition` holds (a busy machine may take a while to run a thread), at most 10 s."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
 def test_play_goes_before_the_waiting_writes_and_takes_no_place(writer: Writer) -> None:
     gate = Gate()
 
     async def run() -> None:
         held = asyncio.ensure_future(writer.run(gate.held, {"name": "held"}))
         other = asyncio.ensure_future(writer.run(gate.note, {"name": "registration"}))
-        await asyncio.sleep(0.05)
+        await until(lambda: gate.ran == ["held"] and writer.taken == 2, "the held write to run, the other queued")
         play = asyncio.ensure_future(writer.run(gate.note, {"name": "commit"}, play=True))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # play's write is queued in its first step
         assert writer.taken == 2  # the bound is full; play's write is queued all the same
         gate.open.set()
         await asyncio.gather(held, other, play)

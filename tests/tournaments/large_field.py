@@ -47,8 +47,9 @@ HOSTS = 20
 IN_FLIGHT_PER_HOST = 2
 WARM_UP_GAMES = 400
 """The steady tournament's games before its quiet rate is measured, so that it is measured once the
-tournament has settled into play: its first ten seconds ran 15% faster than the next ten in one
-`benchmarks/large_field.py --steady-only` run and 15% slower in another (docs/benchmarks.md)."""
+tournament has settled into play: its first ten seconds ran 18% faster than the next ten in one
+`benchmarks/large_field.py --steady-only` run and 17% slower in another (docs/benchmarks.md, "A large
+field")."""
 QUIET_S = 8.0
 PLAYING_S = 8.0
 CALL_TIMEOUT_S = 60.0
