@@ -20,6 +20,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+from arena.token_buckets import RateLimiter
+
+_BUDGET = ""
+"""The one key of the budget's bucket: every caller spends from it."""
+
 
 class TurnRefused(Exception):
     """Too many calls wait already: of this key (`own`), or of every key together."""
@@ -42,16 +47,13 @@ class FairTurns:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        if rate <= 0 or burst < 1 or waiting < 1 or waiting_per_key < 1:
-            raise ValueError(f"fair turns need a positive rate, burst and queues, not {rate}/s and {burst}")
+        if waiting < 1 or waiting_per_key < 1:
+            raise ValueError(f"fair turns need room for waiting calls, not {waiting} and {waiting_per_key} a key")
+        self._budget = RateLimiter(rate, burst, max_peers=1, clock=clock)
         self.rate = rate
-        self.burst = burst
         self._most_waiting = waiting
         self._most_per_key = waiting_per_key
-        self._clock = clock
         self._sleep = sleep
-        self._tokens = float(burst)
-        self._updated = clock()
         self._queues: dict[str, deque[asyncio.Future[None]]] = {}
         """The waiting calls of each key, keys in turn order (a served key goes to the back)."""
         self._waiting = 0
@@ -65,7 +67,7 @@ class FairTurns:
     def now(self) -> bool:
         """Whether a call may go at once (nobody waits and the budget has room), spending its token
         if so; else it must wait its `turn`."""
-        return not self._queues and self._take()
+        return not self._queues and self._budget.allow(_BUDGET)
 
     async def turn(self, key: str) -> None:
         """Wait for the call's turn; TurnRefused if too many calls wait already. Cancelled (the
@@ -102,29 +104,19 @@ class FairTurns:
     async def _serve(self) -> None:
         """Hand out the budget's tokens as they refill, one call of each key in turn."""
         while self._queues:
-            self._refill()
-            if self._tokens < 1:
-                await self._sleep((1 - self._tokens) / self.rate)
-                continue
-            key = next(iter(self._queues))
-            queue = self._queues.pop(key)
-            place = queue.popleft()
-            self._waiting -= 1
-            if queue:
-                self._queues[key] = queue
-            if not place.done():  # else its call was cancelled and has not left yet: no token spent
-                self._tokens -= 1
-                place.set_result(None)
+            key, queue = next(iter(self._queues.items()))
+            if queue[0].done():  # its call was cancelled and has not left yet: it spends nothing
+                self._pop(key)
+            elif self._budget.allow(_BUDGET):
+                self._pop(key).set_result(None)
+            else:
+                await self._sleep(self._budget.retry_after(_BUDGET))
 
-    def _take(self) -> bool:
-        """Spend one token of the budget, if it has one now."""
-        self._refill()
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self._tokens = min(float(self.burst), self._tokens + (now - self._updated) * self.rate)
-        self._updated = now
+    def _pop(self, key: str) -> asyncio.Future[None]:
+        """The first waiting call of `key`, out of the queue; the key goes to the back of the turns."""
+        queue = self._queues.pop(key)
+        place = queue.popleft()
+        self._waiting -= 1
+        if queue:
+            self._queues[key] = queue
+        return place
