@@ -32,14 +32,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena import records
 from arena.play.results import GameResult, SeatResult, final_ranks
 from arena.ratings.table import Rating, arena_env, rate_game
 from arena.storage import store
-from arena.storage.database import open_database, writer_engine
+from arena.storage.database import open_database
+from arena.storage.writer import Writer
 from arena.tournaments.settings import TournamentSettings
 from sdk.engine import Game, record_of
 
@@ -81,9 +81,10 @@ def new_tournament(session: Session, name: str, games_per_table: int) -> None:
         store.enter_tournament(session=session, tournament=name, bot=bot)
 
 
-def time_commits(session: Session, writer: Engine, games: int) -> tuple[list[float], list[float], list[GameResult]]:
-    """Wall and CPU seconds per commit_game call, each in a session of its own on a writer
-    connection as the arena's writer runs it (`arena.storage.writer`), and the results committed."""
+def time_commits(session: Session, writer: Writer, games: int) -> tuple[list[float], list[float], list[GameResult]]:
+    """Wall and CPU seconds per commit_game call, each as the arena's writer runs it
+    (`arena.storage.writer`: a session of its own on a writer connection, the log's checkpoints on
+    their own thread), and the results committed."""
     new_tournament(session, "commit-bench", -(-games // BOTS))
     store.start_tournament(session=session, tournament="commit-bench")
     times: list[float] = []
@@ -93,8 +94,7 @@ def time_commits(session: Session, writer: Engine, games: int) -> tuple[list[flo
         store.mark_game_running(session=session, game_id=game.id)
         result = random_result(game)
         start, start_cpu = time.perf_counter(), time.process_time()
-        with Session(writer) as writing:
-            store.commit_game(session=writing, game_id=game.id, result=result)
+        writer.execute(store.commit_game, {"game_id": game.id, "result": result})
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         results.append(result)
@@ -229,7 +229,7 @@ def report(label: str, seconds: list[float]) -> None:
 def bench(kind: str, url: str, raw: Callable[[list[GameResult]], list[float]], games: int) -> None:
     print(f"{kind}:")
     engine = open_database(url)
-    writer = writer_engine(engine, 1)
+    writer = Writer(engine)
     with Session(engine) as session:
         times, cpu, results = time_commits(session, writer, games)
         report("commit_game", times)
@@ -242,7 +242,7 @@ def bench(kind: str, url: str, raw: Callable[[list[GameResult]], list[float]], g
             f"  {'whole tournament through the store':<38} {played / seconds:7.1f} games/s   "
             f"({played} games of {TABLE_SIZE} random bots in {seconds:.2f} s; engine play {playing / seconds:.0%})"
         )
-    writer.dispose()
+    writer.close()
     engine.dispose()
 
 

@@ -21,6 +21,7 @@ takes the same path, so stored and recomputed ratings still agree.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -99,12 +100,12 @@ class Standing:
     placings: int = 0
     """The sum of the bot's ranks over its games."""
 
-    def after_game(self, rating: Rating, points: int, rank: int, win_share: float) -> Standing:
+    def after_game(self, mu: float, sigma: float, points: int, rank: int, win_share: float) -> Standing:
         """This standing with one more game counted."""
         return Standing(
             self.bot,
-            rating.mu,
-            rating.sigma,
+            mu,
+            sigma,
             self.games + 1,
             self.wins + win_share,
             self.points + points,
@@ -121,11 +122,31 @@ def apply_game(
     """The standings of one game's bots after it: new ratings and tallies.
 
     Both committing a game and recomputing from records go through here, in seat order, so they
-    agree to the last bit.
+    agree to the last bit. It rates as `rate_game` does, on floats (`_as_rating`): a commit rates
+    twice, and the library's objects cost as much as the rating itself.
     """
-    rated = rate_game(env, {b: Rating(s.mu, s.sigma) for b, s in standings.items()}, ranks)
+    bots = list(standings)
+    if set(bots) != set(ranks):
+        raise ValueError("ratings and ranks must name the same bots")
+    skills = [_as_rating(s.mu, s.sigma) for s in standings.values()]
+    rated = rate_skills(env, skills, [ranks[b] for b in bots], bots)
     shares = win_shares(ranks)
-    return {b: s.after_game(rated[b], points[b], ranks[b], shares[b]) for b, s in standings.items()}
+    return {
+        b: s.after_game(*_as_rating(mu, sigma), points[b], ranks[b], shares[b])
+        for (b, s), (mu, sigma) in zip(standings.items(), rated, strict=True)
+    }
+
+
+def _as_rating(mu: float, sigma: float) -> tuple[float, float]:
+    """(mu, sigma) as `Rating(mu, sigma)` gives them back. The library keeps precision and
+    precision-adjusted mean and recomputes both from them, which can move the last bit; every
+    stored rating went through that round trip, so this does the same arithmetic, and fails where
+    `Rating` does."""
+    if sigma == 0:
+        raise ValueError("sigma**2 should be greater than 0")
+    pi = sigma**-2
+    tau = pi * mu
+    return (pi and tau / pi), (math.sqrt(1 / pi) if pi else math.inf)
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,13 +105,14 @@ def create_engine(url: str = DEFAULT_DATABASE_URL) -> Engine:
     return engine
 
 
-def writer_engine(engine: Engine, connections: int) -> Engine:
+def writer_engine(engine: Engine, connections: int, *, autocheckpoint_pages: int | None = None) -> Engine:
     """An engine on `engine`'s database for the writer (`arena.storage.writer`), with at most
     `connections` connections. On SQLite each transaction begins with BEGIN IMMEDIATE: it takes
     the file's write lock before its first read, waiting up to the busy timeout for a writer of
     another process, so it never fails half way for want of the lock (a deferred transaction that
     has read gets "database is locked" at once when it tries to write while another writer holds
-    the lock)."""
+    the lock). `autocheckpoint_pages` moves SQLite's automatic checkpoint from its 1,000 pages of
+    log, for a writer whose checkpoints run elsewhere (`arena.storage.checkpoints`)."""
     url = engine.url
     if url.drivername not in _SQLITE_DRIVERS:
         writer = sa.create_engine(url, pool_size=connections, max_overflow=0, connect_args=_postgres_connect_args(url))
@@ -122,6 +123,8 @@ def writer_engine(engine: Engine, connections: int) -> Engine:
     @sa.event.listens_for(writer, "connect")
     def _connect(dbapi_connection: Any, record: Any) -> None:
         _sqlite_pragmas(dbapi_connection, record)
+        if autocheckpoint_pages is not None:
+            dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={autocheckpoint_pages}")
         dbapi_connection.isolation_level = None
 
     @sa.event.listens_for(writer, "begin")

@@ -8,7 +8,8 @@ own, runs every write as one short transaction begun with BEGIN IMMEDIATE
 (`arena.storage.database.writer_engine`): writes of the process never contend with each other,
 run in the order they came, and wait in the queue rather than in SQLite's busy loop; the busy
 timeout is left for writers of other processes (an organiser command working on the file). Reads
-do not take this path: in WAL mode they never wait for a writer.
+do not take this path: in WAL mode they never wait for a writer. The log's checkpoints are not
+the writer's either: a thread of their own folds it into the file (`arena.storage.checkpoints`).
 
 On PostgreSQL row locks let writes of different tournaments go on at once, so the writer has
 `POSTGRES_WRITERS` threads behind the same queue. A job is a whole transaction on one connection,
@@ -42,10 +43,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from arena.errors import StorageBusy
+from arena.storage import checkpoints
 from arena.storage.database import writer_engine
 
 T = TypeVar("T")
@@ -86,8 +88,18 @@ class Writer:
     whatever their number) queue for their places."""
 
     def __init__(self, engine: Engine, *, limit: int = QUEUE_LIMIT, wait_s: float = QUEUE_WAIT_S) -> None:
-        self.threads = 1 if engine.url.get_backend_name() == "sqlite" else POSTGRES_WRITERS
-        self._engine = writer_engine(engine, self.threads)
+        sqlite = engine.url.get_backend_name() == "sqlite"
+        path = engine.url.database if sqlite and engine.url.database != ":memory:" else None
+        self.threads = 1 if sqlite else POSTGRES_WRITERS
+        self._checkpointer = checkpoints.Checkpointer(path) if path else None
+        self._engine = writer_engine(
+            engine, self.threads, autocheckpoint_pages=checkpoints.BACKSTOP_PAGES if path else None
+        )
+        self._sqlite = sqlite
+        self._held: Connection | None = None
+        """SQLite's one writer connection, kept checked out: a checkout and return per write cost
+        a twentieth of a game's commit. PostgreSQL's writer threads take theirs from the pool for
+        each write, where a connection idle for a while is checked before use (`writer_engine`)."""
         self._limit = limit
         self._wait_s = wait_s
         self._lock = threading.Lock()
@@ -118,7 +130,11 @@ class Writer:
             self._ready.notify_all()
         for worker in self._workers:
             worker.join()
+        if self._held is not None:
+            self._held.close()
         self._engine.dispose()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
 
     def _submit(self, fn: Callable[..., T], kwargs: dict[str, Any], play: bool) -> Future[T]:
         """Queue the write (on a place taken, unless `play`); a place is left when its write ends."""
@@ -149,12 +165,31 @@ class Writer:
             if not job.future.set_running_or_notify_cancel():
                 continue
             try:
-                with Session(self._engine) as session:
-                    result = job.fn(session=session, **job.kwargs)
+                result = self.execute(job.fn, job.kwargs)
             except BaseException as exc:
                 job.future.set_exception(exc)
             else:
                 job.future.set_result(result)
+
+    def execute(self, fn: Callable[..., T], kwargs: dict[str, Any]) -> T:
+        """One write in the calling thread, as a writer thread runs each: `fn(session=...)` in a
+        session of its own on a writer connection. Only for a caller that is the database's one
+        writer (a benchmark); everything else goes through `run` or `run_blocking`."""
+        try:
+            with Session(self._bind()) as session:
+                return fn(session=session, **kwargs)
+        finally:
+            if self._checkpointer is not None:
+                self._checkpointer.wrote()
+
+    def _bind(self) -> Engine | Connection:
+        if not self._sqlite:
+            return self._engine
+        if self._held is None:
+            self._held = self._engine.connect()
+        elif self._held.in_transaction():  # never joined: each write is a transaction of its own
+            self._held.rollback()
+        return self._held
 
     def _take(self) -> bool:
         """Take a place if one is free and nobody waits for one (call with the lock held)."""

@@ -55,7 +55,9 @@ class _Compiled:
             if processor is not None:
                 self._processors[name] = processor
 
-    def parameters(self, values: Mapping[str, Any]) -> Sequence[Any] | dict[str, Any]:
+    def parameters(self, values: Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
+        if not (self._defaults or self._processors):  # most rows of a commit: the values as they are
+            return values if self._order is None else tuple(values[name] for name in self._order)
         merged = {**self._defaults, **values}
         for name, processor in self._processors.items():
             merged[name] = processor(merged[name])
