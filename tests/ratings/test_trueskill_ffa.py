@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trueskill import Rating, TrueSkill, backends
 
-from arena.ratings.table import arena_env, rate_game
+from arena.ratings.table import Standing, apply_game, arena_env, rate_game
 from arena.ratings.trueskill_ffa import _cdf, _pdf, rate_free_for_all
 
 Outcome = list[tuple[float, float]] | type[BaseException]
@@ -161,3 +162,32 @@ def test_a_game_whose_arithmetic_fails_is_left_unrated(caplog: pytest.LogCapture
         after = rate_game(arena_env(), bots, {f"b{i}": rank for i, rank in enumerate(ranks)})
     assert after == bots
     assert "left unchanged" in caplog.text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(games())
+def test_apply_game_rates_as_through_the_librarys_rating_objects(game: tuple[list[Rating], list[int]]) -> None:
+    """`apply_game` rates on floats; it must store what `rate_game` gives through the library's
+    `Rating` objects (whose precision round trip can move the last bit), as it did before."""
+    env = arena_env()
+    stored, ranks = game
+    bots = [f"b{i}" for i in range(len(stored))]
+    by_bot = dict(zip(bots, ranks, strict=True))
+    standings = {b: Standing(b, r.mu, r.sigma) for b, r in zip(bots, stored, strict=True)}
+
+    def outcome(rate: Callable[[], list[tuple[float, float]]]) -> Outcome:
+        try:
+            return rate()
+        except (ArithmeticError, ValueError) as exc:
+            return type(exc)
+
+    through_objects = outcome(
+        lambda: [
+            (r.mu, r.sigma)
+            for r in rate_game(env, {b: Rating(s.mu, s.sigma) for b, s in standings.items()}, by_bot).values()
+        ]
+    )
+    on_floats = outcome(
+        lambda: [(s.mu, s.sigma) for s in apply_game(env, standings, dict.fromkeys(bots, 0), by_bot).values()]
+    )
+    assert same(on_floats, through_objects), through_objects
