@@ -95,14 +95,20 @@ def test_writes_that_stop_short_are_checkpointed_once_quiet(
         engine.dispose()
 
 
+def checkpoint_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "arena-checkpoint"}
+
+
 def test_closing_the_writer_ends_the_checkpoint_thread(database: Path) -> None:
+    others = checkpoint_threads()  # other tests' writers, in this worker, may still hold theirs
     engine = open_database(f"sqlite:///{database}")
     writer = Writer(engine)
     register(writer, range(2))
-    assert any(t.name == "arena-checkpoint" for t in threading.enumerate())
+    started = checkpoint_threads() - others
+    assert len(started) == 1
     writer.close()
     engine.dispose()
-    assert not any(t.name == "arena-checkpoint" for t in threading.enumerate())
+    assert not any(t.is_alive() for t in started)
 
 
 class Failing:
