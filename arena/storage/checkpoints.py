@@ -1,13 +1,13 @@
 """Folding SQLite's write-ahead log back into the database file on a thread of its own.
 
-By default SQLite checkpoints inside the commit that takes the log past 1,000 pages: about one
-finished game's commit in fifty then copies the log's pages into the file and syncs both, several
-milliseconds on the writer's one thread, which every other write waits behind
-(docs/benchmarks.md, "Storage"). Here the writer's connections leave that to a `Checkpointer`:
-every `CHECKPOINT_WRITES` writes, and once the arena goes quiet, it runs a PASSIVE checkpoint on a
-connection of its own. A PASSIVE checkpoint takes no lock that the writer or a reader waits for,
-and the sqlite3 module releases the GIL while it runs, so on a machine of two cores or more the
-copy and the syncs overlap the next commits instead of delaying them.
+By default SQLite checkpoints inside the commit that takes the log past 1,000 pages: that commit
+then copies the log's pages into the file and syncs both, on the writer's one thread, which every
+other write waits behind (docs/benchmarks.md, "Checkpoints off the writer's thread"). Here the
+writer's connections leave that to a `Checkpointer`: every `CHECKPOINT_WRITES` writes, and once
+the arena goes quiet, it runs a PASSIVE checkpoint on a connection of its own. A PASSIVE
+checkpoint takes no lock that the writer or a reader waits for, and the sqlite3 module releases
+the GIL while it runs, so on a machine of two cores or more the copy and the syncs overlap the
+next commits instead of delaying them.
 
 The writer's connections keep an automatic checkpoint as a backstop, at `BACKSTOP_PAGES`: should
 this thread fall behind or fail, the log stays bounded as before, only larger. A checkpoint that
@@ -26,8 +26,8 @@ from arena.storage.database import BUSY_TIMEOUT_MS
 log = logging.getLogger(__name__)
 
 CHECKPOINT_WRITES = 50
-"""Writes between checkpoints: a finished game's commit adds about 20 pages to the log, so this is
-about as often as SQLite's own 1,000-page automatic checkpoint."""
+"""Writes between checkpoints: each checkpoint syncs the file, so not after every write, and the
+log a reader must search stays short."""
 QUIET_S = 1.0
 """After this long without a write, the writes since the last checkpoint are folded in too."""
 BACKSTOP_PAGES = 10_000

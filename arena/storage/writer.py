@@ -97,8 +97,8 @@ class Writer:
         )
         self._sqlite = sqlite
         self._held: Connection | None = None
-        """SQLite's one writer connection, kept checked out: a checkout and return per write cost
-        a twentieth of a game's commit. PostgreSQL's writer threads take theirs from the pool for
+        """SQLite's one writer connection, kept checked out rather than taken from the pool and
+        given back for every write. PostgreSQL's writer threads take theirs from the pool for
         each write, where a connection idle for a while is checked before use (`writer_engine`)."""
         self._limit = limit
         self._wait_s = wait_s
