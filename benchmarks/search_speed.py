@@ -144,13 +144,13 @@ class _Counted(StrongBot):
         super().__init__(**kwargs)
         self._rows = rows
 
-    def best(self, worlds: Any, options: Any, value: Any, start: float) -> Any:
+    def best(self, worlds: Any, options: Any, values: Any, start: float) -> Any:
         rollouts = 0
 
-        def counted(world: Game, option: Any) -> float:
+        def counted(world: Game, some: Any) -> list[float]:
             nonlocal rollouts
-            rollouts += 1
-            return value(world, option)  # type: ignore[no-any-return]
+            rollouts += len(some)
+            return values(world, some)  # type: ignore[no-any-return]
 
         self.iterations = self._rng.choice(FIT_BUDGETS)
         began = time.process_time()

@@ -1,8 +1,9 @@
-/* The learned playout's rollout in C: `bots.playout.LinearPlayout.play_out` without the interpreter.
+/* The learned playout's rollouts in C: `bots.playout.LinearPlayout.play_outs` without the interpreter.
  *
- * One call plays a position to the end of its round, every seat choosing as
- * `LinearPlayout.action` does and every action applied as `sdk.engine.Game.apply` does (docs/rules.md
- * §4-§7), and returns the round's scores and the number of actions played. It is an accelerator
+ * One call reads a position once and plays it to the end of its round after each of a list of first
+ * moves (a search's candidates on one sample), every seat choosing as `LinearPlayout.action` does
+ * and every action applied as `sdk.engine.Game.apply` does (docs/rules.md §4-§7), and returns each
+ * rollout's round scores and the number of actions it played. It is an accelerator
  * only: bots/playout.py holds the definition, and with the same weights this code must choose the
  * same actions in the same order of candidates, with the same floating-point sums, so that ties
  * and near-ties break alike (tests/bots/test_compiled_playout.py plays both on thousands of
@@ -45,6 +46,7 @@ typedef struct {
     int captured[MAX_SEATS];
     int round_actions;
     int cap;
+    double weights[N_FEATURES]; /* the playout's, one per feature */
 } State;
 
 typedef struct {
@@ -431,21 +433,57 @@ static int read_seats(PyObject *seq, int players, int *out, int lengths, const c
     return 0;
 }
 
-PyDoc_STRVAR(play_round_doc,
-             "play_round(hands, active, owner, to_move, chips, scout_show, captured, round_actions, weights, cap, "
-             "first)\n"
+PyDoc_STRVAR(play_rounds_doc,
+             "play_rounds(hands, active, owner, to_move, chips, scout_show, captured, round_actions, weights, cap, "
+             "firsts)\n"
              "--\n\n"
              "Play a position in the PLAY phase to the end of its round with the linear playout of `weights`\n"
-             "(one per bots.playout.FEATURES), after the mover's `first` move if it is not None: (kind, start,\n"
-             "length, end, flip, position), kind 0 a show, 1 a scout, 2 a scout & show. Return (the round's\n"
-             "scores, actions played, `first` included). Changes nothing.");
+             "(one per bots.playout.FEATURES), once for each entry of `firsts`: after that move of the mover's,\n"
+             "(kind, start, length, end, flip, position), kind 0 a show, 1 a scout, 2 a scout & show, or with\n"
+             "no move first where it is None. Return a list with one (the round's scores, actions played,\n"
+             "the first move included) per entry, in order. The position is read once. Changes nothing.");
 
-static PyObject *play_round(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights, *first;
+/* One rollout of the position `s` (a copy: `s` is left as it was), after `first` unless it is None:
+ * (the round's scores, actions played), or NULL with an exception set. */
+static PyObject *play_one(State s, PyObject *first) {
+    int start = s.round_actions, reason = -1;
+    if (first != Py_None) {
+        Move m;
+        if (!PyTuple_Check(first)) return PyErr_Format(PyExc_TypeError, "a move is a tuple of 6 ints");
+        if (!PyArg_ParseTuple(first, "iiiiii;a move is (kind, start, length, end, flip, position)", &m.kind,
+                              &m.start, &m.length, &m.end, &m.flip, &m.position))
+            return NULL;
+        const char *why = illegal(&s, m);
+        if (why) return PyErr_Format(PyExc_ValueError, "illegal first move: %s", why);
+        reason = apply(&s, m);
+    }
+    while (reason < 0) {
+        if (s.hands[s.to_move].n + 1 >= MAX_CARDS)
+            return PyErr_Format(PyExc_ValueError, "a hand outgrew the deck");
+        Move move = choose(&s, s.weights);
+        if (move.kind == SHOW && move.length == 0)
+            return PyErr_Format(PyExc_ValueError, "seat %d has no move: the position is not one of a round", s.to_move);
+        reason = apply(&s, move);
+    }
+    int exempt = reason == BACK_TO_OWNER || reason == CANNOT_ANSWER ? s.owner : -1;
+    PyObject *scores = PyTuple_New(s.players);
+    if (!scores) return NULL;
+    for (int i = 0; i < s.players; i++) {
+        PyObject *score = PyLong_FromLong(s.captured[i] + s.chips[i] - (i == exempt ? 0 : s.hands[i].n));
+        if (!score) {
+            Py_DECREF(scores);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(scores, i, score);
+    }
+    return Py_BuildValue("(Ni)", scores, s.round_actions - start);
+}
+
+static PyObject *play_rounds(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights, *firsts;
     State s;
-    double w[N_FEATURES];
     if (!PyArg_ParseTuple(args, "OOOiOOOiOiO", &hands, &active, &owner, &s.to_move, &chips, &scout_show, &captured,
-                          &s.round_actions, &weights, &s.cap, &first))
+                          &s.round_actions, &weights, &s.cap, &firsts))
         return NULL;
     PyObject *fast = PySequence_Fast(hands, "hands must be a sequence of hands");
     if (!fast) return NULL;
@@ -479,8 +517,8 @@ static PyObject *play_round(PyObject *Py_UNUSED(module), PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "a playout needs %d weights", N_FEATURES);
     }
     for (int i = 0; i < N_FEATURES; i++) {
-        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(wfast, i));
-        if (w[i] == -1.0 && PyErr_Occurred()) {
+        s.weights[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(wfast, i));
+        if (s.weights[i] == -1.0 && PyErr_Occurred()) {
             Py_DECREF(wfast);
             return NULL;
         }
@@ -490,41 +528,29 @@ static PyObject *play_round(PyObject *Py_UNUSED(module), PyObject *args) {
     if (s.active.n && s.active_key == NO_KEY)
         return PyErr_Format(PyExc_ValueError, "the active set is neither a group nor a sequence");
 
-    int start = s.round_actions, reason = -1;
-    if (first != Py_None) {
-        Move m;
-        if (!PyTuple_Check(first)) return PyErr_Format(PyExc_TypeError, "a move is a tuple of 6 ints");
-        if (!PyArg_ParseTuple(first, "iiiiii;a move is (kind, start, length, end, flip, position)", &m.kind,
-                              &m.start, &m.length, &m.end, &m.flip, &m.position))
-            return NULL;
-        const char *why = illegal(&s, m);
-        if (why) return PyErr_Format(PyExc_ValueError, "illegal first move: %s", why);
-        reason = apply(&s, m);
+    PyObject *moves = PySequence_Fast(firsts, "firsts must be a sequence of moves or None");
+    if (!moves) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(moves);
+    PyObject *results = PyList_New(count);
+    if (!results) {
+        Py_DECREF(moves);
+        return NULL;
     }
-    while (reason < 0) {
-        if (s.hands[s.to_move].n + 1 >= MAX_CARDS)
-            return PyErr_Format(PyExc_ValueError, "a hand outgrew the deck");
-        Move move = choose(&s, w);
-        if (move.kind == SHOW && move.length == 0)
-            return PyErr_Format(PyExc_ValueError, "seat %d has no move: the position is not one of a round", s.to_move);
-        reason = apply(&s, move);
-    }
-    int exempt = reason == BACK_TO_OWNER || reason == CANNOT_ANSWER ? s.owner : -1;
-    PyObject *scores = PyTuple_New(s.players);
-    if (!scores) return NULL;
-    for (int i = 0; i < s.players; i++) {
-        PyObject *score = PyLong_FromLong(s.captured[i] + s.chips[i] - (i == exempt ? 0 : s.hands[i].n));
-        if (!score) {
-            Py_DECREF(scores);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *result = play_one(s, PySequence_Fast_GET_ITEM(moves, i));
+        if (!result) {
+            Py_DECREF(results);
+            Py_DECREF(moves);
             return NULL;
         }
-        PyTuple_SET_ITEM(scores, i, score);
+        PyList_SET_ITEM(results, i, result);
     }
-    return Py_BuildValue("(Ni)", scores, s.round_actions - start);
+    Py_DECREF(moves);
+    return results;
 }
 
 static PyMethodDef methods[] = {
-    {"play_round", play_round, METH_VARARGS, play_round_doc},
+    {"play_rounds", play_rounds, METH_VARARGS, play_rounds_doc},
     {NULL, NULL, 0, NULL},
 };
 

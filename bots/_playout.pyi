@@ -1,11 +1,11 @@
-"""The compiled rollout's interface (bots/_playout.c); `bots.playout.LinearPlayout.play_out` calls it."""
+"""The compiled rollout's interface (bots/_playout.c); `bots.playout.LinearPlayout.play_outs` calls it."""
 
 from collections.abc import Sequence
 
 SOURCE_SHA256: str
 """The SHA-256 of the bots/_playout.c this module was compiled from."""
 
-def play_round(
+def play_rounds(
     hands: Sequence[Sequence[tuple[int, int]]],
     active: Sequence[tuple[int, int]],
     owner: int | None,
@@ -16,6 +16,6 @@ def play_round(
     round_actions: int,
     weights: Sequence[float],
     cap: int,
-    first: tuple[int, int, int, int, int, int] | None,
+    firsts: Sequence[tuple[int, int, int, int, int, int] | None],
     /,
-) -> tuple[tuple[int, ...], int]: ...
+) -> list[tuple[tuple[int, ...], int]]: ...

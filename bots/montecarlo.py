@@ -13,7 +13,7 @@ deals per decision; or both, whichever is spent first. `move_time` is only a saf
 read from `clock` (`time.perf_counter` unless told otherwise), below the arena's move limit: on a
 machine so loaded that the budget is not spent by then, the search stops early rather than forfeit.
 
-The rollouts run in C where the playout was compiled (`bots.playout.LinearPlayout.play_out` with
+The rollouts run in C where the playout was compiled (`bots.playout.LinearPlayout.play_outs` with
 the weights that play as `rollout_action`): the same moves as the Python rollout (`compiled=False`,
 `finish_round`), at a fraction of its cost.
 
@@ -178,9 +178,7 @@ class MonteCarloBot(Bot):
         totals = [0.0] * len(options)
         done = spent = 0
         while True:
-            world = worlds.sample(self._rng)
-            for i, action in enumerate(options):
-                scores, played = self._rollout(world, me, action)
+            for i, (scores, played) in enumerate(self._rollouts(worlds.sample(self._rng), me, options)):
                 spent += played
                 totals[i] += scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
             done += 1
@@ -193,14 +191,17 @@ class MonteCarloBot(Bot):
                 break
         return options[max(range(len(options)), key=totals.__getitem__)]
 
-    def _rollout(self, world: Game, me: int, action: Action) -> tuple[Sequence[int], int]:
-        """The round's scores after `action` in the sample `world`, and the actions that took."""
+    def _rollouts(self, world: Game, me: int, actions: Sequence[Action]) -> list[tuple[Sequence[int], int]]:
+        """The round's scores after each of `actions` in the sample `world`, and the actions each took."""
         if self._playout is not None:
-            return self._playout.play_out(world, action)
-        game = world.copy()
-        game.apply(me, action)
-        finish_round(game, self._hand_value)
-        return game.results[-1].scores, game.round_actions - world.round_actions
+            return self._playout.play_outs(world, actions)  # type: ignore[return-value]
+        found: list[tuple[Sequence[int], int]] = []
+        for action in actions:
+            game = world.copy()
+            game.apply(me, action)
+            finish_round(game, self._hand_value)
+            found.append((game.results[-1].scores, game.round_actions - world.round_actions))
+        return found
 
     def flip(self, obs: Observation) -> bool:
         return prefer_flip(obs.hand, self._hand_value)

@@ -13,9 +13,9 @@ strong bot's choices in self-play (`bots/train_playout.py`); the shipped weights
 
 `candidates` lists the actions with their feature rows, for training and tests; `LinearPlayout`
 computes the same scores without building rows, at the cost of the greedy rollout.
-`LinearPlayout.play_out`, what a search calls, plays a whole rollout in C (`bots/_playout.c`,
-built when the package is installed) and falls back to this module's Python, with the same
-results, where the build had no compiler.
+`LinearPlayout.play_outs`, what a search calls, plays one sample's rollouts in C
+(`bots/_playout.c`, built when the package is installed) and falls back to this module's Python,
+with the same results, where the build had no compiler.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from .montecarlo import _SCOUTS, _joining_positions, _runs_through
 
 try:
     from . import _playout as compiled
-except ImportError:  # built without a C compiler: `LinearPlayout.play_out` runs in Python
+except ImportError:  # built without a C compiler: `LinearPlayout.play_outs` runs in Python
     compiled = None  # type: ignore[assignment]
 COMPILED = compiled is not None
-"""Whether `LinearPlayout.play_out` runs in C (the install had a compiler)."""
+"""Whether `LinearPlayout.play_outs` runs in C (the install had a compiler)."""
 
 FEATURES = (
     "captured",
@@ -185,17 +185,26 @@ class LinearPlayout:
         self, game: Game, first: Action | None = None, *, accelerated: bool = True
     ) -> tuple[tuple[int, ...], int]:
         """The scores of `game`'s round played to its end by this playout, after the mover's
-        `first` action if given, and how many actions that took (`first` included); `game` is
-        left as it was. The C rollout (`bots/_playout.c`) plays it if it was built, unless
-        `accelerated` is False; the Python one gives the same results. An illegal `first` raises
-        ValueError (`IllegalAction` in Python)."""
+        `first` action if given, and how many actions that took (`first` included): `play_outs`
+        of one rollout."""
+        return self.play_outs(game, (first,), accelerated=accelerated)[0]
+
+    def play_outs(
+        self, game: Game, firsts: Sequence[Action | None], *, accelerated: bool = True
+    ) -> list[tuple[tuple[int, ...], int]]:
+        """`game`'s round played to its end by this playout once after each of the mover's
+        `firsts` (None: no move first), in order: each rollout's scores and how many actions it took
+        (its first included). `game` is left as it was. The C rollout (`bots/_playout.c`) plays
+        them, reading the position once, if it was built, unless `accelerated` is False; the
+        Python one gives the same results. An illegal first move raises ValueError
+        (`IllegalAction` in Python)."""
         round_ = game.round
         if game.results and game.results[-1].round == round_:
-            return game.results[-1].scores, 0
+            return [(game.results[-1].scores, 0)] * len(firsts)
         if game.phase is not Phase.PLAY:
             raise ValueError("a playout starts once every seat has decided whether to flip")
         if accelerated and compiled is not None:
-            return compiled.play_round(
+            return compiled.play_rounds(
                 game.hands,
                 game.active,
                 game.owner,
@@ -206,8 +215,12 @@ class LinearPlayout:
                 game.round_actions,
                 self._by_size[game.players].vector,
                 ROUND_ACTION_CAP,
-                None if first is None else _move(first),
+                [None if first is None else _move(first) for first in firsts],
             )
+        return [self._play_out_in_python(game, first) for first in firsts]
+
+    def _play_out_in_python(self, game: Game, first: Action | None) -> tuple[tuple[int, ...], int]:
+        round_ = game.round
         played = game.copy()
         actions = 0
         if first is not None:

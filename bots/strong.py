@@ -22,7 +22,7 @@ Budgets: `iterations` counts the actions the rollouts of one decision may simula
 charged `ROLLOUT_COST` more for its setting up (`FLIP_ROLLOUT_COST` at the round-start flip, whose
 rollouts start from a fresh deal): reproducible, since the same seed and iterations play the same
 game on any machine, under any load. The default is `ITERATIONS` for the table size, the budgets
-the strength figures of docs/benchmarks.md were measured at, 55-90 ms of CPU an answer on average
+the strength figures of docs/benchmarks.md were measured at, 50-70 ms of CPU an answer on average
 there. `move_time` is only a safety cap in wall-clock seconds, below the arena's move limit: on a
 machine so loaded that the budget is not spent by then, the search stops early rather than forfeit.
 
@@ -56,16 +56,19 @@ and applied its first move in Python (20 µs a rollout, 1.5 µs an action); `ben
 --fit-cost` measures it again (docs/benchmarks.md, "The compiled rollout")."""
 
 
-ITERATIONS = {2: 50000, 3: 38000, 4: 40000, 5: 44000}
-"""The default budget per table size, with the learned playout compiled (bots/_playout.c): the
-budget that cost 65-85 ms of CPU per answer on an idle core of the machine of docs/benchmarks.md
-("The compiled rollout"), under the 100 ms it may take, and at which its strength figures were
-measured. The greedy playout and the Python fallback run in Python and cost far more per action."""
-FLIP_ROLLOUT_COST = 40
+ITERATIONS = {2: 125000, 3: 95000, 4: 100000, 5: 110000}
+"""The default budget per table size, with the learned playout compiled (bots/_playout.c): 2.5 times
+the budget that cost 65-85 ms of CPU an answer on the machine of docs/benchmarks.md ("The compiled
+rollout"), now that a sample's rollouts run in one call and samples are dealt without re-checking
+the position: about 50-70 ms an answer on average there ("Budgets that use the 100 ms"), the
+budgets its strength figures against montecarlo at 1 s are measured at. The greedy playout and the
+Python fallback run in Python and cost far more per action."""
+FLIP_ROLLOUT_COST = 90
 """What a rollout of the round-start flip is charged beyond its actions: its share of a sample whose
-other seats flip by `prefer_flip`, and its copy with the seat's own flip, in Python. Charged
-`ROLLOUT_COST`, a flip's budget cost 2.5 times the CPU of a move's; at 40 about the same
-(docs/benchmarks.md, "Budgets, not clocks")."""
+other seats flip by `prefer_flip`, its copy with the seat's own flip, and a round played from its
+start, whose actions cost more than later ones (full hands). At 90 a step of a flip's budget costs
+about what a step of a move's does at 4 and 5 seats, and less at 2 and 3 (docs/benchmarks.md,
+"Budgets that use the 100 ms")."""
 MOVE_TIME = 1.0
 """The default safety cap in seconds, half the arena's default move limit of 2 s."""
 
@@ -182,14 +185,17 @@ class StrongBot(Bot):
             evaluation = RoundValue.shipped() if horizon is not None else RoundValue({})
         self._scores = evaluation.scores
 
-    def rollout(self, game: Game, first: Action | None = None) -> tuple[Sequence[float], int]:
-        """Play a copy of the sample `game` on, from the mover's `first` action if given, with the
-        playout to the end of its round or for `horizon` actions after `first`; return every
-        seat's round score (as scored, or as `RoundValue` predicts) and the actions played, `first`
-        included. A learned playout to the round's end is `LinearPlayout.play_out`, in C where it
-        was built."""
+    def rollouts(self, game: Game, firsts: Sequence[Action | None]) -> list[tuple[Sequence[float], int]]:
+        """Play copies of the sample `game` on, once from each of the mover's `firsts` (None: no move
+        first), with the playout to the end of its round or for `horizon` actions after the first;
+        return each rollout's round scores for every seat (as scored, or as `RoundValue` predicts)
+        and the actions it played, its first included. A learned playout to the round's end is
+        `LinearPlayout.play_outs`, in C where it was built, reading the sample once for them all."""
         if self.horizon is None and self._playout is not None:
-            return self._playout.play_out(game, first)
+            return self._playout.play_outs(game, firsts)  # type: ignore[return-value]
+        return [self._rollout(game, first) for first in firsts]
+
+    def _rollout(self, game: Game, first: Action | None) -> tuple[Sequence[float], int]:
         game = game.copy()
         round_, start = game.round, game.round_actions
         if first is not None:
@@ -207,13 +213,13 @@ class StrongBot(Bot):
         options = self.options(obs)
         margin = self._margin(obs)
 
-        def value(world: Game, action: Action) -> float:
-            scores, played = self.rollout(world, action)
-            self.steps_done += ROLLOUT_COST + played
-            return margin(scores)
+        def values(world: Game, actions: Sequence[Action]) -> list[float]:
+            played = self.rollouts(world, actions)
+            self.steps_done += ROLLOUT_COST * len(played) + sum(n for _, n in played)
+            return [margin(scores) for scores, _ in played]
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
-        return self.best(worlds, options, value, start, self.budget(obs))
+        return self.best(worlds, options, values, start, self.budget(obs))
 
     def budget(self, obs: Observation) -> int | None:
         """The decision's budget of simulated actions: `iterations`, else `ITERATIONS` for the table size."""
@@ -241,16 +247,19 @@ class StrongBot(Bot):
         me = obs.seat
         margin = self._margin(obs)
 
-        def value(world: Game, flip: bool) -> float:
-            game = world.copy()
-            game.apply(me, Flip(flip))
-            scores, played = self.rollout(game)
-            self.steps_done += FLIP_ROLLOUT_COST + played
-            return margin(scores)
+        def values(world: Game, flips: Sequence[bool]) -> list[float]:
+            found = []
+            for flip in flips:
+                game = world.copy()
+                game.apply(me, Flip(flip))
+                ((scores, played),) = self.rollouts(game, (None,))
+                self.steps_done += FLIP_ROLLOUT_COST + played
+                found.append(margin(scores))
+            return found
 
         preferred = prefer_flip(obs.hand, self._hand_value)
         worlds = _OthersFlipped(Determinizer(obs), me, self._hand_value)
-        return self.best(worlds, [preferred, not preferred], value, start, self.budget(obs))
+        return self.best(worlds, [preferred, not preferred], values, start, self.budget(obs))
 
     def _margin(self, obs: Observation) -> Callable[[Sequence[float]], float]:
         """What a rollout's round scores are worth to the seat: `round_margin`, or for the "lead" objective
@@ -267,25 +276,39 @@ class StrongBot(Bot):
             return lambda scores: round_margin(scores, me)
         totals = [p.total for p in obs.table.seats]
         w = (obs.table.round + 1) / obs.table.rounds
-        return lambda scores: (1 - w) * round_margin(scores, me) + w * lead_margin(scores, me, totals)
+        keep, mine_before, rivals, others = (
+            1 - w,
+            totals[me],
+            len(totals) - 1,
+            [s for s in range(len(totals)) if s != me],
+        )
+
+        def blend(scores: Sequence[float]) -> float:
+            """`(1 - w) * round_margin + w * lead_margin`, the same floats, with the seat's rivals
+            listed once: it runs once a rollout."""
+            mine = scores[me]
+            lead = mine_before + mine - max([totals[s] + scores[s] for s in others])
+            return keep * (mine - (sum(scores) - mine) / rivals) + w * lead
+
+        return blend
 
     def best(
         self,
         worlds: Worlds,
         options: Sequence[T],
-        value: Callable[[Game, T], float],
+        values: Callable[[Game, Sequence[T]], list[float]],
         start: float,
         budget: int | None = None,
     ) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
-        `value(world, option)` plays one rollout from the sample `world`, adds what it cost
-        (`ROLLOUT_COST` and its actions) to `self.steps_done` and returns what its round scores
-        are worth (`_margin`). `budget` is in those steps (`iterations` if not given); `start` is
-        when the decision began, by the bot's clock, which `move_time` caps. Each halving phase
-        spends an equal share of what is left of the budget (steps, and time) and plays at least
-        one sample. Ties keep the earlier option (the
-        greedy order), so a budget too small to tell options apart plays what greedy would.
+        `values(world, some)` plays one rollout of each of `some` options from the sample `world`,
+        adds what they cost (`ROLLOUT_COST` a rollout and its actions) to `self.steps_done` and
+        returns what each one's round scores are worth (`_margin`). `budget` is in those steps
+        (`iterations` if not given); `start` is when the decision began, by the bot's clock, which
+        `move_time` caps. Each halving phase spends an equal share of what is left of the budget
+        (steps, and time) and plays at least one sample. Ties keep the earlier option (the greedy
+        order), so a budget too small to tell options apart plays what greedy would.
         """
         if len(options) == 1:
             return options[0]
@@ -301,10 +324,10 @@ class StrongBot(Bot):
             step_goal = None if budget is None else self.steps_done + (budget - self.steps_done) // left
             now = self._clock()
             time_goal = None if self.move_time is None else now + (start + self.move_time - now) / left
+            tried = [options[i] for i in alive]
             while True:
-                world = worlds.sample(self._rng)
-                for i in alive:
-                    totals[i] += value(world, options[i])
+                for i, v in zip(alive, values(worlds.sample(self._rng), tried), strict=True):
+                    totals[i] += v
                     counts[i] += 1
                 if step_goal is not None and self.steps_done >= step_goal:
                     break

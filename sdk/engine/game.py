@@ -191,6 +191,11 @@ class Game:
         a search plays a state forward more than once. History lists are copied too, so the
         copy's `record_of` is the original's plus whatever the copy plays.
         """
+        return self._copy_with_hands([h[:] for h in self.hands])
+
+    def _copy_with_hands(self, hands: list[list[Card]]) -> Game:
+        """`copy`, holding `hands` (taken, not copied) instead of this game's: how `Determinizer`
+        deals each sample into a game it checked once, without checking it again."""
         new = Game.__new__(Game)
         new.rules = self.rules
         new.kept = self.kept
@@ -202,7 +207,7 @@ class Game:
         new.round = self.round
         new.phase = self.phase
         new.to_move = self.to_move
-        new.hands = [h[:] for h in self.hands]
+        new.hands = hands
         new.active = self.active[:]
         new.owner = self.owner
         new._active_key = self._active_key

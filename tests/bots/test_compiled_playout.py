@@ -95,6 +95,24 @@ def test_they_agree_after_any_legal_first_move(players: int) -> None:
 
 
 @needs_compiled
+@pytest.mark.parametrize("players", SIZES)
+def test_one_call_plays_each_first_move_as_a_rollout_of_its_own(players: int) -> None:
+    """A search plays all its candidates on one sample in one call (`play_outs`): the position is
+    read once, and no rollout may see what the one before it changed."""
+    playout = LinearPlayout.shipped()
+    rng = random.Random(players)
+    for game in samples(players, 2):
+        legal = game.legal_actions()
+        firsts: list[Action | None] = [legal[rng.randrange(len(legal))] for _ in range(5)]
+        firsts.insert(2, None)
+        before = state(game)
+        together = playout.play_outs(game, firsts)
+        assert state(game) == before
+        assert together == [agree(playout, game, first) for first in firsts]
+        assert together == playout.play_outs(game, firsts, accelerated=False)
+
+
+@needs_compiled
 def test_an_illegal_first_move_is_refused_by_both_rollouts() -> None:
     game = Game.from_position(
         Position(hands=[[Card(4, 1), Card(9, 1)], [Card(9, 2)], [Card(8, 2)]], active=[Card(5, 2), Card(6, 3)], owner=1)
@@ -134,25 +152,25 @@ def test_positions_it_cannot_play_are_refused_with_the_reason() -> None:
     compiled = bots.playout.compiled
     weights = LinearPlayout.shipped().weights(3)
     hands = [[Card(1, 2)], [Card(3, 4)], [Card(5, 6)]]
-    args = (None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, weights, 1000, None)
+    args = (None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, weights, 1000, [None])
     with pytest.raises(ValueError, match="a table seats 2 to 5 players, not 1"):
-        compiled.play_round(hands[:1], [], *args)
+        compiled.play_rounds(hands[:1], [], *args)
     with pytest.raises(TypeError, match="a card is a \\(top, bottom\\) pair"):
-        compiled.play_round([[1], [2], [3]], [], *args)
+        compiled.play_rounds([[1], [2], [3]], [], *args)
     with pytest.raises(ValueError, match="a card's value is 1 to 10, not 64"):
-        compiled.play_round([[(64, 1)], [(3, 4)], [(5, 6)]], [], *args)
+        compiled.play_rounds([[(64, 1)], [(3, 4)], [(5, 6)]], [], *args)
     with pytest.raises(ValueError, match="a hand holds 48 cards, more than a deck"):
-        compiled.play_round([[(5, 6)] * 48, [(3, 4)], [(5, 6)]], [], *args)
+        compiled.play_rounds([[(5, 6)] * 48, [(3, 4)], [(5, 6)]], [], *args)
     with pytest.raises(ValueError, match="a playout needs 14 weights"):
-        compiled.play_round(hands, [], None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, (1.0,), 1000, None)
+        compiled.play_rounds(hands, [], None, 0, [0, 0, 0], [True] * 3, [[], [], []], 0, (1.0,), 1000, [None])
     with pytest.raises(ValueError, match="chips has 2 entries for 3 seats"):
-        compiled.play_round(hands, [], None, 0, [0, 0], [True] * 3, [[], [], []], 0, weights, 1000, None)
+        compiled.play_rounds(hands, [], None, 0, [0, 0], [True] * 3, [[], [], []], 0, weights, 1000, [None])
     with pytest.raises(ValueError, match="an active set needs its owner"):
-        compiled.play_round(hands, [Card(7, 8)], *args)
+        compiled.play_rounds(hands, [Card(7, 8)], *args)
     with pytest.raises(ValueError, match="the active set is neither a group nor a sequence"):
-        compiled.play_round(hands, [Card(7, 8), Card(3, 4)], 1, *args[1:])
+        compiled.play_rounds(hands, [Card(7, 8), Card(3, 4)], 1, *args[1:])
     with pytest.raises(TypeError, match="a move is a tuple of 6 ints"):
-        compiled.play_round(hands, [], *args[:-1], [0, 0, 1, 0, 0, 0])
+        compiled.play_rounds(hands, [], *args[:-1], [[0, 0, 1, 0, 0, 0]])
 
 
 def test_a_playout_starts_after_the_flips() -> None:

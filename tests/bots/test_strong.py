@@ -35,13 +35,13 @@ def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() 
     bot = StrongBot(seed=1, move_time=None, iterations=200, candidates=8)
     calls = []
 
-    def value(noise: float, option: int) -> float:
-        calls.append(option)
-        bot.steps_done += 1
-        return (1.0 if option == 5 else option / 10) + noise
+    def values(noise: float, options: Sequence[int]) -> list[float]:
+        calls.extend(options)
+        bot.steps_done += len(options)
+        return [(1.0 if option == 5 else option / 10) + noise for option in options]
 
     worlds = CountingWorlds()
-    assert bot.best(worlds, list(range(8)), value, start=0.0) == 5  # type: ignore[arg-type]
+    assert bot.best(worlds, list(range(8)), values, start=0.0) == 5  # type: ignore[arg-type]
     assert 200 <= len(calls) <= 200 + 8, "each phase stops at the first sample that reaches its share"
     assert calls.count(5) > calls.count(0), "options dropped early get fewer rollouts"
 
@@ -49,17 +49,17 @@ def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() 
 def test_ties_keep_the_greedy_order() -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=30)
 
-    def value(world: float, option: str) -> float:
-        bot.steps_done += 1
-        return 0.0
+    def values(world: float, options: Sequence[str]) -> list[float]:
+        bot.steps_done += len(options)
+        return [0.0] * len(options)
 
-    assert bot.best(CountingWorlds(), ["a", "b", "c"], value, start=0.0) == "a"  # type: ignore[arg-type]
+    assert bot.best(CountingWorlds(), ["a", "b", "c"], values, start=0.0) == "a"  # type: ignore[arg-type]
 
 
 def test_a_time_budget_alone_stops_the_search() -> None:
     bot = StrongBot(seed=1, move_time=0.001)
     worlds = CountingWorlds()
-    bot.best(worlds, list(range(10)), lambda w, o: 0.0, start=0.0)  # type: ignore[arg-type]
+    bot.best(worlds, list(range(10)), lambda w, some: [0.0] * len(some), start=0.0)  # type: ignore[arg-type]
     assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
 
 
@@ -67,7 +67,7 @@ def first_search(monkeypatch: pytest.MonkeyPatch, bot: StrongBot) -> tuple[Obser
     """The first turn of a 3-seat game, and the samples and options `bot.choose` searches there."""
     searched: list[tuple[object, list[Action]]] = []
 
-    def best(worlds: object, options: list[Action], value: object, start: float, budget: int | None) -> Action:
+    def best(worlds: object, options: list[Action], values: object, start: float, budget: int | None) -> Action:
         searched.append((worlds, options))
         return options[0]
 
@@ -213,15 +213,15 @@ def test_its_flip_spends_its_budget_charging_each_rollout_its_setting_up(
 ) -> None:
     bot = StrongBot(seed=2, iterations=4000)
     played: list[int] = []
-    rollout = bot.rollout
+    rollouts = bot.rollouts
 
-    def counted(game: Game, first: Action | None = None) -> tuple[Sequence[float], int]:
-        assert game.phase is Phase.PLAY and first is None
-        scores, actions = rollout(game, first)
-        played.append(actions)
-        return scores, actions
+    def counted(game: Game, firsts: Sequence[Action | None]) -> list[tuple[Sequence[float], int]]:
+        assert game.phase is Phase.PLAY and list(firsts) == [None]
+        found = rollouts(game, firsts)
+        played.extend(actions for _, actions in found)
+        return found
 
-    monkeypatch.setattr(bot, "rollout", counted)
+    monkeypatch.setattr(bot, "rollouts", counted)
     bot.flip(observe(Game(players, 3), 1))
     assert bot.steps_done == sum(played) + FLIP_ROLLOUT_COST * len(played)
     assert 4000 <= bot.steps_done < 4000 + 2 * (FLIP_ROLLOUT_COST + max(played)), "one sample past it at most"
@@ -250,6 +250,21 @@ def test_lead_margin_is_the_seats_total_against_the_best_other_total() -> None:
     best_other = max(totals[s] + scores[s] for s in (1, 2, 3))
     assert lead_margin(scores, 0, totals) == totals[0] + scores[0] - best_other
     assert lead_margin(scores, 2, totals) == 25 + scores[2] - max(totals[s] + scores[s] for s in (0, 1, 3))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_rollout_is_worth_the_blend_of_both_margins_by_the_rounds_played(players: int) -> None:
+    """The "lead" objective weighs `lead_margin` by the share of rounds played after this one."""
+    rng = random.Random(players)
+    game = _first_round_played(players)
+    obs = observe(game, 1)
+    totals = [view.total for view in obs.table.seats]
+    w = (obs.table.round + 1) / obs.table.rounds
+    assert 0 < w <= 1
+    worth = StrongBot(seed=1)._margin(obs)
+    for _ in range(200):
+        scores = [rng.randint(-12, 15) for _ in range(players)]
+        assert worth(scores) == (1 - w) * round_margin(scores, 1) + w * lead_margin(scores, 1, totals)
 
 
 def test_the_lead_objective_decides_as_the_mean_one_at_two_seats() -> None:
@@ -306,7 +321,7 @@ def test_a_rollout_stops_at_its_horizon_and_is_valued_by_the_round_evaluation(pl
     bot = StrongBot(seed=1, move_time=None, iterations=10, horizon=players, evaluation=RoundValue({players: unit}))
     world = _mid_round_sample(players)
     first = world.legal_actions()[0]
-    scores, played = bot.rollout(world, first)
+    ((scores, played),) = bot.rollouts(world, [first])
     game = world.copy()
     game.apply(game.to_move, first)
     for _ in range(players):
@@ -326,7 +341,7 @@ def test_without_a_horizon_a_rollout_plays_to_the_end_of_the_round(playout: Lite
     while not finished.is_over:
         finished.apply(finished.to_move, bot._act(finished))
     before = repr((world.hands, world.active, world.round_actions))
-    scores, played = bot.rollout(world, first)
+    ((scores, played),) = bot.rollouts(world, [first])
     assert tuple(scores) == finished.results[-1].scores
     assert played == finished.round_actions - world.round_actions > 1
     assert repr((world.hands, world.active, world.round_actions)) == before, "a rollout plays a copy"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from bots import GreedyBot
-from sdk.engine import Determinizer, Flip, Game, Observation, Phase, observe
+from sdk.engine import Card, Determinizer, Flip, Game, Observation, Phase, observe
 
 
 def positions(players: int, seed: int) -> Iterator[tuple[Game, Observation]]:
@@ -87,6 +87,29 @@ def test_the_hidden_cards_vary_between_samples() -> None:
     worlds = Determinizer(obs)
     rng = random.Random(0)
     assert len({tuple(map(tuple, worlds.sample(rng).hands)) for _ in range(5)}) == 5
+
+
+def test_every_unseen_card_is_as_likely_in_every_hidden_slot_and_either_way_up() -> None:
+    """docs/rules.md §9: nothing but the public record narrows the hidden hands, so a sample must
+    not favour a card, a slot or a side (a biased shuffle would skew every search)."""
+    game, obs = next(positions(4, 2))
+    worlds = Determinizer(obs)
+    rng = random.Random(3)
+    slots = sorted(hidden_slots(game, obs))
+    unseen = sorted({game.hands[s][i].id for s, i in slots})
+    assert len(unseen) == len(slots) > 20
+    draws = 4000
+    where = {(slot, card): 0 for slot in slots for card in unseen}
+    turned = 0
+    for _ in range(draws):
+        sample = worlds.sample(rng)
+        for seat, i in slots:
+            card = sample.hands[seat][i]
+            where[(seat, i), card.id] += 1
+            turned += card != Card(*card.id)
+    expected = draws / len(unseen)
+    assert all(0.5 * expected < n < 1.6 * expected for n in where.values()), "a card favours a slot"
+    assert abs(turned / (draws * len(slots)) - 0.5) < 0.01, "a side is favoured"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
