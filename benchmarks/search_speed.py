@@ -2,11 +2,14 @@
 strong bot's CPU per answer at the strength benchmark's budgets.
 
 Run:  .venv/bin/python benchmarks/search_speed.py [--positions 1000] [--repeat 5] [--games 2]
-          [--players 2,3,4,5] [--compare-with DIR]
+          [--players 2,3,4,5] [--compare-with DIR] [--strong-iterations 4:100000,...]
 
-Rollouts: for each table size, `--positions` determinised samples drawn at decisions of seeded
-greedy games (`Determinizer(observe(game, seat)).sample`, seeded, so every run and every checkout
-gets the same ones), each finished to its round's end by the greedy rollout
+Samples: for each table size, `--positions` decisions of seeded greedy games, and µs per
+`Determinizer.sample` of them (20 each, the fastest of `--repeat` passes).
+
+Rollouts: a determinised sample of each of those decisions (`Determinizer(observe(game,
+seat)).sample`, seeded, so every run gets the same ones; a checkout that deals its samples
+otherwise gets others), each finished to its round's end by the greedy rollout
 (`bots.montecarlo.finish_round`) and by the learned playout (`LinearPlayout.shipped().finish`), on
 a copy, each policy with a warm memo: µs per simulated action (the copy included, as a search pays
 it; the fastest of `--repeat` passes, since a shared core only ever slows a pass) and actions per
@@ -16,8 +19,8 @@ action, the call's reading of the position included, and how many times cheaper 
 playout in Python that is.
 
 Answers: `--games` seeded games with `StrongBot` at its default budgets (`bots.strong.ITERATIONS`,
-no time cap) in every seat, CPU ms of each answer (flips and forced moves included): mean, median,
-p90 and max; and of the round-start flips alone, mean and max.
+or `--strong-iterations`; no time cap) in every seat, CPU ms of each answer (flips and forced
+moves included): mean, median, p90 and max; and of the round-start flips alone, mean and max.
 The budgets were set from this figure: a mean under the 100 ms the issue allows, on the machine
 they were set on (docs/benchmarks.md says which; a slower core needs smaller ones).
 
@@ -29,7 +32,8 @@ and their ratio, from which `bots.strong.ROLLOUT_COST` was set (numpy, from the 
 Times are the process's CPU time. `--compare-with DIR` measures the same in the checkout DIR (e.g.
 `git worktree add --detach /tmp/main main`), in a child process right before this checkout's own
 measurement of each table size, and prints this/other ratios: before and after a change, in the
-same run, on the same positions and games, with this checkout's budgets.
+same run, on the same games; each checkout at its own budgets unless `--strong-iterations` sets
+both.
 """
 
 from __future__ import annotations
@@ -47,19 +51,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bots_strength import per_table_size
+
 import bots.playout as playout_module
 from bots.greedy import GreedyBot, hand_values
 from bots.montecarlo import finish_round
 from bots.playout import LinearPlayout
 from bots.strong import ITERATIONS, ROLLOUT_COST, StrongBot
-from sdk.engine import Determinizer, Flip, Game, Phase, observe
+from sdk.engine import Determinizer, Flip, Game, Observation, Phase, observe
 from sdk.local import play_game
 
 
-def positions(players: int, count: int) -> list[Game]:
-    """`count` determinised samples from decisions of seeded greedy games, one in three taken."""
+def decisions(players: int, count: int) -> list[Observation]:
+    """`count` observations from decisions of seeded greedy games with a choice to make, one in
+    three taken."""
     rng = random.Random(players)
-    found: list[Game] = []
+    found: list[Observation] = []
     seed = 0
     while len(found) < count:
         game = Game(players, seed)
@@ -71,10 +78,31 @@ def positions(players: int, count: int) -> list[Game]:
                 game.apply(seat, Flip(bot.flip(obs)))
                 continue
             if len(obs.legal_actions) > 1 and rng.random() < 1 / 3:
-                found.append(Determinizer(obs).sample(rng))
+                found.append(obs)
             game.apply(seat, bot.choose(obs))
         seed += 1
     return found
+
+
+def positions(observations: list[Observation]) -> list[Game]:
+    """A determinised sample of each of `observations`, seeded."""
+    rng = random.Random(len(observations))
+    return [Determinizer(obs).sample(rng) for obs in observations]
+
+
+def sample_cost(observations: list[Observation], repeat: int) -> float:
+    """µs per `Determinizer.sample`, 20 from each of `observations` (the determiniser built once
+    each, as a decision does), the fastest of `repeat` passes."""
+    worlds = [Determinizer(obs) for obs in observations]
+    rng = random.Random(0)
+    best = math.inf
+    for _ in range(repeat):
+        start = time.process_time()
+        for world in worlds:
+            for _ in range(20):
+                world.sample(rng)
+        best = min(best, (time.process_time() - start) / (20 * len(worlds)) * 1e6)
+    return best
 
 
 def rollout_cost(samples: list[Game], finish: Callable[[Game], None], repeat: int) -> tuple[float, float]:
@@ -144,7 +172,8 @@ class _Counted(StrongBot):
         super().__init__(**kwargs)
         self._rows = rows
 
-    def best(self, worlds: Any, options: Any, values: Any, start: float) -> Any:
+    def best(self, worlds: Any, options: Any, values: Any, start: float, budget: int | None = None) -> Any:
+        """`StrongBot.best` at a budget drawn from `FIT_BUDGETS` instead of the table's."""
         rollouts = 0
 
         def counted(world: Game, some: Any) -> list[float]:
@@ -178,13 +207,15 @@ def fit_cost(sizes: list[int], games: int) -> None:
 
 
 def measure(players: int, args: argparse.Namespace) -> dict[str, float]:
-    samples = positions(players, args.positions)
+    observations = decisions(players, args.positions)
+    samples = positions(observations)
     value = hand_values()
     greedy_us, greedy_len = rollout_cost(samples, lambda game: finish_round(game, value), args.repeat)
     learned_us, learned_len = rollout_cost(samples, LinearPlayout.shipped().finish, args.repeat)
     compiled_us = compiled_cost(samples, args.repeat)
-    costs, flips = answer_costs(players, args.games, ITERATIONS[players])
+    costs, flips = answer_costs(players, args.games, (args.strong_iterations or ITERATIONS)[players])
     return {
+        "sample_us": sample_cost(observations, args.repeat),
         "greedy_us": greedy_us,
         "greedy_len": greedy_len,
         "learned_us": learned_us,
@@ -203,6 +234,8 @@ def measure(players: int, args: argparse.Namespace) -> dict[str, float]:
 def measure_other(directory: str, players: int, args: argparse.Namespace) -> dict[str, float]:
     """`measure` run by this script in a child process on the checkout in `directory`."""
     sizes = ["--positions", str(args.positions), "--repeat", str(args.repeat), "--games", str(args.games)]
+    if args.strong_iterations:
+        sizes += ["--strong-iterations", ",".join(f"{n}:{i}" for n, i in args.strong_iterations.items())]
     argv = [sys.executable, __file__, "--one", str(players), *sizes]
     env = {**os.environ, "PYTHONPATH": os.path.abspath(directory)}
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True, cwd=directory).stdout
@@ -220,6 +253,7 @@ def table_sizes(text: str) -> list[int]:
 
 
 COLUMNS = (
+    "sample_us",
     "greedy_us",
     "greedy_len",
     "learned_us",
@@ -234,6 +268,7 @@ COLUMNS = (
     "flip_max",
 )
 HEADERS = (
+    "µs/sample",
     "greedy µs/action",
     "greedy actions/rollout",
     "learned µs/action",
@@ -260,6 +295,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=2, help="games of strong in every seat per table size")
     parser.add_argument("--players", type=table_sizes, default=[2, 3, 4, 5], help="table sizes, comma-separated")
     parser.add_argument("--compare-with", metavar="DIR", help="a checkout to measure too, in the same run")
+    parser.add_argument(
+        "--strong-iterations",
+        type=per_table_size,
+        help="strong's budgets for the answers, as bots_strength.py takes them (default: each checkout's ITERATIONS)",
+    )
     parser.add_argument("--fit-cost", action="store_true", help="fit strong's CPU per rollout and per action")
     parser.add_argument("--one", type=int, metavar="PLAYERS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -277,7 +317,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     print(
         f"python {platform.python_version()} on {platform.machine()}, one process, CPU time; "
-        f"load average at start {os.getloadavg()[0]:.1f}; strong's budgets {ITERATIONS}\n"
+        f"load average at start {os.getloadavg()[0]:.1f}; strong's budgets {args.strong_iterations or ITERATIONS}\n"
     )
     print("| players | checkout | " + " | ".join(HEADERS) + " |")
     print("|---" * (len(HEADERS) + 2) + "|")

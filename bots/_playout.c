@@ -435,55 +435,93 @@ static int read_seats(PyObject *seq, int players, int *out, int lengths, const c
 
 PyDoc_STRVAR(play_rounds_doc,
              "play_rounds(hands, active, owner, to_move, chips, scout_show, captured, round_actions, weights, cap, "
-             "firsts)\n"
+             "firsts, worth=None)\n"
              "--\n\n"
              "Play a position in the PLAY phase to the end of its round with the linear playout of `weights`\n"
              "(one per bots.playout.FEATURES), once for each entry of `firsts`: after that move of the mover's,\n"
              "(kind, start, length, end, flip, position), kind 0 a show, 1 a scout, 2 a scout & show, or with\n"
              "no move first where it is None. Return a list with one (the round's scores, actions played,\n"
-             "the first move included) per entry, in order. The position is read once. Changes nothing.");
+             "the first move included) per entry, in order; or, given `worth` (seat, lead, totals), the list\n"
+             "of what each round's scores are worth to that seat (bots.playout.Worth) and the actions all\n"
+             "the rollouts played. The position is read once. Changes nothing.");
 
 /* One rollout of the position `s` (a copy: `s` is left as it was), after `first` unless it is None:
- * (the round's scores, actions played), or NULL with an exception set. */
-static PyObject *play_one(State s, PyObject *first) {
+ * every seat's round score into `scores` and the actions played into `played`; -1 with an exception
+ * set if it cannot be played. */
+static int play_one(State s, PyObject *first, int *scores, int *played) {
     int start = s.round_actions, reason = -1;
     if (first != Py_None) {
         Move m;
-        if (!PyTuple_Check(first)) return PyErr_Format(PyExc_TypeError, "a move is a tuple of 6 ints");
+        if (!PyTuple_Check(first)) {
+            PyErr_Format(PyExc_TypeError, "a move is a tuple of 6 ints");
+            return -1;
+        }
         if (!PyArg_ParseTuple(first, "iiiiii;a move is (kind, start, length, end, flip, position)", &m.kind,
                               &m.start, &m.length, &m.end, &m.flip, &m.position))
-            return NULL;
+            return -1;
         const char *why = illegal(&s, m);
-        if (why) return PyErr_Format(PyExc_ValueError, "illegal first move: %s", why);
+        if (why) {
+            PyErr_Format(PyExc_ValueError, "illegal first move: %s", why);
+            return -1;
+        }
         reason = apply(&s, m);
     }
     while (reason < 0) {
-        if (s.hands[s.to_move].n + 1 >= MAX_CARDS)
-            return PyErr_Format(PyExc_ValueError, "a hand outgrew the deck");
+        if (s.hands[s.to_move].n + 1 >= MAX_CARDS) {
+            PyErr_Format(PyExc_ValueError, "a hand outgrew the deck");
+            return -1;
+        }
         Move move = choose(&s, s.weights);
-        if (move.kind == SHOW && move.length == 0)
-            return PyErr_Format(PyExc_ValueError, "seat %d has no move: the position is not one of a round", s.to_move);
+        if (move.kind == SHOW && move.length == 0) {
+            PyErr_Format(PyExc_ValueError, "seat %d has no move: the position is not one of a round", s.to_move);
+            return -1;
+        }
         reason = apply(&s, move);
     }
     int exempt = reason == BACK_TO_OWNER || reason == CANNOT_ANSWER ? s.owner : -1;
-    PyObject *scores = PyTuple_New(s.players);
-    if (!scores) return NULL;
-    for (int i = 0; i < s.players; i++) {
-        PyObject *score = PyLong_FromLong(s.captured[i] + s.chips[i] - (i == exempt ? 0 : s.hands[i].n));
-        if (!score) {
-            Py_DECREF(scores);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(scores, i, score);
+    for (int i = 0; i < s.players; i++) scores[i] = s.captured[i] + s.chips[i] - (i == exempt ? 0 : s.hands[i].n);
+    *played = s.round_actions - start;
+    return 0;
+}
+
+/* What a round's scores are worth to one seat (bots.playout.Worth): its score against the others'
+ * mean, blended by `lead` into its total against the best other total after the round. */
+typedef struct {
+    int seat;
+    double lead;
+    int totals[MAX_SEATS];
+} Worth;
+
+/* bots.playout.Worth.__call__, the same operations in the same order, so the same double. */
+static double worth_of(const Worth *w, const int *scores, int players) {
+    int mine = scores[w->seat], sum = 0, best = 0, first = 1;
+    for (int i = 0; i < players; i++) {
+        sum += scores[i];
+        if (i == w->seat) continue;
+        int total = w->totals[i] + scores[i];
+        if (first || total > best) best = total;
+        first = 0;
     }
-    return Py_BuildValue("(Ni)", scores, s.round_actions - start);
+    double lead = (double)(w->totals[w->seat] + mine - best);
+    double margin = (double)mine - (double)(sum - mine) / (double)(players - 1);
+    return (1.0 - w->lead) * margin + w->lead * lead;
+}
+
+static int read_worth(PyObject *obj, int players, Worth *out) {
+    PyObject *totals;
+    if (!PyArg_ParseTuple(obj, "idO;worth is (seat, lead, totals)", &out->seat, &out->lead, &totals)) return -1;
+    if (out->seat < 0 || out->seat >= players) {
+        PyErr_Format(PyExc_ValueError, "worth's seat %d is outside 0..%d", out->seat, players - 1);
+        return -1;
+    }
+    return read_seats(totals, players, out->totals, 0, "worth's totals");
 }
 
 static PyObject *play_rounds(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights, *firsts;
+    PyObject *hands, *active, *owner, *chips, *scout_show, *captured, *weights, *firsts, *worth_arg = Py_None;
     State s;
-    if (!PyArg_ParseTuple(args, "OOOiOOOiOiO", &hands, &active, &owner, &s.to_move, &chips, &scout_show, &captured,
-                          &s.round_actions, &weights, &s.cap, &firsts))
+    if (!PyArg_ParseTuple(args, "OOOiOOOiOiO|O", &hands, &active, &owner, &s.to_move, &chips, &scout_show, &captured,
+                          &s.round_actions, &weights, &s.cap, &firsts, &worth_arg))
         return NULL;
     PyObject *fast = PySequence_Fast(hands, "hands must be a sequence of hands");
     if (!fast) return NULL;
@@ -528,6 +566,9 @@ static PyObject *play_rounds(PyObject *Py_UNUSED(module), PyObject *args) {
     if (s.active.n && s.active_key == NO_KEY)
         return PyErr_Format(PyExc_ValueError, "the active set is neither a group nor a sequence");
 
+    Worth worth;
+    int valued = worth_arg != Py_None;
+    if (valued && read_worth(worth_arg, s.players, &worth)) return NULL;
     PyObject *moves = PySequence_Fast(firsts, "firsts must be a sequence of moves or None");
     if (!moves) return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(moves);
@@ -536,8 +577,24 @@ static PyObject *play_rounds(PyObject *Py_UNUSED(module), PyObject *args) {
         Py_DECREF(moves);
         return NULL;
     }
+    long actions = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *result = play_one(s, PySequence_Fast_GET_ITEM(moves, i));
+        int scores[MAX_SEATS], played;
+        PyObject *result = NULL;
+        if (!play_one(s, PySequence_Fast_GET_ITEM(moves, i), scores, &played)) {
+            actions += played;
+            if (valued) {
+                result = PyFloat_FromDouble(worth_of(&worth, scores, s.players));
+            } else {
+                PyObject *tuple = PyTuple_New(s.players);
+                for (int k = 0; tuple && k < s.players; k++) {
+                    PyObject *score = PyLong_FromLong(scores[k]);
+                    if (!score) Py_CLEAR(tuple);
+                    else PyTuple_SET_ITEM(tuple, k, score);
+                }
+                if (tuple) result = Py_BuildValue("(Ni)", tuple, played);
+            }
+        }
         if (!result) {
             Py_DECREF(results);
             Py_DECREF(moves);
@@ -546,6 +603,7 @@ static PyObject *play_rounds(PyObject *Py_UNUSED(module), PyObject *args) {
         PyList_SET_ITEM(results, i, result);
     }
     Py_DECREF(moves);
+    if (valued) return Py_BuildValue("(Nl)", results, actions);
     return results;
 }
 

@@ -31,6 +31,7 @@ from sdk.memo import memoised
 
 from .greedy import EMPTY_BONUS, HAND_VALUES, SCOUT_SHOW_COST, SET_WEIGHT, greedy_split
 from .montecarlo import _SCOUTS, _joining_positions, _runs_through
+from .worth import Worth
 
 try:
     from . import _playout as compiled
@@ -218,6 +219,44 @@ class LinearPlayout:
                 [None if first is None else _move(first) for first in firsts],
             )
         return [self._play_out_in_python(game, first) for first in firsts]
+
+    def valuer(
+        self, firsts: Sequence[Action | None], worth: Worth, *, accelerated: bool = True
+    ) -> Callable[[Game], tuple[list[float], int]]:
+        """A search's step, prepared once for many samples: for a sample, what the round played to
+        its end after each of `firsts` (as `play_outs`) is worth to the seat (`worth` of its
+        scores), and how many actions the rollouts took in all. The C rollout computes `worth`
+        itself, with the same floats; the sample must be in the PLAY phase of an unfinished
+        round, at the table size `worth` is for."""
+        if not (accelerated and compiled is not None):
+
+            def in_python(game: Game) -> tuple[list[float], int]:
+                found = self.play_outs(game, firsts, accelerated=False)
+                return [worth(scores) for scores, _ in found], sum(n for _, n in found)
+
+            return in_python
+        moves = [None if first is None else _move(first) for first in firsts]
+        vector = self._by_size[len(worth.totals)].vector
+        encoded = worth.encoded
+        play_rounds = compiled.play_rounds
+
+        def in_c(game: Game) -> tuple[list[float], int]:
+            return play_rounds(
+                game.hands,
+                game.active,
+                game.owner,
+                game.to_move,
+                game.chips,
+                game.scout_show,
+                game.captured,
+                game.round_actions,
+                vector,
+                ROUND_ACTION_CAP,
+                moves,
+                encoded,
+            )
+
+        return in_c
 
     def _play_out_in_python(self, game: Game, first: Action | None) -> tuple[tuple[int, ...], int]:
         round_ = game.round

@@ -11,8 +11,8 @@ A search bot written against the SDK's public API only (docs/bot-guide.md, "A se
    round is finished by the learned playout for every seat (`bots.playout.LinearPlayout`, fitted
    to this search's own choices; `playout="greedy"` finishes it as the Monte-Carlo bot does,
    `bots.montecarlo.rollout_action`); its value is the seat's round score against the others'
-   (`round_margin`), weighed round by round towards its game total against the best rival's
-   (`lead_margin`): the table goes to the highest total.
+   (`bots.worth.round_margin`), weighed round by round towards its game total against the best rival's
+   (`bots.worth.lead_margin`): the table goes to the highest total.
 3. Sequential halving spends the rollouts: every surviving candidate is played on the same fresh
    samples, then the worse half is dropped, until one is left or the budget is spent. Bad moves
    get few rollouts, close ones many, and comparing them on common deals cancels most of the
@@ -45,6 +45,7 @@ from .evidence import InformedDeterminizer
 from .greedy import hand_values, prefer_flip, ranked_actions, scouted_card
 from .montecarlo import rollout_action
 from .playout import LinearPlayout
+from .worth import Worth
 
 T = TypeVar("T")
 
@@ -79,17 +80,6 @@ class Worlds(Protocol):
     def sample(self, rng: random.Random) -> Game: ...
 
 
-def round_margin(scores: Sequence[float], seat: int) -> float:
-    """The seat's round score minus the mean score of the other seats."""
-    return scores[seat] - (sum(scores) - scores[seat]) / (len(scores) - 1)
-
-
-def lead_margin(scores: Sequence[float], seat: int, totals: Sequence[int]) -> float:
-    """The seat's game total after the round minus the best total among the others."""
-    mine = totals[seat] + scores[seat]
-    return mine - max(totals[s] + scores[s] for s in range(len(scores)) if s != seat)
-
-
 def outcome_key(tops: tuple[int, ...], active: Sequence[Card], action: Action) -> tuple[object, ...]:
     """What `action` leaves by top values: the mover's hand and the set it leaves on the table.
 
@@ -121,7 +111,7 @@ class StrongBot(Bot):
     table sizes, so the strength benchmark gives each table size its own budget
     (docs/benchmarks.md). Eight candidates cost no more halving phases than six
     (three either way) and let it consider the moves the Monte-Carlo bot does. `objective` is what
-    a rollout's end is worth (`_margin`); `evidence`, if given, weighs the samples by the other
+    a rollout's end is worth (`worth`); `evidence`, if given, weighs the samples by the other
     seats' scouts (`bots.evidence`), keeping that share of the samples they speak against.
     `playout` is how the rollouts play: "learned" (the shipped `LinearPlayout` weights), "greedy",
     or a `LinearPlayout` of other weights. `horizon`, if given, stops each rollout that many
@@ -210,16 +200,33 @@ class StrongBot(Bot):
         start = self._clock()
         if len(obs.legal_actions) == 1:
             return obs.legal_actions[0]
-        options = self.options(obs)
-        margin = self._margin(obs)
+        worth = self.worth(obs)
 
-        def values(world: Game, actions: Sequence[Action]) -> list[float]:
-            played = self.rollouts(world, actions)
-            self.steps_done += ROLLOUT_COST * len(played) + sum(n for _, n in played)
-            return [margin(scores) for scores, _ in played]
+        def prepare(actions: Sequence[Action]) -> Callable[[Game], list[float]]:
+            return self._valuer(actions, worth, ROLLOUT_COST)
 
         worlds = Determinizer(obs) if self.evidence is None else InformedDeterminizer(obs, self.evidence)
-        return self.best(worlds, options, values, start, self.budget(obs))
+        return self.best(worlds, self.options(obs), prepare, start, self.budget(obs))
+
+    def _valuer(self, firsts: Sequence[Action | None], worth: Worth, cost: int) -> Callable[[Game], list[float]]:
+        """What the rollouts of a sample after each of `firsts` are worth (`rollouts`, valued by
+        `worth`), each charged `cost` beside its actions in `steps_done`. Prepared once a halving
+        phase: with the learned playout to the round's end, the compiled playout plays and values
+        a sample's rollouts in one call (`LinearPlayout.valuer`)."""
+        if self.horizon is None and self._playout is not None:
+            run = self._playout.valuer(firsts, worth)
+        else:
+
+            def run(game: Game) -> tuple[list[float], int]:
+                found = self.rollouts(game, firsts)
+                return [worth(scores) for scores, _ in found], sum(n for _, n in found)
+
+        def charged(game: Game) -> list[float]:
+            found, played = run(game)
+            self.steps_done += cost * len(found) + played
+            return found
+
+        return charged
 
     def budget(self, obs: Observation) -> int | None:
         """The decision's budget of simulated actions: `iterations`, else `ITERATIONS` for the table size."""
@@ -245,66 +252,49 @@ class StrongBot(Bot):
         (decided once a sample); each rollout is charged `FLIP_ROLLOUT_COST` beside its actions."""
         start = self._clock()
         me = obs.seat
-        margin = self._margin(obs)
+        after_flips = self._valuer((None,), self.worth(obs), FLIP_ROLLOUT_COST)
 
-        def values(world: Game, flips: Sequence[bool]) -> list[float]:
-            found = []
-            for flip in flips:
-                game = world.copy()
-                game.apply(me, Flip(flip))
-                ((scores, played),) = self.rollouts(game, (None,))
-                self.steps_done += FLIP_ROLLOUT_COST + played
-                found.append(margin(scores))
-            return found
+        def prepare(flips: Sequence[bool]) -> Callable[[Game], list[float]]:
+            def run(world: Game) -> list[float]:
+                found = []
+                for flip in flips:
+                    game = world.copy()
+                    game.apply(me, Flip(flip))
+                    found += after_flips(game)
+                return found
+
+            return run
 
         preferred = prefer_flip(obs.hand, self._hand_value)
         worlds = _OthersFlipped(Determinizer(obs), me, self._hand_value)
-        return self.best(worlds, [preferred, not preferred], values, start, self.budget(obs))
+        return self.best(worlds, [preferred, not preferred], prepare, start, self.budget(obs))
 
-    def _margin(self, obs: Observation) -> Callable[[Sequence[float]], float]:
-        """What a rollout's round scores are worth to the seat: `round_margin`, or for the "lead" objective
-        a blend that moves from it to `lead_margin` round by round.
+    def worth(self, obs: Observation) -> Worth:
+        """What a rollout's round scores are worth to the seat (`bots.worth`): the round margin, or
+        for the "lead" objective a blend that moves from it to the lead margin round by round,
+        weighing the lead margin by the share of rounds played by the end of this one.
 
         A table is won by the highest total, so in the last round the rival to beat is the one
         ahead, not the table's mean; early on any rival may end up ahead, and what the seat
-        gives or takes from one (chips, captures) matters as much as from another. The blend
-        weighs `lead_margin` by the share of rounds played by the end of this one. At 2 seats
+        gives or takes from one (chips, captures) matters as much as from another. At 2 seats
         both margins rank moves alike.
         """
-        me = obs.seat
-        if self.objective == "mean":
-            return lambda scores: round_margin(scores, me)
-        totals = [p.total for p in obs.table.seats]
-        w = (obs.table.round + 1) / obs.table.rounds
-        keep, mine_before, rivals, others = (
-            1 - w,
-            totals[me],
-            len(totals) - 1,
-            [s for s in range(len(totals)) if s != me],
-        )
-
-        def blend(scores: Sequence[float]) -> float:
-            """`(1 - w) * round_margin + w * lead_margin`, the same floats, with the seat's rivals
-            listed once: it runs once a rollout."""
-            mine = scores[me]
-            lead = mine_before + mine - max([totals[s] + scores[s] for s in others])
-            return keep * (mine - (sum(scores) - mine) / rivals) + w * lead
-
-        return blend
+        lead = 0.0 if self.objective == "mean" else (obs.table.round + 1) / obs.table.rounds
+        return Worth(obs.seat, lead, tuple(p.total for p in obs.table.seats))
 
     def best(
         self,
         worlds: Worlds,
         options: Sequence[T],
-        values: Callable[[Game, Sequence[T]], list[float]],
+        prepare: Callable[[Sequence[T]], Callable[[Game], list[float]]],
         start: float,
         budget: int | None = None,
     ) -> T:
         """The option with the best mean value after sequential halving over common samples.
 
-        `values(world, some)` plays one rollout of each of `some` options from the sample `world`,
-        adds what they cost (`ROLLOUT_COST` a rollout and its actions) to `self.steps_done` and
-        returns what each one's round scores are worth (`_margin`). `budget` is in those steps
+        `prepare(some)`, called once a phase, gives the phase's step: from a sample, one rollout of
+        each of `some` options, what they cost (`ROLLOUT_COST` a rollout and its actions) added to
+        `self.steps_done`, and what each one's round scores are worth (`worth`). `budget` is in those steps
         (`iterations` if not given); `start` is when the decision began, by the bot's clock, which
         `move_time` caps. Each halving phase spends an equal share of what is left of the budget
         (steps, and time) and plays at least one sample. Ties keep the earlier option (the greedy
@@ -324,9 +314,9 @@ class StrongBot(Bot):
             step_goal = None if budget is None else self.steps_done + (budget - self.steps_done) // left
             now = self._clock()
             time_goal = None if self.move_time is None else now + (start + self.move_time - now) / left
-            tried = [options[i] for i in alive]
+            run = prepare([options[i] for i in alive])
             while True:
-                for i, v in zip(alive, values(worlds.sample(self._rng), tried), strict=True):
+                for i, v in zip(alive, run(worlds.sample(self._rng)), strict=True):
                     totals[i] += v
                     counts[i] += 1
                 if step_goal is not None and self.steps_done >= step_goal:

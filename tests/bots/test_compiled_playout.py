@@ -17,6 +17,7 @@ import pytest
 import bots.playout
 from bots import StrongBot
 from bots.playout import FEATURES, LinearPlayout
+from bots.worth import Worth
 from sdk.engine import Action, Card, Determinizer, End, Game, IllegalAction, Position, Scout, ScoutShow, Show, observe
 from sdk.local import play_game
 from tests.bots.test_playout import SIZES, positions
@@ -92,6 +93,34 @@ def test_they_agree_after_any_legal_first_move(players: int) -> None:
             assert agree(playout, game, first)[1] >= 1
             kinds.add(type(first))
     assert kinds == ({Show, Scout} if players == 2 else {Show, Scout, ScoutShow})
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", SIZES)
+def test_the_compiled_rollouts_value_their_rounds_as_worth_does(players: int) -> None:
+    """A search's step (`LinearPlayout.valuer`): C computes what each round is worth to the seat,
+    and must give `Worth`'s floats, or ties between candidates would break otherwise."""
+    playout = LinearPlayout.shipped()
+    rng = random.Random(players)
+    for game in samples(players, 2):
+        legal = game.legal_actions()
+        firsts: list[Action | None] = [legal[rng.randrange(len(legal))] for _ in range(4)]
+        firsts.append(None)
+        totals = tuple(rng.randint(-10, 40) for _ in range(players))
+        worth = Worth(rng.randrange(players), rng.choice((0.0, 1.0, rng.random())), totals)
+        rollouts = playout.play_outs(game, firsts)
+        expected = ([worth(scores) for scores, _ in rollouts], sum(n for _, n in rollouts))
+        assert playout.valuer(firsts, worth)(game) == expected
+        assert playout.valuer(firsts, worth, accelerated=False)(game) == expected
+
+
+@needs_compiled
+def test_a_worth_for_another_table_is_refused() -> None:
+    game = next(samples(3, 1))
+    with pytest.raises(ValueError, match="worth's totals has 4 entries for 3 seats"):
+        LinearPlayout({3: LinearPlayout.shipped().weights(3), 4: LinearPlayout.shipped().weights(4)}).valuer(
+            [None], Worth(0, 0.5, (0, 0, 0, 0))
+        )(game)
 
 
 @needs_compiled

@@ -14,7 +14,8 @@ from bots import EXAMPLES, GreedyBot, StrongBot, make_example
 from bots.evaluation import SEAT_FEATURES, RoundValue
 from bots.evidence import InformedDeterminizer
 from bots.greedy import ranked_actions
-from bots.strong import FLIP_ROLLOUT_COST, ITERATIONS, MOVE_TIME, lead_margin, outcome_key, round_margin
+from bots.strong import FLIP_ROLLOUT_COST, ITERATIONS, MOVE_TIME, outcome_key
+from bots.worth import Worth, lead_margin, round_margin
 from sdk import Action, Observation
 from sdk.engine import Determinizer, Flip, Game, Phase, observe
 from sdk.local import play_game, play_match
@@ -35,13 +36,16 @@ def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() 
     bot = StrongBot(seed=1, move_time=None, iterations=200, candidates=8)
     calls = []
 
-    def values(noise: float, options: Sequence[int]) -> list[float]:
-        calls.extend(options)
-        bot.steps_done += len(options)
-        return [(1.0 if option == 5 else option / 10) + noise for option in options]
+    def prepare(options: Sequence[int]) -> Callable[[float], list[float]]:
+        def run(noise: float) -> list[float]:
+            calls.extend(options)
+            bot.steps_done += len(options)
+            return [(1.0 if option == 5 else option / 10) + noise for option in options]
+
+        return run
 
     worlds = CountingWorlds()
-    assert bot.best(worlds, list(range(8)), values, start=0.0) == 5  # type: ignore[arg-type]
+    assert bot.best(worlds, list(range(8)), prepare, start=0.0) == 5  # type: ignore[arg-type]
     assert 200 <= len(calls) <= 200 + 8, "each phase stops at the first sample that reaches its share"
     assert calls.count(5) > calls.count(0), "options dropped early get fewer rollouts"
 
@@ -49,17 +53,20 @@ def test_sequential_halving_finds_the_best_option_within_its_iteration_budget() 
 def test_ties_keep_the_greedy_order() -> None:
     bot = StrongBot(seed=1, move_time=None, iterations=30)
 
-    def values(world: float, options: Sequence[str]) -> list[float]:
-        bot.steps_done += len(options)
-        return [0.0] * len(options)
+    def prepare(options: Sequence[str]) -> Callable[[float], list[float]]:
+        def run(world: float) -> list[float]:
+            bot.steps_done += len(options)
+            return [0.0] * len(options)
 
-    assert bot.best(CountingWorlds(), ["a", "b", "c"], values, start=0.0) == "a"  # type: ignore[arg-type]
+        return run
+
+    assert bot.best(CountingWorlds(), ["a", "b", "c"], prepare, start=0.0) == "a"  # type: ignore[arg-type]
 
 
 def test_a_time_budget_alone_stops_the_search() -> None:
     bot = StrongBot(seed=1, move_time=0.001)
     worlds = CountingWorlds()
-    bot.best(worlds, list(range(10)), lambda w, some: [0.0] * len(some), start=0.0)  # type: ignore[arg-type]
+    bot.best(worlds, list(range(10)), lambda some: lambda world: [0.0] * len(some), start=0.0)  # type: ignore[arg-type]
     assert worlds.samples == 4, "the budget is spent: one sample in each of the 4 halving phases"
 
 
@@ -67,7 +74,7 @@ def first_search(monkeypatch: pytest.MonkeyPatch, bot: StrongBot) -> tuple[Obser
     """The first turn of a 3-seat game, and the samples and options `bot.choose` searches there."""
     searched: list[tuple[object, list[Action]]] = []
 
-    def best(worlds: object, options: list[Action], values: object, start: float, budget: int | None) -> Action:
+    def best(worlds: object, options: list[Action], prepare: object, start: float, budget: int | None) -> Action:
         searched.append((worlds, options))
         return options[0]
 
@@ -213,15 +220,23 @@ def test_its_flip_spends_its_budget_charging_each_rollout_its_setting_up(
 ) -> None:
     bot = StrongBot(seed=2, iterations=4000)
     played: list[int] = []
-    rollouts = bot.rollouts
+    playout = bot._playout
+    assert playout is not None
+    valuer = playout.valuer
 
-    def counted(game: Game, firsts: Sequence[Action | None]) -> list[tuple[Sequence[float], int]]:
-        assert game.phase is Phase.PLAY and list(firsts) == [None]
-        found = rollouts(game, firsts)
-        played.extend(actions for _, actions in found)
-        return found
+    def counted(firsts: Sequence[Action | None], worth: Worth) -> Callable[[Game], tuple[list[float], int]]:
+        assert list(firsts) == [None]
+        run = valuer(firsts, worth)
 
-    monkeypatch.setattr(bot, "rollouts", counted)
+        def counting(game: Game) -> tuple[list[float], int]:
+            assert game.phase is Phase.PLAY
+            found, actions = run(game)
+            played.append(actions)
+            return found, actions
+
+        return counting
+
+    monkeypatch.setattr(playout, "valuer", counted)
     bot.flip(observe(Game(players, 3), 1))
     assert bot.steps_done == sum(played) + FLIP_ROLLOUT_COST * len(played)
     assert 4000 <= bot.steps_done < 4000 + 2 * (FLIP_ROLLOUT_COST + max(played)), "one sample past it at most"
@@ -261,10 +276,17 @@ def test_a_rollout_is_worth_the_blend_of_both_margins_by_the_rounds_played(playe
     totals = [view.total for view in obs.table.seats]
     w = (obs.table.round + 1) / obs.table.rounds
     assert 0 < w <= 1
-    worth = StrongBot(seed=1)._margin(obs)
+    worth = StrongBot(seed=1).worth(obs)
     for _ in range(200):
         scores = [rng.randint(-12, 15) for _ in range(players)]
         assert worth(scores) == (1 - w) * round_margin(scores, 1) + w * lead_margin(scores, 1, totals)
+
+
+def test_a_worth_names_a_seat_at_its_table_and_a_weight_from_0_to_1() -> None:
+    with pytest.raises(ValueError, match="seat 3 is not at a table of 3"):
+        Worth(3, 0.5, (0, 0, 0))
+    with pytest.raises(ValueError, match=r"from 0 to 1, not 1\.5"):
+        Worth(0, 1.5, (0, 0, 0))
 
 
 def test_the_lead_objective_decides_as_the_mean_one_at_two_seats() -> None:
