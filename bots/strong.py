@@ -22,7 +22,7 @@ Budgets: `iterations` counts the actions the rollouts of one decision may simula
 charged `ROLLOUT_COST` more for its setting up (`FLIP_ROLLOUT_COST` at the round-start flip, whose
 rollouts start from a fresh deal): reproducible, since the same seed and iterations play the same
 game on any machine, under any load. The default is `ITERATIONS` for the table size, the budgets
-the strength figures of docs/benchmarks.md were measured at, 50-70 ms of CPU an answer on average
+the strength figures of docs/benchmarks.md were measured at, 60-80 ms of CPU an answer on average
 there. `move_time` is only a safety cap in wall-clock seconds, below the arena's move limit: on a
 machine so loaded that the budget is not spent by then, the search stops early rather than forfeit.
 
@@ -60,16 +60,15 @@ and applied its first move in Python (20 µs a rollout, 1.5 µs an action); `ben
 ITERATIONS = {2: 125000, 3: 95000, 4: 100000, 5: 110000}
 """The default budget per table size, with the learned playout compiled (bots/_playout.c): 2.5 times
 the budget that cost 65-85 ms of CPU an answer on the machine of docs/benchmarks.md ("The compiled
-rollout"), now that a sample's rollouts run in one call and samples are dealt without re-checking
-the position: about 50-70 ms an answer on average there ("Budgets that use the 100 ms"), the
-budgets its strength figures against montecarlo at 1 s are measured at. The greedy playout and the
-Python fallback run in Python and cost far more per action."""
+rollout"), now that a sample's rollouts are played and valued in one call and samples are dealt
+into a position checked once: 61-79 ms an answer on average there ("Budgets that use the 100 ms"),
+the budgets its strength figures against montecarlo at 1 s are measured at. The greedy playout and
+the Python fallback run in Python and cost far more per action."""
 FLIP_ROLLOUT_COST = 90
 """What a rollout of the round-start flip is charged beyond its actions: its share of a sample whose
 other seats flip by `prefer_flip`, its copy with the seat's own flip, and a round played from its
-start, whose actions cost more than later ones (full hands). At 90 a step of a flip's budget costs
-about what a step of a move's does at 4 and 5 seats, and less at 2 and 3 (docs/benchmarks.md,
-"Budgets that use the 100 ms")."""
+start, whose actions cost more than later ones (full hands). At 90 a flip costs about what a move
+does at the same budget (docs/benchmarks.md, "Budgets that use the 100 ms")."""
 MOVE_TIME = 1.0
 """The default safety cap in seconds, half the arena's default move limit of 2 s."""
 
