@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 
 from sdk import Action, Scout, ScoutShow, Show
-from sdk.engine import End, Game, Phase, legal_shows, set_key
+from sdk.engine import Card, End, Game, Phase, legal_shows, set_key
 from sdk.engine.results import ROUND_ACTION_CAP
 from sdk.memo import memoised
 
@@ -206,17 +206,7 @@ class LinearPlayout:
             raise ValueError("a playout starts once every seat has decided whether to flip")
         if accelerated and compiled is not None:
             return compiled.play_rounds(
-                game.hands,
-                game.active,
-                game.owner,
-                game.to_move,
-                game.chips,
-                game.scout_show,
-                game.captured,
-                game.round_actions,
-                self._by_size[game.players].vector,
-                ROUND_ACTION_CAP,
-                [None if first is None else _move(first) for first in firsts],
+                *_position(game), self._by_size[game.players].vector, ROUND_ACTION_CAP, _moves(firsts)
             )
         return [self._play_out_in_python(game, first) for first in firsts]
 
@@ -235,26 +225,13 @@ class LinearPlayout:
                 return [worth(scores) for scores, _ in found], sum(n for _, n in found)
 
             return in_python
-        moves = [None if first is None else _move(first) for first in firsts]
+        moves = _moves(firsts)
         vector = self._by_size[len(worth.totals)].vector
         encoded = worth.encoded
         play_rounds = compiled.play_rounds
 
         def in_c(game: Game) -> tuple[list[float], int]:
-            return play_rounds(
-                game.hands,
-                game.active,
-                game.owner,
-                game.to_move,
-                game.chips,
-                game.scout_show,
-                game.captured,
-                game.round_actions,
-                vector,
-                ROUND_ACTION_CAP,
-                moves,
-                encoded,
-            )
+            return play_rounds(*_position(game), vector, ROUND_ACTION_CAP, moves, encoded)
 
         return in_c
 
@@ -343,6 +320,27 @@ class LinearPlayout:
                             best, best_score = ScoutShow(scout, Show(start, length)), score
         assert best is not None
         return best
+
+
+def _position(
+    game: Game,
+) -> tuple[list[list[Card]], list[Card], int | None, int, list[int], list[bool], list[list[Card]], int]:
+    """`game`'s position as the compiled playout reads it: hands, active set, owner, mover, chips,
+    Scout & Show chips, captured cards, actions played this round."""
+    return (
+        game.hands,
+        game.active,
+        game.owner,
+        game.to_move,
+        game.chips,
+        game.scout_show,
+        game.captured,
+        game.round_actions,
+    )
+
+
+def _moves(firsts: Sequence[Action | None]) -> list[tuple[int, int, int, int, int, int] | None]:
+    return [None if first is None else _move(first) for first in firsts]
 
 
 def _move(action: Action) -> tuple[int, int, int, int, int, int]:
