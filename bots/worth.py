@@ -41,11 +41,9 @@ class Worth:
             raise ValueError(f"the lead margin's weight is from 0 to 1, not {self.lead}")
 
     def __call__(self, scores: Sequence[float]) -> float:
-        seat, totals = self.seat, self.totals
-        mine = scores[seat]
-        best = max(totals[s] + scores[s] for s in range(len(scores)) if s != seat)
-        lead = totals[seat] + mine - best
-        return (1 - self.lead) * (mine - (sum(scores) - mine) / (len(scores) - 1)) + self.lead * lead
+        return (1 - self.lead) * round_margin(scores, self.seat) + self.lead * lead_margin(
+            scores, self.seat, self.totals
+        )
 
     @property
     def encoded(self) -> tuple[int, float, tuple[int, ...]]:
